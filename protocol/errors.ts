@@ -1,0 +1,39 @@
+// The one error class for environment failures (a bridge that is down, a broken config, a disk that is full).
+// Expected outcomes, such as a refused path or a missing file, are data and never thrown.
+
+export type ErrorCode =
+  | 'CONFIG_READ'
+  | 'CONFIG_INVALID'
+  | 'BRIDGE_DOWN'
+  | 'BRIDGE_HTTP'
+  | 'BRIDGE_ERROR'
+  | 'BRIDGE_PROTOCOL'
+  | 'BRIDGE_TIMEOUT'
+  | 'BRIDGE_MODEL'
+  | 'ABORTED'
+  | 'ROOT_INVALID'
+  | 'USAGE'
+  | 'APPLY_FAILED'
+  | 'STATE_INVALID';
+
+export class DeepworkError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DeepworkError';
+    this.code = code;
+  }
+}
+
+// The text of whatever was thrown, for messages that quote a cause.
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// The errno code of a Node system error (ENOENT, EACCES, ...), if it is one.
+export function errnoOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const code: unknown = error.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,192 @@
+// Answers one step's requests inside the project folder, read-only and within the limits.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FindRequest, Request } from './parse.ts';
+import type { Result } from './results.ts';
+import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
+import { compileMask, isPlainPath } from './mask.ts';
+import { walk } from './walk.ts';
+import { findAll } from './find.ts';
+import { isBinary, openFile, readLines } from './read.ts';
+import { buildTree } from './tree.ts';
+import { closestPaths } from './similar.ts';
+
+export type Limits = {
+  // Characters of file text sent for all NEED requests of one step.
+  needChars: number;
+  // Paths per LIST request.
+  listPaths: number;
+  // Hits per FIND request.
+  findHits: number;
+  // Characters of a FIND hit's line; longer lines are clipped around the hit.
+  findLineChars: number;
+  // Characters of the folder tree in the first message.
+  treeChars: number;
+  // Entries shown per folder, in the tree and in a folder's listing.
+  folderEntries: number;
+};
+
+export const defaultLimits: Limits = {
+  needChars: 200_000,
+  listPaths: 300,
+  findHits: 100,
+  findLineChars: 200,
+  treeChars: 4_000,
+  folderEntries: 100,
+};
+
+export type Executor = {
+  box: Sandbox;
+  limits: Limits;
+  answer(requests: readonly Request[]): Result[];
+  tree(): string;
+};
+
+export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
+
+export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
+  const box = createSandbox(root, options);
+  const limits = { ...defaultLimits, ...options.limits };
+  return {
+    box,
+    limits,
+    answer: (requests) => answer(box, limits, requests),
+    tree: () => buildTree(walk(box), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
+  };
+}
+
+function answer(box: Sandbox, limits: Limits, requests: readonly Request[]): Result[] {
+  const results: Result[][] = requests.map(() => []);
+  const finds: Array<{ index: number; request: FindRequest }> = [];
+  const need = { left: limits.needChars, sent: new Set<string>() };
+  let allPaths: string[] | undefined;
+  const existing = (): string[] => (allPaths ??= [...walk(box)].filter((e) => e.kind === 'file').map((e) => e.rel));
+
+  requests.forEach((request, index) => {
+    if (request.kind === 'need') {
+      for (const p of request.paths) results[index]?.push(needOne(box, limits, p, need, existing));
+    } else if (request.kind === 'list') {
+      results[index]?.push(list(box, limits, request.mask));
+    } else {
+      finds.push({ index, request });
+    }
+  });
+
+  if (finds.length > 0) {
+    const texts = [...new Set(finds.map((f) => f.request.text))];
+    const outcomes = findAll(box, texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
+    for (const { index, request } of finds) {
+      const outcome = outcomes[texts.indexOf(request.text)];
+      if (outcome !== undefined) results[index]?.push({ kind: 'find', request: `FIND ${request.text}`, ...outcome });
+    }
+  }
+  return results.flat();
+}
+
+type NeedBudget = { left: number; sent: Set<string> };
+
+// `path:120-240`, `path:120-` and `path:120` ask for lines of a file.
+function splitRange(raw: string): { path: string; from: number; to: number; ranged: boolean } {
+  const colon = raw.lastIndexOf(':');
+  const range = colon > 0 ? /^(\d+)(?:-(\d*))?$/.exec(raw.slice(colon + 1)) : null;
+  if (range === null) return { path: raw, from: 1, to: Infinity, ranged: false };
+  const from = Math.max(1, Number(range[1]));
+  const to = range[2] === undefined ? from : range[2] === '' ? Infinity : Math.max(from, Number(range[2]));
+  return { path: raw.slice(0, colon), from, to, ranged: true };
+}
+
+function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, existing: () => string[]): Result {
+  const { path: wanted, from, to, ranged } = splitRange(raw);
+  const request = `NEED ${raw}`;
+  const place = resolvePath(box, wanted);
+  switch (place.kind) {
+    case 'refused':
+    case 'withheld':
+      return { kind: place.kind, request, path: wanted, reason: place.reason };
+    case 'missing':
+      return { kind: 'missing', request, path: place.rel, closest: closestPaths(place.rel, existing()) };
+    case 'folder':
+      return folderListing(box, limits, request, place.rel, place.real);
+    case 'file':
+      break;
+  }
+  const key = `${place.real}:${from}-${to}`;
+  if (budget.sent.has(key)) return { kind: 'repeated', request, path: place.rel };
+  budget.sent.add(key);
+  if (budget.left <= 0) return { kind: 'over-budget', request, path: place.rel, limit: limits.needChars };
+
+  const file = openFile(place.real);
+  if (file === undefined) return { kind: 'refused', request, path: place.rel, reason: 'not a regular file, or it cannot be opened' };
+  try {
+    const sniff = Buffer.alloc(Math.min(file.size, 8000));
+    fs.readSync(file.fd, sniff, 0, sniff.length, 0);
+    if (isBinary(sniff)) return { kind: 'binary', request, path: place.rel, bytes: file.size };
+    const lines = readLines(file, from, to, budget.left);
+    budget.left -= lines.text.length;
+    return { kind: 'file', request, path: place.rel, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
+  } finally {
+    fs.closeSync(file.fd);
+  }
+}
+
+// A folder named in NEED: its entries, folders first, with sizes. An explicit request, so node_modules and ignored
+// entries are listed too; what is never sent is left out.
+function folderListing(box: Sandbox, limits: Limits, request: string, rel: string, real: string): Result {
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(real, { withFileTypes: true });
+  } catch (error) {
+    return { kind: 'refused', request, path: rel, reason: `the folder cannot be read (${String(error)})` };
+  }
+  const lines: string[] = [];
+  const sorted = entries
+    .filter((e) => {
+      const childRel = rel === '.' ? e.name : `${rel}/${e.name}`;
+      return protectedReason(box, childRel, path.join(real, e.name)) === undefined;
+    })
+    .sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : 1));
+  for (const e of sorted.slice(0, limits.folderEntries)) {
+    if (e.isDirectory()) lines.push(`${e.name}/`);
+    else if (e.isSymbolicLink()) lines.push(`${e.name} (symlink)`);
+    else if (e.isFile()) lines.push(`${e.name} (${sizeOf(path.join(real, e.name))})`);
+    else lines.push(`${e.name} (not a regular file)`);
+  }
+  return { kind: 'folder', request, path: rel, entries: lines, more: Math.max(0, sorted.length - limits.folderEntries) };
+}
+
+function sizeOf(abs: string): string {
+  try {
+    const bytes = fs.statSync(abs).size;
+    return bytes < 10_000 ? `${bytes} bytes` : `${Math.round(bytes / 1024).toLocaleString('en-US')} KB`;
+  } catch {
+    return 'size unknown';
+  }
+}
+
+function list(box: Sandbox, limits: Limits, raw: string): Result {
+  const request = `LIST ${raw}`;
+  const compiled = compileMask(raw);
+  if (compiled.kind === 'refused') return { kind: 'refused', request, path: raw, reason: compiled.reason };
+
+  // A plain folder path lists what is inside it; a plain file path lists itself when it exists.
+  let { mask, base, match } = compiled;
+  if (isPlainPath(mask)) {
+    const place = resolvePath(box, mask);
+    if (place.kind === 'folder') return { ...list(box, limits, place.rel === '.' ? '**' : `${place.rel}/**`), request };
+    if (place.kind !== 'file') return { kind: 'list', request, mask, paths: [], total: 0 };
+    base = '.';
+    match = (rel) => rel === place.rel;
+  }
+
+  const start = resolvePath(box, base);
+  if (start.kind !== 'folder') return { kind: 'list', request, mask, paths: [], total: 0 };
+  const paths: string[] = [];
+  let total = 0;
+  for (const entry of walk(box, start.rel)) {
+    if (entry.kind !== 'file' || !match(entry.rel)) continue;
+    total++;
+    if (paths.length < limits.listPaths) paths.push(entry.rel);
+  }
+  return { kind: 'list', request, mask, paths, total };
+}

@@ -1,0 +1,66 @@
+// LIST masks: picomatch syntax (`*`, `**`, `?`, `[...]`, braces), compiled with limits that keep matching fast.
+//
+// picomatch turns a mask into a backtracking regular expression, and some masks make it explode: `a*a*a*a*a*b` tried
+// on a long name runs for minutes. The limits below keep every compiled mask polynomial with a small degree; a mask
+// over them is refused with the reason, never run.
+
+import picomatch from 'picomatch';
+import { normalizeRequest } from './sandbox.ts';
+
+export const MASK_LIMITS = { length: 300, starsPerSegment: 2, stars: 6, globstars: 4, braces: 4 } as const;
+
+export type Mask =
+  | { kind: 'mask'; mask: string; base: string; match: (rel: string) => boolean }
+  | { kind: 'refused'; reason: string };
+
+export function compileMask(raw: string): Mask {
+  const mask = simplify(raw.trim().replaceAll('\\', '/'));
+  if (mask.length > MASK_LIMITS.length) return { kind: 'refused', reason: `the mask is longer than ${MASK_LIMITS.length} characters` };
+  const tooComplex = complexity(mask);
+  if (tooComplex !== undefined) return { kind: 'refused', reason: `the mask is too complex (${tooComplex}); use a simpler one` };
+
+  const scan = picomatch.scan(mask);
+  const base = scan.base === '' ? '.' : scan.base;
+  const normal = normalizeRequest(base);
+  if ('reason' in normal) return { kind: 'refused', reason: normal.reason };
+  if (mask.split('/').includes('..')) return { kind: 'refused', reason: '".." leads out of the project folder' };
+
+  const match = picomatch(mask, { dot: true, noextglob: true });
+  return { kind: 'mask', mask, base: normal.rel, match };
+}
+
+// Drops `./` in front and folds runs of `**` segments into one: `**/**/x` means `**/x`.
+function simplify(mask: string): string {
+  const parts: string[] = [];
+  for (const part of mask.split('/')) {
+    if (part === '.' && parts.length === 0) continue;
+    const segment = /^\*+$/.test(part) && part.length > 1 ? '**' : part;
+    if (segment === '**' && parts.at(-1) === '**') continue;
+    parts.push(segment);
+  }
+  return parts.join('/');
+}
+
+function complexity(mask: string): string | undefined {
+  let stars = 0;
+  let globstars = 0;
+  for (const segment of mask.split('/')) {
+    if (segment === '**') {
+      globstars++;
+      continue;
+    }
+    const inSegment = [...segment].filter((c) => c === '*').length;
+    if (inSegment > MASK_LIMITS.starsPerSegment) return `more than ${MASK_LIMITS.starsPerSegment} * in one name`;
+    stars += inSegment;
+  }
+  if (stars > MASK_LIMITS.stars) return `more than ${MASK_LIMITS.stars} * in all`;
+  if (globstars > MASK_LIMITS.globstars) return `more than ${MASK_LIMITS.globstars} **`;
+  const braces = [...mask].filter((c) => c === '{').length;
+  if (braces > MASK_LIMITS.braces) return `more than ${MASK_LIMITS.braces} {…} groups`;
+  return undefined;
+}
+
+// Whether a mask has glob syntax at all; a plain path names one file or folder.
+export function isPlainPath(mask: string): boolean {
+  return !picomatch.scan(mask).isGlob;
+}

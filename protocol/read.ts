@@ -1,0 +1,135 @@
+// Reads files with bounded memory. Files are opened non-blocking, so a FIFO that slipped past a check cannot hang the
+// read, and `fstat` on the open descriptor decides what it is.
+
+import fs from 'node:fs';
+
+const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+const CHUNK = 1 << 20;
+// Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
+const SNIFF = 8000;
+
+export type Opened = { fd: number; size: number };
+
+// Opens a regular file for reading, or returns undefined for anything else (or anything that fails to open).
+export function openFile(abs: string): Opened | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) {
+    fs.closeSync(fd);
+    return undefined;
+  }
+  return { fd, size: stat.size };
+}
+
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, SNIFF).indexOf(0) !== -1;
+}
+
+export type Lines = {
+  text: string;
+  // The first and last line sent (1-based); last is first - 1 when nothing was sent.
+  first: number;
+  last: number;
+  // False when the text stops before the end of the asked range (or of the file).
+  whole: boolean;
+  // What was left out of the asked range, when not whole. Counted exactly up to REST_COUNTED bytes, else estimated.
+  rest: { lines: number; chars: number; exact: boolean };
+};
+
+const REST_COUNTED = 32 << 20;
+
+// Lines `from`..`to` (1-based, inclusive) of an open file, at most `maxChars` characters, cut at a line end.
+// Reads chunk by chunk: a huge file costs what is sent, not its size.
+export function readLines(file: Opened, from: number, to: number, maxChars: number): Lines {
+  const byteCap = maxChars * 3 + 4;
+  const parts: Buffer[] = [];
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(file.size, 1)));
+  let kept = 0;
+  let line = 1;
+  let startByte = -1;
+  let endedEarly = false;
+
+  outer: for (let pos = 0; pos < file.size; ) {
+    const n = fs.readSync(file.fd, chunk, 0, chunk.length, pos);
+    if (n === 0) break;
+    for (let at = 0; at < n; ) {
+      const nl = chunk.indexOf(10, at);
+      const lineEnd = nl === -1 || nl >= n ? n : nl + 1;
+      if (line >= from) {
+        if (startByte === -1) startByte = pos + at;
+        parts.push(Buffer.from(chunk.subarray(at, lineEnd)));
+        kept += lineEnd - at;
+      }
+      at = lineEnd;
+      if (chunk[lineEnd - 1] === 10) {
+        line++;
+        if (line > to) break outer;
+        if (kept > byteCap) {
+          endedEarly = true;
+          break outer;
+        }
+      }
+    }
+    pos += n;
+  }
+
+  let text = Buffer.concat(parts).toString('utf8');
+  let whole = !endedEarly;
+  if (text.length > maxChars) {
+    const cut = text.lastIndexOf('\n', maxChars - 1);
+    text = text.slice(0, cut === -1 ? maxChars : cut + 1);
+    whole = false;
+  }
+  const last = from + countLines(text) - 1;
+  if (whole) return { text, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true } };
+  const restStart = Math.max(startByte, 0) + Buffer.byteLength(text);
+  return { text, first: from, last, whole, rest: countRest(file, restStart, to - last) };
+}
+
+// Whole-file bytes for searching: at most `limit` bytes, or undefined when the file is larger.
+export function readAll(file: Opened, scratch: Buffer, limit: number): Buffer | undefined {
+  if (file.size > limit) return undefined;
+  const target = file.size < scratch.length ? scratch : Buffer.allocUnsafe(file.size + 1);
+  let total = 0;
+  for (;;) {
+    const n = fs.readSync(file.fd, target, total, target.length - total, total);
+    total += n;
+    if (n === 0 || total === target.length) break;
+  }
+  return target.subarray(0, Math.min(total, limit));
+}
+
+function countLines(text: string): number {
+  let count = text.length > 0 && !text.endsWith('\n') ? 1 : 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
+// Lines and UTF-16 characters from byte `start` to the end of the file or of `maxLines` lines, without decoding.
+// Past REST_COUNTED bytes it stops and estimates from the file size.
+function countRest(file: Opened, start: number, maxLines: number): { lines: number; chars: number; exact: boolean } {
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(file.size - start, 1)));
+  let lines = 0;
+  let chars = 0;
+  let lastByte = 10;
+  for (let pos = start; pos < file.size; ) {
+    if (pos - start > REST_COUNTED) return { lines, chars: chars + (file.size - pos), exact: false };
+    const n = fs.readSync(file.fd, chunk, 0, chunk.length, pos);
+    if (n === 0) break;
+    for (let i = 0; i < n; i++) {
+      const b = chunk[i] ?? 0;
+      // Continuation bytes add nothing; a 4-byte sequence is two UTF-16 units.
+      if ((b & 0xc0) !== 0x80) chars += b >= 0xf0 ? 2 : 1;
+      if (b === 10 && ++lines === maxLines) return { lines, chars, exact: true };
+    }
+    lastByte = chunk[n - 1] ?? 10;
+    pos += n;
+  }
+  if (lastByte !== 10) lines++;
+  return { lines, chars, exact: true };
+}

@@ -1,0 +1,82 @@
+// What the executor answers, as data, and how it reads in the next message to the model. Every cut says how much was
+// left out and what to ask for to get the rest.
+
+export type FindHit = { path: string; line: number; text: string };
+
+export type Result =
+  | { kind: 'file'; request: string; path: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
+  | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
+  | { kind: 'binary'; request: string; path: string; bytes: number }
+  | { kind: 'missing'; request: string; path: string; closest: string[] }
+  | { kind: 'refused'; request: string; path: string; reason: string }
+  | { kind: 'withheld'; request: string; path: string; reason: string }
+  | { kind: 'over-budget'; request: string; path: string; limit: number }
+  | { kind: 'repeated'; request: string; path: string }
+  | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
+  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; skipped: number };
+
+export function renderResults(results: readonly Result[]): string {
+  return results.map(renderResult).join('\n\n');
+}
+
+export function renderResult(r: Result): string {
+  switch (r.kind) {
+    case 'file': {
+      const span = r.ranged || !r.whole ? `lines ${count(r.first)}-${count(r.last)}` : `${count(r.last)} lines`;
+      const body = r.text.endsWith('\n') || r.text === '' ? r.text : `${r.text}\n`;
+      const note = r.whole ? '' : `${cutNote(r)}\n`;
+      return `${head(r.request, span)}\n${body}${note}${END}`;
+    }
+    case 'folder': {
+      const more = r.more > 0 ? `\n[${count(r.more)} more entries not shown]` : '';
+      return `${head(r.request, `a folder, ${count(r.entries.length + r.more)} entries`)}\n${r.entries.join('\n')}${more}\n${END}`;
+    }
+    case 'binary':
+      return head(r.request, `binary, ${count(r.bytes)} bytes; not sent`);
+    case 'missing': {
+      const closest = r.closest.length > 0 ? `; closest existing paths: ${r.closest.join(', ')}` : '';
+      return head(r.request, `no such file${closest}`);
+    }
+    case 'refused':
+      return head(r.request, `refused: ${r.reason}`);
+    case 'withheld':
+      return head(r.request, `withheld: ${r.reason}`);
+    case 'over-budget':
+      return head(r.request, `not sent: this step's ${count(r.limit)} characters are used up; ask for it again in the next step`);
+    case 'repeated':
+      return head(r.request, 'sent above already');
+    case 'list': {
+      if (r.total === 0) {
+        const hint = r.mask.includes('/') ? '' : `; a mask without "/" looks in the top folder only, **/${r.mask} looks in every folder`;
+        return head(r.request, `no paths match${hint}`);
+      }
+      const cut = r.paths.length < r.total ? `\n[cut: ${count(r.paths.length)} of ${count(r.total)} paths shown; narrow the mask to see the rest]` : '';
+      return `${head(r.request, `${count(r.total)} paths`)}\n${r.paths.join('\n')}${cut}\n${END}`;
+    }
+    case 'find': {
+      const skipped = r.skipped > 0 ? `\n[${count(r.skipped)} files over the size limit were not searched]` : '';
+      if (r.hits.length === 0) return head(r.request, `no hits${skipped === '' ? '' : `; ${count(r.skipped)} files over the size limit were not searched`}`);
+      const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
+      const cut = r.cut ? `\n[cut: the first ${count(r.hits.length)} hits shown and the search stopped there; FIND a longer text or NEED a file to see more]` : '';
+      return `${head(r.request, r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`)}\n${lines}${cut}${skipped}\n${END}`;
+    }
+  }
+}
+
+const END = '=== END RESULT ===';
+
+function head(request: string, what: string): string {
+  return `=== RESULT ${request}: ${what} ===`;
+}
+
+function cutNote(r: Extract<Result, { kind: 'file' }>): string {
+  const next = r.last + 1;
+  const lines = r.rest.lines > 0 ? `lines ${count(next)}-${count(r.last + r.rest.lines)}` : 'the rest of the line';
+  const chars = `${r.rest.exact ? '' : 'about '}${count(r.rest.chars)} characters`;
+  const ask = `=== NEED: ${r.path}:${next}-${r.last + Math.max(r.rest.lines, 1)} ===`;
+  return `[cut here: ${lines} (${chars}) not sent, over this step's limit. Ask ${ask} for the rest.]`;
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

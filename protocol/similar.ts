@@ -1,0 +1,60 @@
+// The existing paths closest to one that does not exist: a model that guessed `server.js` in a `.mjs` project should
+// be told `server.mjs` at once instead of spending a step on a LIST.
+
+export function closestPaths(wanted: string, paths: readonly string[], limit = 3): string[] {
+  const name = baseName(wanted).toLowerCase();
+  const stem = stemOf(name);
+  const scored: Array<[number, string]> = [];
+  for (const p of paths) {
+    const candidate = baseName(p).toLowerCase();
+    let score: number;
+    if (p === wanted) continue;
+    if (candidate === name) score = 0;
+    else if (stemOf(candidate) === stem) score = 1;
+    else {
+      const distance = editDistance(name, candidate, 3);
+      if (distance > Math.max(1, Math.floor(name.length / 4))) continue;
+      score = 1 + distance;
+    }
+    // Among equals, the one sharing more of the folder path comes first.
+    scored.push([score - sharedPrefix(p, wanted) / 1000, p]);
+  }
+  return scored
+    .sort((a, b) => a[0] - b[0] || a[1].length - b[1].length)
+    .slice(0, limit)
+    .map(([, p]) => p);
+}
+
+function baseName(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+
+function stemOf(name: string): string {
+  const dot = name.indexOf('.', 1);
+  return dot === -1 ? name : name.slice(0, dot);
+}
+
+function sharedPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return Math.min(i, 999);
+}
+
+// Levenshtein distance, giving up (returning max + 1) once it must exceed `max`.
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      current.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > max) return max + 1;
+    previous = current;
+  }
+  return previous[b.length] ?? max + 1;
+}

@@ -1,0 +1,111 @@
+// The folder tree for the first message: what the model needs to name files right on its first try. Bounded: folders
+// are opened breadth first while the text stays under its budget; the rest show their file counts, so a 30,000-file
+// folder still gives a tree of a few KB.
+
+import type { WalkEntry } from './walk.ts';
+
+type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
+
+export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
+
+export function buildTree(entries: Iterable<WalkEntry>, rootName: string, options: TreeOptions): string {
+  const root = collect(entries, rootName);
+  const open = chooseOpen(root, options);
+  const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
+  render(root, 1, open, options, lines);
+  if (open.size < countFolders(root)) lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
+  return lines.join('\n');
+}
+
+function collect(entries: Iterable<WalkEntry>, rootName: string): Folder {
+  const root: Folder = { name: rootName, folders: [], files: [], total: 0 };
+  const byPath = new Map<string, Folder>([['.', root]]);
+  for (const entry of entries) {
+    const slash = entry.rel.lastIndexOf('/');
+    const parent = byPath.get(slash === -1 ? '.' : entry.rel.slice(0, slash));
+    if (parent === undefined) continue;
+    const name = entry.rel.slice(slash + 1);
+    if (entry.kind === 'folder') {
+      const folder: Folder = { name, folders: [], files: [], total: 0 };
+      parent.folders.push(folder);
+      byPath.set(entry.rel, folder);
+    } else {
+      parent.files.push(name);
+    }
+  }
+  sum(root);
+  return root;
+}
+
+function sum(folder: Folder): number {
+  folder.total = folder.files.length;
+  for (const child of folder.folders) folder.total += sum(child);
+  return folder.total;
+}
+
+// Opens folders level by level, smaller ones first within a level, while their lines fit in the budget.
+function chooseOpen(root: Folder, options: TreeOptions): Set<Folder> {
+  const open = new Set<Folder>([root]);
+  let used = linesCost(root, 1, options);
+  let level: Array<[Folder, number]> = root.folders.map((f) => [f, 2]);
+  while (level.length > 0) {
+    const next: Array<[Folder, number]> = [];
+    for (const [folder, depth] of [...level].sort((a, b) => a[0].total - b[0].total)) {
+      const cost = linesCost(folder, depth, options);
+      if (used + cost > options.maxChars) continue;
+      used += cost;
+      open.add(folder);
+      for (const child of folder.folders) next.push([child, depth + 1]);
+    }
+    level = next;
+  }
+  return open;
+}
+
+function linesCost(folder: Folder, depth: number, options: TreeOptions): number {
+  const indent = 2 * depth + 1;
+  const shown = [...folder.folders.map((f) => f.name.length + 14), ...folder.files.map((f) => f.length)].slice(0, options.maxEntriesPerFolder);
+  const more = folder.folders.length + folder.files.length > options.maxEntriesPerFolder ? 60 : 0;
+  return shown.reduce((n, len) => n + indent + len, 0) + more;
+}
+
+function render(folder: Folder, depth: number, open: Set<Folder>, options: TreeOptions, lines: string[]): void {
+  const indent = '  '.repeat(depth);
+  let shown = 0;
+  for (const child of folder.folders) {
+    if (shown++ >= options.maxEntriesPerFolder) break;
+    if (open.has(child)) {
+      lines.push(`${indent}${child.name}/`);
+      render(child, depth + 1, open, options, lines);
+    } else {
+      lines.push(`${indent}${child.name}/ (${plural(child.total, 'file')})`);
+    }
+  }
+  for (const file of folder.files) {
+    if (shown++ >= options.maxEntriesPerFolder) break;
+    lines.push(`${indent}${file}`);
+  }
+  const hidden = folder.folders.length + folder.files.length - options.maxEntriesPerFolder;
+  if (hidden > 0) {
+    const files = folder.files.slice(Math.max(0, options.maxEntriesPerFolder - folder.folders.length));
+    lines.push(`${indent}… ${hidden} more${files.length > 0 ? ` (${byExtension(files)})` : ''}`);
+  }
+}
+
+function byExtension(files: string[]): string {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    const dot = file.lastIndexOf('.');
+    const ext = dot > 0 ? file.slice(dot) : '(no extension)';
+    counts.set(ext, (counts.get(ext) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([ext, n]) => `${n} ${ext}`).join(', ');
+}
+
+function countFolders(folder: Folder): number {
+  return folder.folders.reduce((n, f) => n + countFolders(f), 1);
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}

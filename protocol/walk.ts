@@ -1,0 +1,103 @@
+// Walks the project folder for LIST, FIND and the tree, with one set of skip rules: `.git`, `node_modules`, the backup
+// folder, secrets, what `.gitignore` files exclude, and anything that is not a plain file or folder. Symlinked files
+// are followed when they lead to a file inside the root; symlinked folders are not entered, so loops cannot happen.
+//
+// Synchronous on purpose: measured here, sync reads beat a promise per file by about 3x.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+
+export type WalkEntry = { kind: 'file' | 'folder'; rel: string; abs: string };
+
+const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
+
+type Rules = { base: string; ig: Ignore };
+
+// Every entry under `from` (a relative folder, '.' for the root), depth first, names in byte order within a folder.
+// Stop early by breaking out of the loop: nothing past that point is read.
+export function* walk(box: Sandbox, from = '.'): Generator<WalkEntry> {
+  const rules = rulesAbove(box, from);
+  yield* walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules);
+}
+
+function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Generator<WalkEntry> {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(abs, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const own = entries.find((e) => e.name === '.gitignore' && e.isFile());
+  const active = own === undefined ? rules : [...rules, readRules(rel, path.join(abs, '.gitignore'))];
+
+  for (const entry of entries) {
+    const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
+    const childAbs = path.join(abs, entry.name);
+    let kind: 'file' | 'folder';
+    if (entry.isDirectory()) kind = 'folder';
+    else if (entry.isFile()) kind = 'file';
+    else if (entry.isSymbolicLink() && symlinkedFileInside(box, childAbs)) kind = 'file';
+    else continue;
+
+    if (kind === 'folder' && SKIPPED_FOLDERS.has(entry.name)) continue;
+    if (kind === 'file' && box.isSecret(childRel)) continue;
+    if (box.backupDir !== undefined && kind === 'folder' && childAbs === box.backupDir) continue;
+    if (isIgnored(active, childRel, kind === 'folder')) continue;
+
+    yield { kind, rel: childRel, abs: childAbs };
+    if (kind === 'folder') yield* walkFolder(box, childRel, childAbs, active);
+  }
+}
+
+// A symlink is walked only as a file whose real target is inside the root and may be sent.
+function symlinkedFileInside(box: Sandbox, abs: string): boolean {
+  try {
+    const real = fs.realpathSync.native(abs);
+    if (!isInside(box.root, real)) return false;
+    if (protectedReason(box, relativeTo(box.root, real), real) !== undefined) return false;
+    return fs.statSync(real).isFile();
+  } catch {
+    return false;
+  }
+}
+
+// The .gitignore rules that apply inside `from`: the root's `.git/info/exclude` and the .gitignore of every folder
+// on the way down to it.
+function rulesAbove(box: Sandbox, from: string): Rules[] {
+  const rules: Rules[] = [];
+  const exclude = path.join(box.root, '.git', 'info', 'exclude');
+  if (fs.existsSync(exclude)) rules.push(readRules('.', exclude));
+  const parts = from === '.' ? [] : from.split('/');
+  for (let depth = 0; depth < parts.length; depth++) {
+    const rel = depth === 0 ? '.' : parts.slice(0, depth).join('/');
+    const file = path.join(box.root, rel, '.gitignore');
+    if (fs.existsSync(file)) rules.push(readRules(rel, file));
+  }
+  return rules;
+}
+
+function readRules(base: string, file: string): Rules {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    // An unreadable .gitignore ignores nothing, as in git.
+  }
+  return { base, ig: ignore().add(text) };
+}
+
+// Git's precedence: the deepest .gitignore with an opinion decides; a folder it ignores is not entered at all.
+export function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const r = rules[i];
+    if (r === undefined) continue;
+    const sub = r.base === '.' ? rel : rel.slice(r.base.length + 1);
+    const verdict = r.ig.test(folder ? `${sub}/` : sub);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
+}

@@ -1,0 +1,163 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseReply, type Request } from '../protocol/parse.ts';
+
+function requests(reply: string): Request[] {
+  return parseReply(reply).requests.map((r) => ({ ...r, line: 0 }));
+}
+
+const need = (...paths: string[]): Request => ({ kind: 'need', paths, line: 0 });
+const list = (mask: string): Request => ({ kind: 'list', mask, line: 0 });
+const find = (text: string): Request => ({ kind: 'find', text, line: 0 });
+
+describe('parseReply: requests', () => {
+  const cases: Array<[string, string, Request[]]> = [
+    ['a plain NEED', '=== NEED: a.js, src/b.ts ===', [need('a.js', 'src/b.ts')]],
+    ['a LIST mask', '=== LIST: **/*.mjs ===', [list('**/*.mjs')]],
+    ['a FIND text', '=== FIND: waitForAnswer ===', [find('waitForAnswer')]],
+    ['a FIND text holding ===', '=== FIND: a === b ===', [find('a === b')]],
+    ['lower-case keywords', '=== need: a.js ===', [need('a.js')]],
+    ['more than three = signs', '====== LIST: *.ts =====', [list('*.ts')]],
+    ['extra spaces', '   ===    NEED   :   a.js   ===   ', [need('a.js')]],
+    ['no colon after the keyword', '=== NEED a.js ===', [need('a.js')]],
+    ['bold around the marker', '**=== NEED: a.js ===**', [need('a.js')]],
+    ['backticks around the marker', '`=== FIND: x ===`', [find('x')]],
+    ['bold and backticks nested', '**`=== FIND: x ===`**', [find('x')]],
+    ['a dash list marker', '- === NEED: a.js ===', [need('a.js')]],
+    ['a numbered list marker', '1. === LIST: src/* ===\n2. === FIND: y ===', [list('src/*'), find('y')]],
+    ['paths in backticks and quotes', '=== NEED: `a.js`, "b.js", \'c.js\' ===', [need('a.js', 'b.js', 'c.js')]],
+    ['./ prefixes', '=== NEED: ./a.js, ././b.js ===', [need('a.js', 'b.js')]],
+    ['the same path twice', '=== NEED: a.js, ./a.js, `a.js` ===', [need('a.js')]],
+    ['CRLF line ends', 'text\r\n=== NEED: a.js ===\r\n=== FIND: b ===\r\n', [need('a.js'), find('b')]],
+    ['a fence around request blocks', '```\n=== NEED: a.js ===\n=== LIST: *.md ===\n```', [need('a.js'), list('*.md')]],
+    ['backticks around a FIND text', '=== FIND: `getUser(` ===', [find('getUser(')]],
+    ['quotes kept in a FIND text', '=== FIND: "use strict" ===', [find('"use strict"')]],
+    ['a marker in the middle of a sentence', 'I would write === NEED: a.js === to get it.', []],
+    ['a marker quoted in backticks inside prose', 'Use `=== NEED: path ===` to ask for a file.', []],
+    ['a marker in a blockquote', '> === NEED: a.js ===', []],
+    ['an unknown keyword', '=== RUN: rm -rf / ===', []],
+    ['an empty payload', '=== NEED: ===\n=== FIND:  ===', []],
+    ['a line of = signs only', '==========', []],
+    ['a marker without its closing run', '=== NEED: a.js', []],
+  ];
+  for (const [name, reply, expected] of cases) {
+    it(`reads ${name}`, () => assert.deepEqual(requests(reply), expected));
+  }
+
+  it('records the line each request stands on', () => {
+    const reply = parseReply('Let me look.\n\n=== NEED: a.js ===\n=== FIND: x ===');
+    assert.deepEqual(reply.requests.map((r) => r.line), [3, 4]);
+  });
+});
+
+describe('parseReply: FILE blocks', () => {
+  function file(reply: string) {
+    const files = parseReply(reply).files;
+    assert.equal(files.length, 1);
+    const [only] = files;
+    assert.ok(only);
+    return only;
+  }
+
+  it('takes the content between the marker and END byte for byte', () => {
+    const content = 'function f() {\n\treturn 1;\n\n    // indented\n}\n';
+    const block = file(`Here:\n=== FILE: src/f.js ===\n${content}=== END ===\nDone.`);
+    assert.equal(block.path, 'src/f.js');
+    assert.equal(block.content, content);
+    assert.equal(block.complete, true);
+  });
+
+  it('removes one fence wrapping the whole content, with or without a language tag', () => {
+    for (const open of ['```', '```js', '``` typescript', '~~~', '````ts']) {
+      const close = open.startsWith('~') ? '~~~' : open.startsWith('````') ? '````' : '```';
+      const block = file(`=== FILE: a.ts ===\n${open}\nconst a = 1;\n\nexport { a };\n${close}\n=== END ===`);
+      assert.equal(block.content, 'const a = 1;\n\nexport { a };\n', open);
+    }
+  });
+
+  it('keeps fences inside the content', () => {
+    const content = '# Title\n\n```js\nrun();\n```\n\nMore.\n';
+    assert.equal(file(`=== FILE: README.md ===\n${content}=== END ===`).content, content);
+    const fenced = file(`=== FILE: README.md ===\n\`\`\`\`markdown\n${content}\`\`\`\`\n=== END ===`);
+    assert.equal(fenced.content, content);
+  });
+
+  it('keeps a missing final newline missing when the content is fenced', () => {
+    assert.equal(file('=== FILE: a.txt ===\n```\nno newline\n```\n=== END ===').content, 'no newline\n');
+    assert.equal(file('=== FILE: a.txt ===\n=== END ===').content, '');
+  });
+
+  it('keeps CRLF inside the content', () => {
+    assert.equal(file('=== FILE: a.bat ===\r\n@echo off\r\necho hi\r\n=== END ===\r\n').content, '@echo off\r\necho hi\r\n');
+  });
+
+  it('ignores requests inside a FILE block', () => {
+    const reply = parseReply('=== FILE: doc.md ===\nAsk with:\n=== NEED: a.js ===\n=== FIND: x ===\n=== END ===');
+    assert.deepEqual(reply.requests, []);
+    assert.equal(reply.files[0]?.content, 'Ask with:\n=== NEED: a.js ===\n=== FIND: x ===\n');
+  });
+
+  it('lets a fenced file hold END lines of its own', () => {
+    const doc = 'Blocks:\n=== FILE: x ===\n...\n=== END ===\n\nAnd requests:\n=== NEED: a ===\n';
+    const reply = parseReply(`=== FILE: protocol.md ===\n\`\`\`markdown\n${doc}\`\`\`\n=== END ===\n=== NEED: real.js ===`);
+    assert.equal(reply.files.length, 1);
+    assert.equal(reply.files[0]?.content, doc);
+    assert.deepEqual(reply.requests.map((r) => r.kind === 'need' && r.paths), [['real.js']]);
+  });
+
+  it('falls back to the first END when a fenced content never closes its fence', () => {
+    const reply = parseReply('=== FILE: a.js ===\n```js\nconst a = 1;\n=== END ===\n=== NEED: b.js ===');
+    assert.equal(reply.files[0]?.content, 'const a = 1;\n');
+    assert.equal(reply.requests.length, 1);
+  });
+
+  it('tolerates a fence around the whole FILE block and a decorated marker', () => {
+    const block = file('```\n**=== FILE: `./src/a.js` ===**\nx();\n=== END ===\n```');
+    assert.equal(block.path, 'src/a.js');
+    assert.equal(block.content, 'x();\n');
+  });
+
+  it('reports a FILE block cut off before END as incomplete', () => {
+    const reply = parseReply('=== NEED: a.js ===\n=== FILE: b.js ===\nconst b = 1;\n// the reply stops here');
+    assert.equal(reply.files[0]?.complete, false);
+    assert.equal(reply.files[0]?.content, 'const b = 1;\n// the reply stops here');
+    assert.equal(reply.requests.length, 1);
+  });
+
+  it('reads several FILE blocks and requests between them in order', () => {
+    const reply = parseReply('=== FILE: a ===\nA\n=== END ===\n=== FIND: q ===\n=== FILE: b ===\nB\n=== end ===');
+    assert.deepEqual(reply.blocks.map((b) => b.kind), ['file', 'find', 'file']);
+    assert.deepEqual(reply.files.map((f) => [f.path, f.content]), [['a', 'A\n'], ['b', 'B\n']]);
+  });
+});
+
+describe('parseReply: linear time', () => {
+  const adversarial: Record<string, (n: number) => string> = {
+    'unclosed fences': (n) => '=== FILE: a ===\n' + '```js\n'.repeat(n / 6),
+    'a long line of spaces': (n) => '=== NEED:' + ' '.repeat(n) + 'x',
+    'long runs of =': (n) => ('='.repeat(1000) + ' NEED ' + '='.repeat(999) + '\n').repeat(n / 2006),
+    'long runs of backticks': (n) => '`'.repeat(n / 2) + '=== NEED: a ===' + '`'.repeat(n / 2),
+    'many FILE blocks without END': (n) => '=== FILE: a ===\n```\n'.repeat(n / 20),
+    'many ENDs after fences': (n) => '```\n=== END ===\n=== FILE: a ===\n```js\n'.repeat(n / 40),
+    'bold markers': (n) => '**'.repeat(n / 4) + '=== FIND: x ===' + '**'.repeat(n / 4),
+  };
+
+  function timeOf(reply: string): number {
+    let best = Infinity;
+    for (let round = 0; round < 5; round++) {
+      const t0 = performance.now();
+      parseReply(reply);
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  }
+
+  for (const [name, make] of Object.entries(adversarial)) {
+    // Not a speed test: the ratio catches quadratic behaviour (4x for 2x input), which no machine hides.
+    it(`grows linearly on ${name}`, () => {
+      const small = timeOf(make(1_000_000));
+      const large = timeOf(make(2_000_000));
+      assert.ok(large < small * 3 + 5, `1 MB: ${small.toFixed(1)} ms, 2 MB: ${large.toFixed(1)} ms`);
+    });
+  }
+});
