@@ -35,7 +35,7 @@ function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Ge
 
   for (const entry of entries) {
     const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
-    const childAbs = path.join(abs, entry.name);
+    const childAbs = abs + path.sep + entry.name;
     let kind: 'file' | 'folder';
     if (entry.isDirectory()) kind = 'folder';
     else if (entry.isFile()) kind = 'file';
@@ -44,8 +44,8 @@ function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Ge
 
     if (kind === 'folder' && SKIPPED_FOLDERS.has(entry.name)) continue;
     if (kind === 'file' && box.isSecret(childRel)) continue;
+    if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
     if (box.backupDir !== undefined && kind === 'folder' && childAbs === box.backupDir) continue;
-    if (isIgnored(active, childRel, kind === 'folder')) continue;
 
     yield { kind, rel: childRel, abs: childAbs };
     if (kind === 'folder') yield* walkFolder(box, childRel, childAbs, active);

@@ -1,0 +1,248 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createExecutor } from '../protocol/execute.ts';
+import { parseReply } from '../protocol/parse.ts';
+import { renderResults, type Result } from '../protocol/results.ts';
+import { tempFolder, writeFiles } from './helpers.ts';
+
+function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Result[] {
+  return createExecutor(root, options).answer(parseReply(reply).requests);
+}
+
+function only<T extends Result['kind']>(results: Result[], kind: T): Extract<Result, { kind: T }> {
+  assert.equal(results.length, 1, JSON.stringify(results));
+  const [result] = results;
+  assert.equal(result?.kind, kind, JSON.stringify(result));
+  return result as Extract<Result, { kind: T }>;
+}
+
+describe('NEED', () => {
+  const root = tempFolder({
+    'src/server.mjs': 'export function serve() {}\n',
+    'src/util.js': 'line 1\nline 2\nline 3\nline 4\nline 5\n',
+    'docs/guide.md': '# Guide\n',
+    'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]),
+    'node_modules/dep/index.js': 'module.exports = 42;\n',
+    'dist/bundle.js': 'built();\n',
+    '.gitignore': 'dist/\n',
+    '.env.local': 'TOKEN=x\n',
+  });
+
+  it('sends a file whole', () => {
+    const r = only(ask(root, '=== NEED: src/util.js ==='), 'file');
+    assert.equal(r.text, 'line 1\nline 2\nline 3\nline 4\nline 5\n');
+    assert.equal(r.whole, true);
+    assert.match(renderResults([r]), /^=== RESULT NEED src\/util\.js: 5 lines ===\nline 1\n[^]*line 5\n=== END RESULT ===$/);
+  });
+
+  it('answers a missing file with the closest existing paths and goes on', () => {
+    const results = ask(root, '=== NEED: server.js, src/util.js ===');
+    assert.equal(results.length, 2);
+    const missing = results[0];
+    assert.equal(missing?.kind, 'missing');
+    if (missing?.kind === 'missing') assert.deepEqual(missing.closest, ['src/server.mjs']);
+    assert.equal(results[1]?.kind, 'file');
+    assert.match(renderResults(results), /NEED server\.js: no such file; closest existing paths: src\/server\.mjs/);
+  });
+
+  it('lists a folder', () => {
+    const r = only(ask(root, '=== NEED: src ==='), 'folder');
+    assert.deepEqual(r.entries, ['server.mjs (27 bytes)', 'util.js (35 bytes)']);
+  });
+
+  it('reports a binary file by size, not its bytes', () => {
+    const r = only(ask(root, '=== NEED: logo.png ==='), 'binary');
+    assert.equal(r.bytes, 8);
+    assert.match(renderResults([r]), /binary, 8 bytes/);
+  });
+
+  it('sends a repeated path once', () => {
+    const results = ask(root, '=== NEED: src/util.js ===\n=== NEED: ./src/util.js ===');
+    assert.deepEqual(results.map((r) => r.kind), ['file', 'repeated']);
+  });
+
+  it('answers an explicit NEED under node_modules or an ignored folder', () => {
+    assert.equal(only(ask(root, '=== NEED: node_modules/dep/index.js ==='), 'file').text, 'module.exports = 42;\n');
+    assert.equal(only(ask(root, '=== NEED: dist/bundle.js ==='), 'file').text, 'built();\n');
+  });
+
+  it('withholds secrets whatever the request', () => {
+    const r = only(ask(root, '=== NEED: .env.local ==='), 'withheld');
+    assert.match(renderResults([r]), /withheld: looks like a secret/);
+  });
+
+  it('sends a range of lines', () => {
+    const r = only(ask(root, '=== NEED: src/util.js:2-3 ==='), 'file');
+    assert.equal(r.text, 'line 2\nline 3\n');
+    assert.match(renderResults([r]), /lines 2-3/);
+  });
+
+  it('cuts at the step limit at a line end, says how much is left and how to ask for it', () => {
+    const big = tempFolder({ 'a.txt': 'x'.repeat(99) + '\n'.repeat(1) + ('y'.repeat(99) + '\n').repeat(20), 'b.txt': 'b\n' });
+    const results = ask(big, '=== NEED: a.txt, b.txt ===', { limits: { needChars: 1000 } });
+    const [a, b] = results;
+    assert.equal(a?.kind, 'file');
+    if (a?.kind !== 'file') return;
+    assert.equal(a.text.length, 1000);
+    assert.equal(a.whole, false);
+    assert.deepEqual([a.first, a.last], [1, 10]);
+    assert.deepEqual(a.rest, { lines: 11, chars: 1100, exact: true });
+    assert.equal(b?.kind, 'over-budget');
+    const text = renderResults(results);
+    assert.match(text, /\[cut here: lines 11-21 \(1,100 characters\) not sent, over this step's limit\. Ask === NEED: a\.txt:11-21 === for the rest\.\]/);
+    assert.match(text, /NEED b\.txt: not sent: this step's 1,000 characters are used up/);
+  });
+
+  it('keeps 200,000 characters per step by default and reads a huge file in bounded memory', () => {
+    const huge = tempFolder();
+    const line = 'z'.repeat(79) + '\n';
+    const fd = fs.openSync(path.join(huge, 'huge.log'), 'w');
+    for (let i = 0; i < 40; i++) fs.writeSync(fd, line.repeat(10_000));
+    fs.closeSync(fd);
+    const r = only(ask(huge, '=== NEED: huge.log ==='), 'file');
+    assert.equal(r.text.length, 200_000);
+    assert.equal(r.last, 2_500);
+    assert.deepEqual(r.rest, { lines: 397_500, chars: 397_500 * 80, exact: true });
+  });
+});
+
+describe('LIST', () => {
+  const root = tempFolder({
+    'a.ts': '', 'b.js': '', 'src/c.ts': '', 'src/deep/d.ts': '', 'src/e.mjs': '',
+    'node_modules/x/y.ts': '', '.git/HEAD': '', 'gen/out.ts': '', 'keep/z.ts': '', 'backup/old.ts': '',
+    '.gitignore': 'gen/\n*.log\n', 'keep/.gitignore': '!*.log\n', 'keep/k.log': '', 'top.log': '',
+    'certs/server.pem': '', '.github/workflows/ci.yml': '',
+  });
+  fs.symlinkSync(path.join(root, 'src'), path.join(root, 'src-link'));
+  fs.symlinkSync('.', path.join(root, 'src', 'self'));
+  const options = { backupDir: path.join(root, 'backup') };
+  const paths = (mask: string) => only(ask(root, `=== LIST: ${mask} ===`, options), 'list').paths;
+
+  it('matches * within one folder and ** at any depth', () => {
+    assert.deepEqual(paths('*.ts'), ['a.ts']);
+    assert.deepEqual(paths('**/*.ts'), ['a.ts', 'keep/z.ts', 'src/c.ts', 'src/deep/d.ts']);
+    assert.deepEqual(paths('src/**'), ['src/c.ts', 'src/deep/d.ts', 'src/e.mjs']);
+  });
+
+  it('expands braces', () => {
+    assert.deepEqual(paths('**/*.{mjs,js}'), ['b.js', 'src/e.mjs']);
+  });
+
+  it('skips .git, node_modules, the backup folder, secrets and what .gitignore excludes', () => {
+    const all = paths('**');
+    for (const skipped of ['node_modules/x/y.ts', '.git/HEAD', 'gen/out.ts', 'backup/old.ts', 'top.log', 'certs/server.pem']) {
+      assert.ok(!all.includes(skipped), `${skipped} listed`);
+    }
+    assert.ok(all.includes('keep/k.log'), 'a nested .gitignore re-includes keep/k.log');
+    assert.ok(all.includes('.github/workflows/ci.yml'));
+  });
+
+  it('does not enter symlinked folders, so a loop ends', () => {
+    assert.ok(!paths('**').some((p) => p.startsWith('src-link/') || p.includes('self/')));
+  });
+
+  it('lists what is inside a plain folder path', () => {
+    assert.deepEqual(paths('src/deep'), ['src/deep/d.ts']);
+  });
+
+  it('cuts at the limit and says the total', () => {
+    const many = tempFolder(Object.fromEntries(Array.from({ length: 350 }, (_, i) => [`f${String(i).padStart(3, '0')}.txt`, ''])));
+    const r = only(ask(many, '=== LIST: *.txt ==='), 'list');
+    assert.equal(r.paths.length, 300);
+    assert.equal(r.total, 350);
+    assert.match(renderResults([r]), /\[cut: 300 of 350 paths shown; narrow the mask to see the rest\]/);
+  });
+
+  it('hints at ** when a top-level mask finds nothing', () => {
+    assert.match(renderResults(ask(root, '=== LIST: *.mjs ===')), /no paths match; a mask without "\/" looks in the top folder only, \*\*\/\*\.mjs looks in every folder/);
+  });
+
+  it('refuses masks that leave the folder or would take too long', () => {
+    for (const mask of ['../*', '/etc/*', 'a*a*a*b', '**/{a,b}{c,d}{e,f}{g,h}{i,j}']) {
+      assert.equal(only(ask(root, `=== LIST: ${mask} ===`), 'refused').kind, 'refused', mask);
+    }
+  });
+
+  it('ends brace bombs and long ** chains in bounded time', () => {
+    const long = tempFolder({ [`${'a'.repeat(200)}.txt`]: '', 'x/y/z/w.txt': '' });
+    for (const mask of ['**/'.repeat(200) + '*.txt', '{a,{b,{c,{d}}}}*a*', '**/*a*a.txt']) {
+      const [r] = ask(long, `=== LIST: ${mask} ===`);
+      assert.ok(r?.kind === 'list' || r?.kind === 'refused');
+    }
+  });
+});
+
+describe('FIND', () => {
+  const root = tempFolder({
+    'ask.mjs': 'import x from "y";\n\nasync function waitForAnswer(page) {\n  return waitForAnswer;\n}\n',
+    'ui.html': '<script>waitForAnswer()</script>\n',
+    'min.js': 'var a=1;'.repeat(2000) + 'waitForAnswer' + ';var b=2'.repeat(2000),
+    '.env': 'waitForAnswer=secret\n',
+    'node_modules/dep/waitForAnswer.js': 'waitForAnswer\n',
+    'blob.bin': Buffer.concat([Buffer.from('waitForAnswer'), Buffer.from([0, 1, 2])]),
+  });
+
+  it('answers path:line: text, skipping secrets, node_modules and binary files', () => {
+    const r = only(ask(root, '=== FIND: waitForAnswer ==='), 'find');
+    assert.deepEqual(r.hits.map((h) => `${h.path}:${h.line}`), ['ask.mjs:3', 'ask.mjs:4', 'min.js:1', 'ui.html:1']);
+    assert.equal(r.hits[0]?.text, 'async function waitForAnswer(page) {');
+    assert.match(renderResults([r]), /^=== RESULT FIND waitForAnswer: 4 hits ===\nask\.mjs:3: async function waitForAnswer\(page\) \{\n/);
+  });
+
+  it('clips a long line around the hit', () => {
+    const hit = only(ask(root, '=== FIND: waitForAnswer ==='), 'find').hits.find((h) => h.path === 'min.js');
+    assert.ok(hit !== undefined);
+    assert.ok(hit.text.length < 260, `${hit.text.length} characters`);
+    assert.match(hit.text, /^… .*waitForAnswer.* …$/);
+  });
+
+  it('answers several FIND requests of one step, each with its own hits', () => {
+    const results = ask(root, '=== FIND: import x ===\n=== FIND: <script> ===\n=== FIND: nowhere-to-be-found ===');
+    assert.deepEqual(results.map((r) => r.kind === 'find' && r.hits.length), [1, 1, 0]);
+    assert.match(renderResults(results), /FIND nowhere-to-be-found: no hits/);
+  });
+
+  it('stops at the hit limit and marks the cut', () => {
+    const many = tempFolder({ 'a.txt': 'hit\n'.repeat(150) });
+    const r = only(ask(many, '=== FIND: hit ==='), 'find');
+    assert.equal(r.hits.length, 100);
+    assert.equal(r.cut, true);
+    assert.deepEqual([r.hits[0]?.line, r.hits[99]?.line], [1, 100]);
+    assert.match(renderResults([r]), /100\+ hits[^]*\[cut: the first 100 hits shown/);
+  });
+
+  it('does not hang on a FIFO in the folder', () => {
+    const withPipe = tempFolder({ 'a.txt': 'needle\n' });
+    execFileSync('mkfifo', [path.join(withPipe, 'pipe')]);
+    assert.equal(only(ask(withPipe, '=== FIND: needle ==='), 'find').hits.length, 1);
+    assert.equal(only(ask(withPipe, '=== NEED: pipe ==='), 'refused').kind, 'refused');
+  });
+});
+
+describe('tree', () => {
+  it('shows a small folder whole', () => {
+    const root = tempFolder({ 'package.json': '{}', 'src/a.ts': '', 'src/lib/b.ts': '', 'node_modules/x/i.js': '', '.env': '' });
+    const tree = createExecutor(root).tree();
+    assert.equal(tree, `${path.basename(root)}/ (3 files)\n  src/\n    lib/\n      b.ts\n    a.ts\n  package.json`);
+  });
+
+  it('stays a few KB on a 30,000-file folder, with counts where it elides', () => {
+    const root = tempFolder({}, 'deepwork-tree-', true);
+    for (let d = 0; d < 30; d++) {
+      for (let s = 0; s < 10; s++) {
+        const dir = path.join(root, `pkg${d}`, `mod${s}`);
+        fs.mkdirSync(dir, { recursive: true });
+        for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), '');
+      }
+    }
+    writeFiles(root, { 'README.md': '' });
+    const tree = createExecutor(root).tree();
+    assert.ok(tree.length < 6_000, `${tree.length} characters`);
+    assert.match(tree, /^\S+\/ \(30,001 files\)/);
+    assert.match(tree, /pkg0\/ \(1,000 files\)|mod0\/ \(100 files\)/);
+    assert.match(tree, /README\.md/);
+  });
+});

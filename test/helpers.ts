@@ -1,0 +1,33 @@
+// Shared test helpers: real temp folders built from a short description.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after } from 'node:test';
+
+// A fresh temp folder removed after the test file; `files` maps relative paths to contents. `inMemory` puts it on
+// tmpfs where the machine has one: creating 30,000 files there takes a second instead of half a minute on disk.
+export function tempFolder(files: Record<string, string | Buffer> = {}, prefix = 'deepwork-test-', inMemory = false): string {
+  const base = inMemory && isWritable('/dev/shm') ? '/dev/shm' : os.tmpdir();
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, prefix)));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  writeFiles(dir, files);
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, content);
+  }
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
