@@ -1,0 +1,85 @@
+// Plain HTTP requests to the bridge with node:http. Not fetch: Node's fetch gives up after 300 s without response
+// headers, and a web-chat answer can take many minutes before its first byte.
+
+import http from 'node:http';
+import https from 'node:https';
+import { DeepworkError, errnoOf, messageOf } from '../protocol/errors.ts';
+
+export type Response = { status: number; contentType: string; body: AsyncIterable<Buffer> };
+
+export type RequestOptions = { method: 'GET' | 'POST'; body?: string; signal: AbortSignal; timeoutMs: number };
+
+// Sends a request; resolves once the headers arrive. The timeout covers the whole exchange, body included, and is
+// reported as BRIDGE_TIMEOUT; an abort through `signal` as ABORTED.
+export function request(url: URL, options: RequestOptions): Promise<Response> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    if (options.signal.aborted) return reject(aborted());
+    const req = client.request(url, {
+      method: options.method,
+      headers: options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) },
+    });
+    const timer = setTimeout(() => req.destroy(new DeepworkError('BRIDGE_TIMEOUT', `The bridge at ${url.origin} gave no full answer within ${formatDuration(options.timeoutMs)}. Raise timeoutMinutes in config.json, or check the bridge.`)), options.timeoutMs);
+    const onAbort = () => req.destroy(aborted());
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const cleanup = () => {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+    };
+    req.on('error', (error) => {
+      cleanup();
+      reject(error instanceof DeepworkError ? error : connectionError(url, error));
+    });
+    req.on('response', (res) => {
+      res.on('close', cleanup);
+      res.on('error', () => {});
+      resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: bodyOf(res, req) });
+    });
+    req.end(options.body);
+  });
+}
+
+// The body chunks; an error on the request (timeout, abort) surfaces here as the same DeepworkError.
+async function* bodyOf(res: http.IncomingMessage, req: http.ClientRequest): AsyncGenerator<Buffer> {
+  let failure: unknown;
+  req.on('error', (error) => {
+    failure = error;
+  });
+  try {
+    for await (const chunk of res) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+  } catch (error) {
+    throw failure instanceof DeepworkError ? failure : error instanceof DeepworkError ? error : new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${req.host} broke off: ${messageOf(failure ?? error)}.`, { cause: error });
+  }
+  if (failure instanceof DeepworkError) throw failure;
+}
+
+export async function readAll(body: AsyncIterable<Buffer>, limit = 64 << 20): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) throw new DeepworkError('BRIDGE_PROTOCOL', `The bridge sent more than ${limit} bytes; that is not an answer.`);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function aborted(): DeepworkError {
+  return new DeepworkError('ABORTED', 'Stopped.');
+}
+
+function connectionError(url: URL, error: unknown): DeepworkError {
+  const code = errnoOf(error);
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') {
+    return new DeepworkError('BRIDGE_DOWN', `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge (deepseek-api: its start.cmd; Ollama: ollama serve), or point deepseekHost in config.json or --host at it.`, { cause: error });
+  }
+  return new DeepworkError('BRIDGE_DOWN', `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`, { cause: error });
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
+}

@@ -1,0 +1,149 @@
+// The client of an Ollama-style bridge: `POST /api/chat` for answers, `GET /api/tags` and `GET /api/ps` for --check.
+// Works with Ollama itself and with the deepseek-api bridge, streamed (NDJSON) or as one JSON body.
+
+import { DeepworkError, messageOf } from '../protocol/errors.ts';
+import type { Bridge } from '../protocol/loop.ts';
+import { readAll, request, type Response } from './http.ts';
+
+export type OllamaOptions = { host: string; model: string; timeoutMs: number };
+
+export function createOllamaBridge(options: OllamaOptions): Bridge {
+  const base = baseUrl(options.host);
+  return {
+    label: `${options.model} at ${base.origin}`,
+    async chat(message, { signal, onProgress }) {
+      const body = JSON.stringify({ model: options.model, messages: [{ role: 'user', content: message }], stream: true });
+      const res = await request(new URL('api/chat', base), { method: 'POST', body, signal, timeoutMs: options.timeoutMs });
+      if (res.status < 200 || res.status > 299) throw await httpError(res, base, options, signal);
+      return readChat(res, base, onProgress);
+    },
+  };
+}
+
+// The bridge's host as a URL ending in `/`, or a clear error for a malformed one.
+export function baseUrl(host: string): URL {
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not a URL. Write it like http://localhost:11500.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not an http:// or https:// URL. Write it like http://localhost:11500.`);
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+// Reads an answer, streamed as NDJSON lines or sent as one JSON body. The partial last line waits in a buffer for
+// the rest; an `{"error": ...}` anywhere ends it with that error; a stream that stops before `done` is not an answer.
+async function readChat(res: Response, base: URL, onProgress?: (chars: number) => void): Promise<string> {
+  let buffer = '';
+  let raw = '';
+  let content = '';
+  let done = false;
+  let lines = 0;
+  let streamed = true;
+  const decoder = new TextDecoder();
+  const take = (line: string): void => {
+    if (line.trim() === '' || !streamed) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      streamed = false;
+      return;
+    }
+    lines++;
+    const part = chatPart(value, base);
+    content += part.content;
+    if (part.done) done = true;
+    if (part.content !== '') onProgress?.(content.length);
+  };
+
+  for await (const chunk of res.body) {
+    const text = decoder.decode(chunk, { stream: true });
+    raw += text;
+    buffer += text;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    for (const line of parts) take(line);
+  }
+  buffer += decoder.decode();
+  take(buffer);
+
+  if (!streamed) {
+    // Not one JSON value per line: a single (pretty-printed) JSON body.
+    const part = chatPart(parseJson(raw, base), base);
+    if (!part.done && part.content === '') throw notOllama(base, raw);
+    return part.content;
+  }
+  if (lines === 0) throw notOllama(base, raw);
+  if (!done) {
+    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${content.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);
+  }
+  return content;
+}
+
+// One NDJSON line or a whole body: `{ message: { content }, done }`, or `{ error }`.
+function chatPart(value: unknown, base: URL): { content: string; done: boolean } {
+  if (!isRecord(value)) throw notOllama(base, JSON.stringify(value));
+  if (typeof value.error === 'string') throw new DeepworkError('BRIDGE_ERROR', `The bridge at ${base.origin} answered with an error: "${value.error}".`);
+  const message = value.message;
+  const content = isRecord(message) && typeof message.content === 'string' ? message.content : undefined;
+  if (content === undefined && value.done !== true) throw notOllama(base, JSON.stringify(value));
+  return { content: content ?? '', done: value.done === true };
+}
+
+async function httpError(res: Response, base: URL, options: OllamaOptions, signal: AbortSignal): Promise<DeepworkError> {
+  const text = await readAll(res.body).catch((error: unknown) => messageOf(error));
+  let quoted = text.trim().slice(0, 300);
+  try {
+    const value: unknown = JSON.parse(text);
+    if (isRecord(value) && typeof value.error === 'string') quoted = value.error;
+  } catch {
+    // Not JSON: quote the text as it came.
+  }
+  if (res.status === 404 && /model/i.test(quoted)) {
+    const models = await listModels(base, signal, Math.min(options.timeoutMs, 10_000)).catch(() => undefined);
+    const known = models === undefined ? '' : models.length === 0 ? ' It has no models.' : ` It has: ${models.join(', ')}.`;
+    return new DeepworkError('BRIDGE_MODEL', `The bridge at ${base.origin} does not know the model "${options.model}" ("${quoted}").${known} Set deepseekModel in config.json or pass --model.`);
+  }
+  return new DeepworkError('BRIDGE_HTTP', `The bridge at ${base.origin} answered HTTP ${res.status}${quoted === '' ? '' : `: "${quoted}"`}. Check the bridge's log.`);
+}
+
+// The model names the bridge offers (`GET /api/tags`).
+export async function listModels(base: URL, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
+  return namesAt(base, 'api/tags', signal, timeoutMs);
+}
+
+// The model names that are up right now (`GET /api/ps`).
+export async function runningModels(base: URL, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
+  return namesAt(base, 'api/ps', signal, timeoutMs);
+}
+
+async function namesAt(base: URL, route: string, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
+  const res = await request(new URL(route, base), { method: 'GET', signal, timeoutMs });
+  const text = await readAll(res.body);
+  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${route} at ${base.origin} answered HTTP ${res.status}.`);
+  const value = parseJson(text, base);
+  if (!isRecord(value) || !Array.isArray(value.models)) throw notOllama(base, text);
+  return value.models.flatMap((m: unknown) => (isRecord(m) && typeof m.name === 'string' ? [m.name] : isRecord(m) && typeof m.model === 'string' ? [m.model] : []));
+}
+
+function parseJson(text: string, base: URL): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw notOllama(base, text);
+  }
+}
+
+function notOllama(base: URL, text: string): DeepworkError {
+  const start = text.trim().slice(0, 120).replace(/\s+/g, ' ');
+  return new DeepworkError('BRIDGE_PROTOCOL', `The host ${base.origin} answers, but not as an Ollama-style API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check --host: the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434.`);
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

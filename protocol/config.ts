@@ -1,0 +1,102 @@
+// config.json: read, validated key by key, never silently replaced by defaults. No file means the defaults.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeepworkError, errnoOf } from './errors.ts';
+import { defaultSecretNames } from './sandbox.ts';
+
+export type Config = {
+  // The Ollama-style bridge: the DeepSeek bridge by default.
+  deepseekHost: string;
+  deepseekModel: string;
+  // Bridge calls per question.
+  steps: number;
+  // How long one answer may take.
+  timeoutMinutes: number;
+  // The pult's port on 127.0.0.1.
+  port: number;
+  // Where previous versions of replaced files go; relative paths are taken from deepwork's own folder.
+  backupDir: string;
+  // File name patterns that are never sent (picomatch; a pattern without "/" matches a name in any folder).
+  secretNames: string[];
+};
+
+// deepwork's own folder: config.json, backup/ and state/ live here, never in the user's project.
+export const HOME = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+export const defaultConfig: Config = {
+  deepseekHost: 'http://localhost:11500',
+  deepseekModel: 'deepseek:think',
+  steps: 4,
+  timeoutMinutes: 15,
+  port: 8787,
+  backupDir: 'backup',
+  secretNames: [...defaultSecretNames],
+};
+
+type Check = (value: unknown) => string | undefined;
+
+const positiveInteger: Check = (v) => (Number.isInteger(v) && typeof v === 'number' && v > 0 ? undefined : 'a whole number above 0');
+const text: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : 'a non-empty string');
+
+const checks: Record<keyof Config, Check> = {
+  deepseekHost: text,
+  deepseekModel: text,
+  steps: positiveInteger,
+  timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a number of minutes above 0'),
+  port: (v) => (Number.isInteger(v) && typeof v === 'number' && v > 0 && v < 65536 ? undefined : 'a port number from 1 to 65535'),
+  backupDir: text,
+  secretNames: (v) => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? undefined : 'a list of strings'),
+};
+
+export const defaultConfigPath = path.join(HOME, 'config.json');
+
+// Reads a config file. A missing file at the default place gives the defaults; a missing file named with --config,
+// broken JSON, an unknown key or a wrong type is an error naming the file and the key.
+export function loadConfig(file = defaultConfigPath, explicit = false): Config {
+  let source: string;
+  try {
+    source = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT' && !explicit) return { ...defaultConfig, backupDir: path.resolve(HOME, defaultConfig.backupDir) };
+    throw new DeepworkError('CONFIG_READ', `The config file ${file} cannot be read (${errnoOf(error) ?? 'error'}). Check the path, or copy config.example.json to config.json.`, { cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(source.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new DeepworkError('CONFIG_INVALID', `The config file ${file} is not valid JSON: ${whereBroken(source, error)}. Fix it, or compare with config.example.json.`, { cause: error });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DeepworkError('CONFIG_INVALID', `The config file ${file} must hold one JSON object, like config.example.json.`);
+  }
+  const config: Config = { ...defaultConfig };
+  for (const [key, v] of Object.entries(value)) {
+    if (!isKey(key)) {
+      throw new DeepworkError('CONFIG_INVALID', `The config file ${file} has an unknown key "${key}". Known keys: ${Object.keys(checks).join(', ')}.`);
+    }
+    const problem = checks[key](v);
+    if (problem !== undefined) {
+      throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "${key}" must be ${problem}, not ${JSON.stringify(v)}.`);
+    }
+    Object.assign(config, { [key]: v });
+  }
+  return { ...config, backupDir: path.resolve(HOME, config.backupDir) };
+}
+
+function isKey(key: string): key is keyof Config {
+  return Object.hasOwn(checks, key);
+}
+
+// "line 3, column 14 (Unexpected token ...)" from a JSON.parse error, which only gives a position.
+function whereBroken(source: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const at = /position (\d+)/.exec(message);
+  if (at === null) return message;
+  const position = Number(at[1]);
+  const before = source.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  return `line ${line}, column ${column} (${message.replace(/\s*in JSON at position \d+.*$/, '')})`;
+}

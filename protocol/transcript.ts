@@ -1,0 +1,65 @@
+// Builds what is sent to the model. The bridge remembers nothing, so every message carries the whole conversation:
+// the first message, then each previous answer and the results of its requests.
+
+import fs from 'node:fs';
+import type { Limits } from './execute.ts';
+
+export type Texts = { instructions: string; reminder: string; lastStep: string };
+
+const INSTRUCTIONS = new URL('./instructions.md', import.meta.url);
+
+// Reads the instructions file: three sections headed `# instructions`, `# reminder` and `# last step`, with the
+// limits filled in. Kept in one file so the wording can be tuned without touching code.
+export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Texts {
+  const sections = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
+    if (line.startsWith('# ')) {
+      current = [];
+      sections.set(line.slice(2).trim(), current);
+    } else {
+      current?.push(line);
+    }
+  }
+  const section = (name: string): string => {
+    const lines = sections.get(name);
+    if (lines === undefined) throw new Error(`${String(file)} has no "# ${name}" section`);
+    return lines.join('\n').trim().replace(/\{(\w+)\}/g, (all, key: string) => {
+      const value = (limits as Record<string, number | undefined>)[key];
+      return value === undefined ? all : value.toLocaleString('en-US');
+    });
+  };
+  return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };
+}
+
+export type FirstMessage = {
+  texts: Texts;
+  tree: string;
+  // The files attached by the user, already rendered as results.
+  attached: string;
+  question: string;
+  last: boolean;
+};
+
+// The first message: instructions, the folder tree, the attached files, then the reminder right before the question.
+// An instruction only at the top is not noticed once many KB of files sit between it and the question.
+export function firstMessage(m: FirstMessage): string {
+  const parts = [m.texts.instructions, `=== PROJECT FOLDER ===\n${m.tree}`];
+  if (m.attached !== '') parts.push(`=== FILES ATTACHED BY THE USER ===\n${m.attached}`);
+  parts.push(reminder(m.texts, m.last), `=== QUESTION ===\n${m.question.trim()}`);
+  return parts.join('\n\n');
+}
+
+// The next message: everything sent before, the model's answer to it, the results of its requests, the reminder.
+export function nextMessage(previous: string, answer: string, results: string, texts: Texts, last: boolean): string {
+  return [
+    previous,
+    `=== YOUR PREVIOUS ANSWER ===\n${answer.trim()}\n=== END ===`,
+    `=== RESULTS OF YOUR REQUESTS ===\n${results}`,
+    reminder(texts, last),
+  ].join('\n\n');
+}
+
+function reminder(texts: Texts, last: boolean): string {
+  return last ? `${texts.reminder}\n${texts.lastStep}` : texts.reminder;
+}
