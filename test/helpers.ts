@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
 
 // A fresh temp folder removed after the test file; `files` maps relative paths to contents. `inMemory` puts it on
@@ -30,4 +32,13 @@ function isWritable(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+// A loopback port with nothing listening: bound once, then released.
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

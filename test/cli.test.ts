@@ -1,0 +1,193 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startFakeBridge } from './fake-bridge.ts';
+import { freePort, tempFolder } from './helpers.ts';
+
+const HOME = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const BIN = path.join(HOME, 'bin', 'deepwork.js');
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    options.onStart?.(child);
+  });
+}
+
+function configFile(dir: string, value: unknown): string {
+  const file = path.join(dir, 'config.json');
+  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+}
+
+const project = tempFolder({ 'app.js': 'export function loadConfig() {\n  return 1;\n}\n', 'lib/util.js': 'export const u = 2;\n' });
+const configs = tempFolder();
+
+describe('deepwork "question"', () => {
+  it('prints the answer on stdout and the step log on stderr', async () => {
+    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'loadConfig returns 1.' }) });
+    const run = await deepwork(['Where is loadConfig?', '--host', fake.host, '--model', 'm'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'loadConfig returns 1.\n');
+    assert.match(run.stderr, /step 1\/4: sending [\d,]+ characters\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/);
+    assert.equal(fake.chats[0]?.model, 'm');
+  });
+
+  it('attaches --files to the first message', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
+    await deepwork(['q', '--files', 'lib/util.js, app.js', '--host', fake.host], project);
+    assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 lines ===\nexport const u = 2;/);
+  });
+
+  it('prints one JSON object with --json, and lists proposed files', async () => {
+    const fake = await startFakeBridge({
+      chat: () => ({ kind: 'reply', text: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial' }),
+    });
+    const run = await deepwork(['q', '--json', '--host', fake.host, '--steps', '2'], project);
+    assert.equal(run.code, 0, run.stderr);
+    const out: unknown = JSON.parse(run.stdout);
+    assert.deepEqual(out, {
+      answer: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial',
+      stop: 'answered', steps: 1, sent: [(out as { sent: number[] }).sent[0]],
+      files: [
+        { path: 'app.js', status: 'changed', applied: false },
+        { path: 'new.js', status: 'new', applied: false },
+        { path: 'cut.js', status: 'incomplete', applied: false },
+      ],
+    });
+    const plain = await deepwork(['q', '--host', fake.host], project);
+    assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js/);
+  });
+
+  it('marks an answer cut short when --steps runs out, and still exits 0', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: loadConfig ===' }) });
+    const run = await deepwork(['q', '--steps', '1', '--json', '--host', fake.host], project);
+    assert.equal(run.code, 0);
+    const out = JSON.parse(run.stdout) as { stop: string; answer: string };
+    assert.equal(out.stop, 'steps');
+    assert.match(out.answer, /steps ran out after 1 step\. Unanswered requests: FIND loadConfig/);
+  });
+
+  it('exits 1 with the host named when no bridge listens, without a stack trace', async () => {
+    const port = await freePort();
+    const run = await deepwork(['q', '--host', `http://127.0.0.1:${port}`], project);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, new RegExp(`deepwork: No bridge at http://127\\.0\\.0\\.1:${port}: nothing is listening`));
+    assert.doesNotMatch(run.stderr, /\n\s+at /);
+  });
+
+  it('exits 130 on Ctrl-C while waiting, saying it stopped', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'slow', ms: 30_000, text: 'x' }) });
+    const run = await deepwork(['q', '--host', fake.host], project, {
+      onStart: (child) => {
+        child.stderr?.on('data', (d: Buffer) => {
+          if (d.toString().includes('sending')) child.kill('SIGINT');
+        });
+      },
+    });
+    assert.equal(run.code, 130);
+    assert.match(run.stderr, /deepwork: Stopped\./);
+  });
+
+  it('runs the demo without any bridge', async () => {
+    const run = await deepwork(['--demo', 'where is loadConfig?'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /demo bridge \(not a model\)[^]*`app\.js` line 1/);
+    assert.match(run.stderr, /^deepwork: demo bridge \(not a model\);/);
+  });
+});
+
+describe('usage and config errors', () => {
+  const usage: Array<[string, string[], RegExp]> = [
+    ['no question', [], /No question given/],
+    ['an unknown flag', ['q', '--frobnicate'], /Unknown option '--frobnicate'/],
+    ['a bad --steps', ['q', '--steps', 'many'], /--steps must be a whole number above 0, not "many"/],
+  ];
+  for (const [name, args, message] of usage) {
+    it(`exits 2 with usage on ${name}`, async () => {
+      const run = await deepwork(args, project);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, message);
+      assert.match(run.stderr, /Usage:\n {2}deepwork "question"/);
+    });
+  }
+
+  const broken: Array<[string, unknown, RegExp]> = [
+    ['broken JSON', '{\n  "steps": 4,\n}', /is not valid JSON: line 3, column 1/],
+    ['an unknown key', { stpes: 4 }, /unknown key "stpes"/],
+    ['a wrong type', { steps: '4' }, /"steps" must be a whole number above 0, not "4"/],
+  ];
+  for (const [name, value, message] of broken) {
+    it(`exits 1 naming the file on ${name}`, async () => {
+      const file = configFile(configs, value);
+      const run = await deepwork(['q', '--config', file], project);
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, message);
+      assert.ok(run.stderr.includes(file));
+    });
+  }
+
+  it('exits 1 when --config names a file that is not there', async () => {
+    const run = await deepwork(['q', '--config', path.join(configs, 'nope.json')], project);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /nope\.json cannot be read \(ENOENT\)/);
+  });
+
+  it('takes host, model and steps from the config, and lets flags win', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: x ===' }) });
+    const file = configFile(configs, { deepseekHost: fake.host, deepseekModel: 'from-config', steps: 2 });
+    const run = await deepwork(['q', '--config', file, '--json'], project);
+    assert.equal((JSON.parse(run.stdout) as { steps: number }).steps, 2);
+    assert.equal(fake.chats[0]?.model, 'from-config');
+    const flagged = await deepwork(['q', '--config', file, '--steps', '1', '--model', 'from-flag', '--json'], project);
+    assert.equal((JSON.parse(flagged.stdout) as { steps: number }).steps, 1);
+    assert.equal(fake.chats.at(-1)?.model, 'from-flag');
+  });
+});
+
+describe('deepwork --check and --selftest', () => {
+  it('exits 0 ready, 3 idle, 1 down, with --json', async () => {
+    const ready = await startFakeBridge({ models: ['deepseek:think'], running: ['deepseek:think'] });
+    const idle = await startFakeBridge({ models: ['deepseek:think'], running: [] });
+    const port = await freePort();
+    const expect: Array<[string, number, string]> = [[ready.host, 0, 'ready'], [idle.host, 3, 'idle'], [`http://127.0.0.1:${port}`, 1, 'down']];
+    for (const [host, code, state] of expect) {
+      const run = await deepwork(['--check', '--json', '--host', host], project);
+      assert.equal(run.code, code, run.stderr);
+      const out = JSON.parse(run.stdout) as Record<string, unknown>;
+      assert.deepEqual([out.state, out.host, out.model], [state, host, 'deepseek:think']);
+    }
+    const plain = await deepwork(['--check', '--host', idle.host], project);
+    assert.match(plain.stdout, /^idle: .*not up yet/);
+  });
+
+  it('passes --selftest offline, one line per check', async () => {
+    const run = await deepwork(['--selftest'], project);
+    assert.equal(run.code, 0, run.stdout);
+    assert.match(run.stdout, /^ok {4}parses NEED/m);
+    assert.match(run.stdout, /all \d+ checks passed\n$/);
+  });
+});
+
+describe('bin/deepwork.js', () => {
+  it('runs from an install path with spaces, # and non-ASCII letters', async () => {
+    const install = path.join(tempFolder({}, 'deepwork-install-'), 'c #Projects', 'дипворк ü');
+    for (const item of ['bin', 'protocol', 'bridge', 'deepwork.ts', 'package.json']) {
+      fs.cpSync(path.join(HOME, item), path.join(install, item), { recursive: true });
+    }
+    fs.symlinkSync(path.join(HOME, 'node_modules'), path.join(install, 'node_modules'));
+    const run = await deepwork(['--demo', 'where is loadConfig?'], project, { bin: path.join(install, 'bin', 'deepwork.js') });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /`app\.js` line 1/);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { HOME, defaultConfig, loadConfig } from '../protocol/config.ts';
+import { tempFolder } from './helpers.ts';
+
+describe('loadConfig', () => {
+  it('gives the defaults when the default config.json is missing', () => {
+    const config = loadConfig(path.join(tempFolder(), 'config.json'));
+    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup') });
+  });
+
+  it('reads config.example.json as the defaults, so the example stays true', () => {
+    const config = loadConfig(path.join(HOME, 'config.example.json'), true);
+    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup') });
+  });
+
+  it('takes a relative backupDir from deepwork\'s folder and an absolute one as it is', () => {
+    const dir = tempFolder({ 'a.json': '{"backupDir": "old-versions"}', 'b.json': '{"backupDir": "/srv/backups"}' });
+    assert.equal(loadConfig(path.join(dir, 'a.json'), true).backupDir, path.join(HOME, 'old-versions'));
+    assert.equal(loadConfig(path.join(dir, 'b.json'), true).backupDir, '/srv/backups');
+  });
+
+  it('accepts a BOM, as Windows editors write it', () => {
+    const dir = tempFolder({ 'c.json': '\uFEFF{"steps": 6}' });
+    assert.equal(loadConfig(path.join(dir, 'c.json'), true).steps, 6);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['a list instead of an object', '[1]', /must hold one JSON object/],
+    ['a port out of range', '{"port": 70000}', /"port" must be a port number from 1 to 65535, not 70000/],
+    ['secret names that are not strings', '{"secretNames": [1]}', /"secretNames" must be a list of strings/],
+    ['an empty host', '{"deepseekHost": " "}', /"deepseekHost" must be a non-empty string/],
+  ];
+  for (const [name, text, message] of bad) {
+    it(`refuses ${name}`, () => {
+      const file = path.join(tempFolder({ 'x.json': text }), 'x.json');
+      assert.throws(() => loadConfig(file, true), (error: Error) => message.test(error.message) && error.message.includes(file));
+    });
+  }
+});

@@ -1,0 +1,108 @@
+// A fake Ollama-style bridge over real HTTP on a loopback port: `/api/chat` streamed or as one body, `/api/tags`,
+// `/api/ps`, and the failures real bridges have (errors before and inside a stream, a stream cut before done, slowness).
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after } from 'node:test';
+
+export type ChatBehaviour =
+  | { kind: 'reply'; text: string; stream?: boolean; chunks?: number }
+  | { kind: 'status'; status: number; body: string }
+  | { kind: 'error-in-stream'; before: string; error: string }
+  | { kind: 'cut-stream'; before: string }
+  | { kind: 'slow'; ms: number; text: string }
+  | { kind: 'raw'; contentType: string; body: string };
+
+export type FakeBridge = {
+  host: string;
+  // The request bodies /api/chat received, parsed.
+  chats: Array<{ model: string; content: string; stream: unknown }>;
+  close: () => Promise<void>;
+};
+
+export type FakeOptions = {
+  chat?: (content: string, index: number) => ChatBehaviour;
+  models?: string[];
+  running?: string[] | 'no-ps';
+};
+
+export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBridge> {
+  const chats: FakeBridge['chats'] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/api/tags') return json(res, 200, { models: (options.models ?? []).map((name) => ({ name, model: name })) });
+      if (req.method === 'GET' && req.url === '/api/ps') {
+        if (options.running === 'no-ps') return json(res, 404, { error: 'not found' });
+        return json(res, 200, { models: (options.running ?? []).map((name) => ({ name, model: name })) });
+      }
+      if (req.method !== 'POST' || req.url !== '/api/chat') return json(res, 404, { error: 'no such route' });
+      const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }>; stream: unknown };
+      const content = parsed.messages[0]?.content ?? '';
+      chats.push({ model: parsed.model, content, stream: parsed.stream });
+      if (options.models !== undefined && !options.models.includes(parsed.model)) {
+        return json(res, 404, { error: `model '${parsed.model}' not found` });
+      }
+      const behaviour = options.chat?.(content, chats.length - 1) ?? { kind: 'reply', text: 'ok' };
+      respond(res, behaviour, parsed.model);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  after(close);
+  return { host: `http://127.0.0.1:${port}`, chats, close };
+}
+
+function json(res: http.ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+}
+
+function line(model: string, content: string, done: boolean): string {
+  return `${JSON.stringify({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content }, done })}\n`;
+}
+
+function respond(res: http.ServerResponse, b: ChatBehaviour, model: string): void {
+  switch (b.kind) {
+    case 'reply': {
+      if (b.stream === false) return json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const n = Math.max(1, b.chunks ?? 3);
+      const size = Math.ceil(b.text.length / n);
+      for (let i = 0; i < b.text.length; i += size) res.write(line(model, b.text.slice(i, i + size), false));
+      res.end(line(model, '', true));
+      return;
+    }
+    case 'status':
+      res.writeHead(b.status, { 'content-type': 'application/json' });
+      res.end(b.body);
+      return;
+    case 'error-in-stream':
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(line(model, b.before, false));
+      res.end(`${JSON.stringify({ error: b.error })}\n`);
+      return;
+    case 'cut-stream':
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.end(line(model, b.before, false));
+      return;
+    case 'slow':
+      setTimeout(() => json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true }), b.ms).unref();
+      return;
+    case 'raw':
+      res.writeHead(200, { 'content-type': b.contentType });
+      res.end(b.body);
+      return;
+  }
+}
