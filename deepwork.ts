@@ -6,9 +6,14 @@ import { parseArgs } from 'node:util';
 import { DeepworkError, messageOf } from './protocol/errors.ts';
 import { loadConfig, type Config } from './protocol/config.ts';
 import { createExecutor } from './protocol/execute.ts';
+import type { Sandbox } from './protocol/sandbox.ts';
 import { loadTexts } from './protocol/transcript.ts';
 import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from './protocol/loop.ts';
-import { describeProposal, type Proposal } from './protocol/proposals.ts';
+import { applyFiles, type ApplyReport } from './protocol/apply.ts';
+import { undoLast } from './protocol/undo.ts';
+import { setsOf } from './protocol/backup.ts';
+import { loadRun, saveRun } from './protocol/runs.ts';
+import type { FileBlock } from './protocol/parse.ts';
 import { createOllamaBridge } from './bridge/ollama.ts';
 import { createDemoBridge } from './bridge/demo.ts';
 import { checkBridge } from './bridge/check.ts';
@@ -18,6 +23,9 @@ import { runSelftest } from './protocol/selftest.ts';
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
   deepwork --demo "question"     the same loop with an offline demo bridge (not a model)
+  deepwork apply [--force]       write the last run's proposed files without asking the model again
+  deepwork undo [--list]         put back the files of the last applied set (--list: show the sets)
+  --diff shows a unified diff per proposed file; --force writes files held back for looking elided.
   deepwork --check [--json]      is the bridge up, and its model?
   deepwork --selftest            built-in checks; sends nothing anywhere
 
@@ -30,6 +38,9 @@ type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boo
 const options = {
   files: { type: 'string' },
   apply: { type: 'boolean' },
+  force: { type: 'boolean' },
+  diff: { type: 'boolean' },
+  list: { type: 'boolean' },
   steps: { type: 'string' },
   host: { type: 'string' },
   model: { type: 'string' },
@@ -58,6 +69,9 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
     if (flags.selftest === true) return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
     const config = withFlags(flags.config === undefined ? loadConfig() : loadConfig(flags.config, true), flags);
     if (flags.check === true) return await check(config, flags.json === true, io);
+    const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
+    if (args.positionals[0] === 'apply' && args.positionals.length === 1) return applyLastRun(config, write, cwd, io);
+    if (args.positionals[0] === 'undo' && args.positionals.length === 1) return undo(config, flags.list === true, cwd, io);
 
     const question = args.positionals.join(' ').trim();
     if (question === '') return usage(io, 'No question given.');
@@ -65,7 +79,7 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
       ? createDemoBridge()
       : createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000 });
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
-    return await ask({ bridge, config, question, files, json: flags.json === true, cwd }, io);
+    return await ask({ bridge, config, question, files, apply: flags.apply === true, write, cwd }, io);
   } catch (error) {
     if (error instanceof DeepworkError) {
       if (error.code === 'USAGE') return usage(io, error.message);
@@ -102,7 +116,8 @@ async function check(config: Config, json: boolean, io: Io): Promise<number> {
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
 }
 
-type Ask = { bridge: Bridge; config: Config; question: string; files: string[]; json: boolean; cwd: string };
+type Write = { force: boolean; diff: boolean; json: boolean };
+type Ask = { bridge: Bridge; config: Config; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
 
 async function ask(a: Ask, io: Io): Promise<number> {
   const executor = createExecutor(a.cwd, { backupDir: a.config.backupDir, secretNames: a.config.secretNames });
@@ -121,26 +136,74 @@ async function ask(a: Ask, io: Io): Promise<number> {
     log.stop();
     process.off('SIGINT', onSigint);
   }
-  const proposals = outcome.files.map((f) => describeProposal(executor.box, f));
-  if (a.json) {
-    io.out(JSON.stringify({
-      answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent,
-      files: proposals.map((p) => ({ path: p.path, status: p.status, applied: false })),
-    }));
+  saveRun(a.config.stateDir, { root: executor.box.root, question: a.question, time: new Date().toISOString(), files: outcome.files });
+  const report = writeOrPreview(executor.box, outcome.files, a.config, a.write, a.apply);
+  if (a.write.json) {
+    io.out(JSON.stringify({ answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) }));
   } else {
     io.out(outcome.answer);
-    if (proposals.length > 0) io.out(`\n${listProposals(proposals)}`);
+    if (report.files.length > 0) io.out(`\n${listFiles(report, a.apply, a.write.diff)}`);
   }
   return EXIT.ok;
 }
 
-export function listProposals(proposals: readonly Proposal[]): string {
-  const lines = proposals.map((p) => {
-    const counts = p.status === 'changed' ? ` +${p.added} -${p.removed}` : p.status === 'new' ? ` +${p.added}` : '';
-    const reason = p.reason === undefined ? '' : ` (${p.reason})`;
-    return `  ${p.status.padEnd(10)} ${p.path}${counts}${reason}`;
+function writeOrPreview(box: Sandbox, files: readonly FileBlock[], config: Config, write: Write, apply: boolean): ApplyReport {
+  return applyFiles(box, files, { backupDir: config.backupDir, force: write.force, diff: write.diff, dryRun: !apply });
+}
+
+function filesJson(report: ApplyReport): { files: Array<{ path: string; status: string; applied: boolean; reason?: string }>; backupSet: string | null } {
+  return {
+    files: report.files.map((f) => ({ path: f.path, status: f.status, applied: f.written, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
+    backupSet: report.backupSet ?? null,
+  };
+}
+
+// `deepwork apply`: the last run's proposals for this folder, written now.
+function applyLastRun(config: Config, write: Write, cwd: string, io: Io): number {
+  const box = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames }).box;
+  const run = loadRun(config.stateDir, box.root);
+  if (run === undefined || run.files.length === 0) {
+    io.err(`deepwork: ${run === undefined ? 'no run of deepwork in this folder yet' : 'the last run proposed no files'}; nothing to apply. Ask a question first.`);
+    return EXIT.failure;
+  }
+  const report = writeOrPreview(box, run.files, config, write, true);
+  if (write.json) io.out(JSON.stringify(filesJson(report)));
+  else io.out(listFiles(report, true, write.diff));
+  return report.files.some((f) => f.status === 'failed') ? EXIT.failure : EXIT.ok;
+}
+
+function undo(config: Config, list: boolean, cwd: string, io: Io): number {
+  const box = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames }).box;
+  if (list) {
+    const sets = setsOf(config.backupDir, box.root);
+    if (sets.length === 0) io.out('No applied sets for this folder.');
+    for (const set of sets) {
+      const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
+      io.out(`${set.name}${set.manifest.undone ? ' (undone)' : ''}: ${files.join(', ')}`);
+    }
+    return EXIT.ok;
+  }
+  const report = undoLast(box, config.backupDir);
+  if (report.set === undefined) {
+    io.err('deepwork: no applied set of this folder to undo.');
+    return EXIT.failure;
+  }
+  io.out(`Undoing ${report.set.name}:`);
+  for (const f of report.files) io.out(`  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
+  return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
+}
+
+export function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
+  const lines = report.files.map((f) => {
+    const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
+    const state = f.written ? 'written' : 'not written';
+    const reason = f.reason === undefined ? '' : `: ${f.reason}`;
+    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${applied ? `  ${state}` : ''}${reason}`;
+    return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
   });
-  return `Proposed files (not written; run with --apply to write them):\n${lines.join('\n')}`;
+  const head = applied ? 'Files:' : 'Proposed files (not written; --apply writes them, or `deepwork apply` now):';
+  const backup = report.backupSet === undefined ? '' : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
+  return `${head}\n${lines.join('\n')}${backup}`;
 }
 
 // The step log on stderr; on a terminal, an elapsed-time line while the model is thinking.

@@ -18,6 +18,8 @@ export type Config = {
   port: number;
   // Where previous versions of replaced files go; relative paths are taken from deepwork's own folder.
   backupDir: string;
+  // Where deepwork keeps its runs (the last proposals per project); relative paths are taken from deepwork's folder.
+  stateDir: string;
   // File name patterns that are never sent (picomatch; a pattern without "/" matches a name in any folder).
   secretNames: string[];
 };
@@ -32,6 +34,7 @@ export const defaultConfig: Config = {
   timeoutMinutes: 15,
   port: 8787,
   backupDir: 'backup',
+  stateDir: 'state',
   secretNames: [...defaultSecretNames],
 };
 
@@ -47,6 +50,7 @@ const checks: Record<keyof Config, Check> = {
   timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a number of minutes above 0'),
   port: (v) => (Number.isInteger(v) && typeof v === 'number' && v > 0 && v < 65536 ? undefined : 'a port number from 1 to 65535'),
   backupDir: text,
+  stateDir: text,
   secretNames: (v) => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? undefined : 'a list of strings'),
 };
 
@@ -59,7 +63,7 @@ export function loadConfig(file = defaultConfigPath, explicit = false): Config {
   try {
     source = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT' && !explicit) return { ...defaultConfig, backupDir: path.resolve(HOME, defaultConfig.backupDir) };
+    if (errnoOf(error) === 'ENOENT' && !explicit) return resolveDirs({ ...defaultConfig });
     throw new DeepworkError('CONFIG_READ', `The config file ${file} cannot be read (${errnoOf(error) ?? 'error'}). Check the path, or copy config.example.json to config.json.`, { cause: error });
   }
   let value: unknown;
@@ -82,7 +86,11 @@ export function loadConfig(file = defaultConfigPath, explicit = false): Config {
     }
     Object.assign(config, { [key]: v });
   }
-  return { ...config, backupDir: path.resolve(HOME, config.backupDir) };
+  return resolveDirs(config);
+}
+
+function resolveDirs(config: Config): Config {
+  return { ...config, backupDir: path.resolve(HOME, config.backupDir), stateDir: path.resolve(HOME, config.stateDir) };
 }
 
 function isKey(key: string): key is keyof Config {

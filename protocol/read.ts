@@ -2,6 +2,7 @@
 // read, and `fstat` on the open descriptor decides what it is.
 
 import fs from 'node:fs';
+import { countLines } from './text.ts';
 
 const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const CHUNK = 1 << 20;
@@ -102,12 +103,6 @@ export function readAll(file: Opened, scratch: Buffer, limit: number): Buffer | 
     if (n === 0 || total === target.length) break;
   }
   return target.subarray(0, Math.min(total, limit));
-}
-
-function countLines(text: string): number {
-  let count = text.length > 0 && !text.endsWith('\n') ? 1 : 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
-  return count;
 }
 
 // Lines and UTF-16 characters from byte `start` to the end of the file or of `maxLines` lines, without decoding.

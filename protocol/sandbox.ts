@@ -187,3 +187,34 @@ function exists(abs: string): boolean {
     return false;
   }
 }
+
+export type Target =
+  | { kind: 'existing'; rel: string; real: string }
+  | { kind: 'new'; rel: string; abs: string }
+  | { kind: 'refused'; rel: string; reason: string };
+
+const UNWRITABLE_FOLDERS = new Set(['.git', 'node_modules']);
+
+// Where a proposed file may be written: the read rule, judged on the real target (a symlink or a parent folder that
+// leads outside is refused), plus what is never written — .git, node_modules, the backup folder, secrets, folders.
+export function resolveTarget(box: Sandbox, requested: string): Target {
+  const normal = normalizeRequest(requested);
+  if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
+  const rel = normal.rel;
+  if (rel === '.') return { kind: 'refused', rel, reason: 'that is the project folder itself' };
+  const folder = rel.split('/').find((part) => UNWRITABLE_FOLDERS.has(part));
+  if (folder !== undefined) return { kind: 'refused', rel, reason: `deepwork does not write into ${folder}` };
+  const place = resolvePath(box, rel);
+  switch (place.kind) {
+    case 'file':
+      return { kind: 'existing', rel, real: place.real };
+    case 'missing':
+      return { kind: 'new', rel, abs: path.join(box.root, ...rel.split('/')) };
+    case 'folder':
+      return { kind: 'refused', rel, reason: 'a folder has that path' };
+    case 'withheld':
+      return { kind: 'refused', rel, reason: place.reason === 'looks like a secret' ? 'it looks like a secret; deepwork does not write those' : `it is in ${place.reason}` };
+    case 'refused':
+      return { kind: 'refused', rel, reason: place.reason };
+  }
+}

@@ -12,9 +12,11 @@ const BIN = path.join(HOME, 'bin', 'deepwork.js');
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
+// Runs the real command line. Unless a test names its own --config, state and backups go to a temp folder.
 function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+  const all = args.includes('--config') ? args : [...args, '--config', isolated];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -24,14 +26,15 @@ function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?
   });
 }
 
-function configFile(dir: string, value: unknown): string {
-  const file = path.join(dir, 'config.json');
+function configFile(dir: string, value: unknown, name = 'config.json'): string {
+  const file = path.join(dir, name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
   return file;
 }
 
 const project = tempFolder({ 'app.js': 'export function loadConfig() {\n  return 1;\n}\n', 'lib/util.js': 'export const u = 2;\n' });
 const configs = tempFolder();
+const isolated = configFile(configs, { stateDir: path.join(configs, 'state'), backupDir: path.join(configs, 'backup') }, 'isolated.json');
 
 describe('deepwork "question"', () => {
   it('prints the answer on stdout and the step log on stderr', async () => {
@@ -62,11 +65,13 @@ describe('deepwork "question"', () => {
       files: [
         { path: 'app.js', status: 'changed', applied: false },
         { path: 'new.js', status: 'new', applied: false },
-        { path: 'cut.js', status: 'incomplete', applied: false },
+        { path: 'cut.js', status: 'incomplete', applied: false, reason: 'the reply ended before its END marker; it is never written' },
       ],
+      backupSet: null,
     });
     const plain = await deepwork(['q', '--host', fake.host], project);
-    assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js/);
+    assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/);
+    assert.equal(fs.existsSync(path.join(project, 'new.js')), false, 'nothing is written without --apply');
   });
 
   it('marks an answer cut short when --steps runs out, and still exits 0', async () => {
@@ -189,5 +194,62 @@ describe('bin/deepwork.js', () => {
     const run = await deepwork(['--demo', 'where is loadConfig?'], project, { bin: path.join(install, 'bin', 'deepwork.js') });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /`app\.js` line 1/);
+  });
+});
+
+describe('writing proposed files from the command line', () => {
+  const proposal = 'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
+
+  it('writes with --apply, keeps state out of the project, and undo puts everything back', async () => {
+    const dir = tempFolder({ 'app.js': 'export function loadConfig() {\n  return 1;\n}\n' });
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: proposal }) });
+    const run = await deepwork(['q', '--apply', '--host', fake.host], dir);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Files:\n  changed +app\.js \+1 -1  written\n  new +lib\/new\.js \+1  written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./);
+    assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 3;\n}\n');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js', 'lib']);
+
+    const list = await deepwork(['undo', '--list'], dir);
+    assert.match(list.stdout, /_deepwork-test-\w+: app\.js, \+lib\/new\.js\n$/);
+    const undo = await deepwork(['undo'], dir);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.match(undo.stdout, /Undoing \S+:\n  restored +app\.js\n  removed +lib\/new\.js/);
+    assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 1;\n}\n');
+    assert.deepEqual(fs.readdirSync(dir), ['app.js']);
+    assert.equal((await deepwork(['undo'], dir)).code, 1);
+  });
+
+  it('writes the last run later with `deepwork apply`, reporting applied in --json', async () => {
+    const dir = tempFolder({ 'app.js': 'old\n' });
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: proposal }) });
+    const ask = await deepwork(['q', '--host', fake.host, '--diff'], dir);
+    assert.match(ask.stdout, /changed +app\.js \+3 -1\n--- a\/app\.js\n\+\+\+ b\/app\.js\n/);
+    assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'old\n');
+    const apply = await deepwork(['apply', '--json'], dir);
+    assert.equal(apply.code, 0, apply.stderr);
+    const out = JSON.parse(apply.stdout) as { files: Array<{ path: string; status: string; applied: boolean }> };
+    assert.deepEqual(out.files.map((f) => [f.path, f.status, f.applied]), [['app.js', 'changed', true], ['lib/new.js', 'new', true]]);
+    assert.equal(fs.readFileSync(path.join(dir, 'lib', 'new.js'), 'utf8'), 'export const n = 1;\n');
+    const again = await deepwork(['apply', '--json'], dir);
+    assert.deepEqual((JSON.parse(again.stdout) as typeof out).files.map((f) => [f.status, f.applied]), [['unchanged', false], ['unchanged', false]]);
+  });
+
+  it('holds back an elided file unless --force', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const dir = tempFolder({ 'big.txt': long });
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FILE: big.txt ===\nline 0 changed\n// ... rest of the file unchanged\n=== END ===' }) });
+    const held = await deepwork(['q', '--apply', '--json', '--host', fake.host], dir);
+    const out = JSON.parse(held.stdout) as { files: Array<{ status: string; applied: boolean; reason: string }> };
+    assert.deepEqual([out.files[0]?.status, out.files[0]?.applied], ['held back', false]);
+    assert.match(out.files[0]?.reason ?? '', /--force/);
+    assert.equal(fs.readFileSync(path.join(dir, 'big.txt'), 'utf8'), long);
+    const forced = await deepwork(['apply', '--force'], dir);
+    assert.match(forced.stdout, /changed +big\.txt \+2 -30  written/);
+  });
+
+  it('says so when there is nothing to apply', async () => {
+    const run = await deepwork(['apply'], tempFolder());
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /no run of deepwork in this folder yet; nothing to apply/);
   });
 });

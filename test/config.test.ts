@@ -7,12 +7,12 @@ import { tempFolder } from './helpers.ts';
 describe('loadConfig', () => {
   it('gives the defaults when the default config.json is missing', () => {
     const config = loadConfig(path.join(tempFolder(), 'config.json'));
-    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup') });
+    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup'), stateDir: path.join(HOME, 'state') });
   });
 
   it('reads config.example.json as the defaults, so the example stays true', () => {
     const config = loadConfig(path.join(HOME, 'config.example.json'), true);
-    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup') });
+    assert.deepEqual(config, { ...defaultConfig, backupDir: path.join(HOME, 'backup'), stateDir: path.join(HOME, 'state') });
   });
 
   it('takes a relative backupDir from deepwork\'s folder and an absolute one as it is', () => {

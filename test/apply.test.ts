@@ -1,0 +1,298 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { applyFiles, type Applied } from '../protocol/apply.ts';
+import { createSandbox } from '../protocol/sandbox.ts';
+import { setsOf, type FsOps } from '../protocol/backup.ts';
+import { undoLast } from '../protocol/undo.ts';
+import type { FileBlock } from '../protocol/parse.ts';
+import { tempFolder } from './helpers.ts';
+
+const block = (p: string, content: string, complete = true): FileBlock => ({ kind: 'file', path: p, content, complete, line: 1 });
+
+function setup(files: Record<string, string | Buffer> = {}) {
+  const root = tempFolder(files, 'deepwork-project-');
+  const backupDir = path.join(tempFolder({}, 'deepwork-backups-'), 'backup');
+  const box = createSandbox(root, { backupDir });
+  return { root, backupDir, box, read: (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8') };
+}
+
+function byPath(files: Applied[]): Record<string, Applied> {
+  return Object.fromEntries(files.map((f) => [f.path, f]));
+}
+
+// Every file under a folder, relative, to prove nothing stray (temp files, state) was left in a project.
+function allFiles(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((e) => !e.isDirectory())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+describe('applyFiles', () => {
+  it('writes new and changed files, backs up the old ones in a set with a manifest, and leaves nothing else', () => {
+    const { root, backupDir, box, read } = setup({ 'src/a.js': 'const a = 1;\n', 'keep.txt': 'keep\n' });
+    const now = new Date('2026-12-02T10:30:00Z');
+    const report = applyFiles(box, [block('src/a.js', 'const a = 2;\n'), block('lib/deep/new.js', 'export {};\n')], { backupDir, now });
+    const files = byPath(report.files);
+    assert.deepEqual([files['src/a.js']?.status, files['src/a.js']?.written, files['src/a.js']?.added, files['src/a.js']?.removed], ['changed', true, 1, 1]);
+    assert.deepEqual([files['lib/deep/new.js']?.status, files['lib/deep/new.js']?.written], ['new', true]);
+    assert.equal(read('src/a.js'), 'const a = 2;\n');
+    assert.equal(read('lib/deep/new.js'), 'export {};\n');
+    assert.deepEqual(allFiles(root), ['keep.txt', 'lib/deep/new.js', 'src/a.js']);
+
+    assert.equal(report.backupSet, path.join(backupDir, `2026-12-02_10-30-00_${path.basename(root)}`));
+    const set = report.backupSet ?? '';
+    assert.equal(fs.readFileSync(path.join(set, 'files', 'src', 'a.js'), 'utf8'), 'const a = 1;\n');
+    const manifest = JSON.parse(fs.readFileSync(path.join(set, 'manifest.json'), 'utf8')) as { root: string; files: Array<{ path: string; existed: boolean }> };
+    assert.equal(manifest.root, root);
+    assert.deepEqual(manifest.files.map((f) => [f.path, f.existed]), [['src/a.js', true], ['lib/deep/new.js', false]]);
+  });
+
+  it('writes nothing and makes no backup for unchanged content; applying the same set twice stacks nothing', () => {
+    const { backupDir, box } = setup({ 'a.js': 'same\n' });
+    const first = applyFiles(box, [block('a.js', 'same\n')], { backupDir });
+    assert.deepEqual([first.files[0]?.status, first.files[0]?.written, first.backupSet], ['unchanged', false, undefined]);
+    applyFiles(box, [block('a.js', 'new\n')], { backupDir });
+    const again = applyFiles(box, [block('a.js', 'new\n')], { backupDir });
+    assert.equal(again.files[0]?.status, 'unchanged');
+    assert.equal(setsOf(backupDir, box.root).length, 1);
+  });
+
+  it('reports without writing on a dry run', () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'old\n' });
+    const report = applyFiles(box, [block('a.js', 'new\n')], { backupDir, dryRun: true, diff: true });
+    assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['changed', false]);
+    assert.match(report.files[0]?.diff ?? '', /^--- a\/a\.js\n\+\+\+ b\/a\.js\n@@ -1,1 \+1,1 @@\n-old\n\+new/);
+    assert.equal(read('a.js'), 'old\n');
+    assert.equal(fs.existsSync(backupDir), false);
+  });
+
+  it('keeps CRLF, a BOM, the file mode and a missing final newline', () => {
+    const { root, backupDir, box } = setup({ 'win.bat': '@echo off\r\necho 1\r\n', 'bom.cs': '\uFEFFclass A {}\n', 'run.sh': '#!/bin/sh\necho 1\n', 'nofinal.txt': 'a\nb' });
+    fs.chmodSync(path.join(root, 'run.sh'), 0o755);
+    applyFiles(box, [block('win.bat', '@echo off\necho 2\n'), block('bom.cs', 'class B {}\n'), block('run.sh', '#!/bin/sh\necho 2\n'), block('nofinal.txt', 'a\nc\n')], { backupDir });
+    const bytes = (rel: string) => fs.readFileSync(path.join(root, rel));
+    assert.equal(bytes('win.bat').toString(), '@echo off\r\necho 2\r\n');
+    assert.deepEqual([...bytes('bom.cs').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    assert.equal(bytes('bom.cs').toString('utf8'), '\uFEFFclass B {}\n');
+    assert.equal(fs.statSync(path.join(root, 'run.sh')).mode & 0o777, 0o755);
+    assert.equal(bytes('nofinal.txt').toString(), 'a\nc');
+  });
+
+  it('never writes an incomplete block', () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'whole\n' });
+    const report = applyFiles(box, [block('a.js', 'half', false)], { backupDir });
+    assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['incomplete', false]);
+    assert.equal(read('a.js'), 'whole\n');
+  });
+
+  it('holds back a much shorter file with an elision placeholder unless forced', () => {
+    const original = Array.from({ length: 40 }, (_, i) => `function f${i}() { return ${i}; }`).join('\n') + '\n';
+    for (const placeholder of ['// ... rest of the file unchanged', '# existing code here', '...', '/* ... */', '<!-- rest of the file unchanged -->']) {
+      const { backupDir, box, read } = setup({ 'a.js': original });
+      const proposal = `function f0() { return 100; }\n${placeholder}\n`;
+      const held = applyFiles(box, [block('a.js', proposal)], { backupDir });
+      assert.equal(held.files[0]?.status, 'held back', placeholder);
+      assert.match(held.files[0]?.reason ?? '', /looks elided.*--force/);
+      assert.equal(read('a.js'), original);
+      const forced = applyFiles(box, [block('a.js', proposal)], { backupDir, force: true });
+      assert.equal(forced.files[0]?.written, true);
+    }
+  });
+
+  it('does not take spread syntax or a long file with a comment for an elision', () => {
+    const original = 'const a = [1];\nconst b = [2];\n';
+    const { backupDir, box } = setup({ 'a.js': original });
+    const report = applyFiles(box, [block('a.js', 'const a = [1];\nconst b = [...a, 2];\n// existing code here stays\n')], { backupDir });
+    assert.equal(report.files[0]?.status, 'changed');
+  });
+
+  describe('guards', () => {
+    const outside = tempFolder({ 'victim.txt': 'outside\n', 'dir/x.txt': 'x\n' }, 'deepwork-victim-');
+    const { root, backupDir, box } = setup({ 'ok.js': 'ok\n', 'src/in.js': 'in\n', '.git/config': '[core]\n', 'node_modules/d/i.js': 'd\n', 'folder/f.txt': '' });
+    fs.symlinkSync(path.join(outside, 'victim.txt'), path.join(root, 'link.txt'));
+    fs.symlinkSync(path.join(outside, 'dir'), path.join(root, 'linkdir'));
+    fs.symlinkSync('src/in.js', path.join(root, 'inside-link.js'));
+    const inBackup = createSandbox(root, { backupDir: path.join(root, 'bk') });
+    fs.mkdirSync(path.join(root, 'bk'));
+
+    const refused: Array<[string, RegExp]> = [
+      ['link.txt', /outside/],
+      ['linkdir/x.txt', /outside/],
+      ['linkdir/new.txt', /outside/],
+      ['../escape.txt', /leads out/],
+      ['/tmp/abs.txt', /absolute/],
+      ['.git/config', /\.git/],
+      ['node_modules/d/i.js', /node_modules/],
+      ['folder', /a folder has that path/],
+      ['.env', /secret/],
+    ];
+    for (const [target, reason] of refused) {
+      it(`refuses to write ${target}`, () => {
+        const report = applyFiles(box, [block(target, 'pwned\n')], { backupDir });
+        assert.equal(report.files[0]?.status, 'refused');
+        assert.match(report.files[0]?.reason ?? '', reason);
+        assert.equal(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8'), 'outside\n');
+        assert.equal(fs.readFileSync(path.join(outside, 'dir', 'x.txt'), 'utf8'), 'x\n');
+        assert.equal(fs.existsSync(path.join(outside, 'dir', 'new.txt')), false);
+      });
+    }
+
+    it('refuses to write into the backup folder', () => {
+      const report = applyFiles(inBackup, [block('bk/x.js', 'x\n')], { backupDir: path.join(root, 'bk') });
+      assert.equal(report.files[0]?.status, 'refused');
+    });
+
+    it('writes through a symlink that stays inside, to its real target', () => {
+      applyFiles(box, [block('inside-link.js', 'changed\n')], { backupDir });
+      assert.equal(fs.readFileSync(path.join(root, 'src', 'in.js'), 'utf8'), 'changed\n');
+      assert.ok(fs.lstatSync(path.join(root, 'inside-link.js')).isSymbolicLink());
+    });
+
+    it('refuses a read-only file', () => {
+      fs.writeFileSync(path.join(root, 'ro.txt'), 'ro\n');
+      fs.chmodSync(path.join(root, 'ro.txt'), 0o444);
+      const report = applyFiles(box, [block('ro.txt', 'rw\n')], { backupDir });
+      assert.match(report.files[0]?.reason ?? '', /read-only/);
+      assert.equal(fs.readFileSync(path.join(root, 'ro.txt'), 'utf8'), 'ro\n');
+    });
+  });
+});
+
+describe('failures lose nothing', () => {
+  type Step = 'openSync' | 'writeSync' | 'fsyncSync' | 'renameSync';
+  // node:fs with one operation failing for paths that match `where`.
+  function failing(step: Step, where: RegExp, code = 'ENOSPC'): FsOps {
+    const fail = (p: unknown) => {
+      if (typeof p === 'string' && where.test(p)) throw Object.assign(new Error(`${code}: injected`), { code });
+    };
+    const ops: FsOps = { ...fs };
+    if (step === 'openSync') ops.openSync = ((p: string, ...rest: Parameters<typeof fs.openSync> extends [unknown, ...infer R] ? R : never) => (fail(p), fs.openSync(p, ...rest))) as typeof fs.openSync;
+    if (step === 'renameSync') ops.renameSync = ((from: string, to: string) => (fail(to), fs.renameSync(from, to))) as typeof fs.renameSync;
+    const open = new Set<number>();
+    if (step === 'writeSync' || step === 'fsyncSync') {
+      ops.openSync = ((p: string, ...rest: Parameters<typeof fs.openSync> extends [unknown, ...infer R] ? R : never) => {
+        const fd = fs.openSync(p, ...rest);
+        if (where.test(p)) open.add(fd);
+        return fd;
+      }) as typeof fs.openSync;
+      ops.closeSync = ((fd: number) => {
+        open.delete(fd);
+        fs.closeSync(fd);
+      }) as typeof fs.closeSync;
+      const inject = (fd: number) => {
+        if (open.has(fd)) throw Object.assign(new Error(`${code}: injected`), { code });
+      };
+      if (step === 'writeSync') ops.writeSync = ((fd: number, ...rest: unknown[]) => (inject(fd), (fs.writeSync as (...a: unknown[]) => number)(fd, ...rest))) as typeof fs.writeSync;
+      else ops.fsyncSync = ((fd: number) => (inject(fd), fs.fsyncSync(fd))) as typeof fs.fsyncSync;
+    }
+    return ops;
+  }
+
+  for (const step of ['openSync', 'writeSync', 'fsyncSync', 'renameSync'] as const) {
+    it(`keeps the original, leaves no temp file and reports the others when ${step} fails`, () => {
+      const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+      const inProject = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.?a\\.js`);
+      const report = applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing(step, inProject) });
+      const files = byPath(report.files);
+      assert.equal(files['a.js']?.status, 'failed');
+      assert.match(files['a.js']?.reason ?? '', /not written: the disk is full \(ENOSPC\); the file on disk is as it was/);
+      assert.deepEqual([files['b.js']?.status, files['b.js']?.written], ['changed', true]);
+      assert.equal(read('a.js'), 'a1\n');
+      assert.equal(read('b.js'), 'b2\n');
+      assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
+      const [set] = setsOf(backupDir, box.root);
+      assert.deepEqual(set?.manifest.files.map((f) => f.path), ['b.js']);
+    });
+  }
+
+  it('leaves no half-made backup set and writes nothing when the backup fails', () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+    const report = applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing('writeSync', /files\/\.b\.js\./) });
+    assert.deepEqual(report.files.map((f) => f.status), ['failed', 'failed']);
+    assert.match(report.files[0]?.reason ?? '', /backup set could not be made.*nothing was written/);
+    assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b1\n']);
+    assert.deepEqual(fs.readdirSync(backupDir), []);
+    assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
+  });
+
+  it('names a file in the way of a folder and writes the rest', () => {
+    const { backupDir, box, read } = setup({ 'lib': 'I am a file\n', 'a.js': 'a1\n' });
+    const report = applyFiles(box, [block('lib/x.js', 'x\n'), block('a.js', 'a2\n')], { backupDir });
+    const files = byPath(report.files);
+    assert.equal(files['lib/x.js']?.status, 'failed');
+    assert.match(files['lib/x.js']?.reason ?? '', /a file is in the way/);
+    assert.equal(read('a.js'), 'a2\n');
+    assert.equal(read('lib'), 'I am a file\n');
+  });
+
+  it('loses nothing on a real full device', (t) => {
+    const mount = tempFolder({}, 'deepwork-full-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a small tmpfs here (needs root); the injected failures above cover the same path');
+      return;
+    }
+    try {
+      fs.writeFileSync(path.join(mount, 'big.txt'), 'original\n');
+      const backupDir = path.join(tempFolder({}, 'deepwork-backups-'), 'backup');
+      const box = createSandbox(mount, { backupDir });
+      const report = applyFiles(box, [block('big.txt', 'y'.repeat(200_000) + '\n')], { backupDir });
+      assert.equal(report.files[0]?.status, 'failed');
+      assert.match(report.files[0]?.reason ?? '', /disk is full \(ENOSPC\)/);
+      assert.equal(fs.readFileSync(path.join(mount, 'big.txt'), 'utf8'), 'original\n');
+      assert.deepEqual(fs.readdirSync(mount), ['big.txt']);
+      assert.deepEqual(fs.readdirSync(backupDir), []);
+    } finally {
+      execFileSync('umount', [mount]);
+    }
+  });
+});
+
+describe('undoLast', () => {
+  it('restores old versions, removes created files and folders, and marks the set undone', () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
+    fs.chmodSync(path.join(root, 'a.js'), 0o750);
+    applyFiles(box, [block('a.js', 'a2\n'), block('new/dir/b.js', 'b\n')], { backupDir });
+    const report = undoLast(box, backupDir);
+    assert.deepEqual(report.files.map((f) => [f.path, f.action]), [['a.js', 'restored'], ['new/dir/b.js', 'removed']]);
+    assert.equal(read('a.js'), 'a1\n');
+    assert.equal(fs.statSync(path.join(root, 'a.js')).mode & 0o777, 0o750);
+    assert.deepEqual(allFiles(root), ['a.js']);
+    assert.equal(fs.existsSync(path.join(root, 'new')), false);
+    assert.equal(setsOf(backupDir, box.root)[0]?.manifest.undone, true);
+    assert.equal(undoLast(box, backupDir).set, undefined);
+  });
+
+  it('undoes sets one after another, newest first', () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'v1\n' });
+    applyFiles(box, [block('a.js', 'v2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
+    applyFiles(box, [block('a.js', 'v3\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
+    undoLast(box, backupDir);
+    assert.equal(read('a.js'), 'v2\n');
+    undoLast(box, backupDir);
+    assert.equal(read('a.js'), 'v1\n');
+  });
+
+  it('leaves alone a file changed after deepwork wrote it, and says where its old version is', () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
+    applyFiles(box, [block('a.js', 'a2\n')], { backupDir });
+    fs.writeFileSync(path.join(root, 'a.js'), 'edited by hand\n');
+    const report = undoLast(box, backupDir);
+    assert.equal(report.files[0]?.action, 'left');
+    assert.match(report.files[0]?.reason ?? '', /changed after deepwork wrote it; its old version stays in .*files\/a\.js/);
+    assert.equal(read('a.js'), 'edited by hand\n');
+  });
+
+  it('keeps the sets of other projects apart', () => {
+    const one = setup({ 'a.js': '1\n' });
+    const other = createSandbox(tempFolder({ 'a.js': '1\n' }), { backupDir: one.backupDir });
+    applyFiles(one.box, [block('a.js', '2\n')], { backupDir: one.backupDir });
+    assert.equal(undoLast(other, one.backupDir).set, undefined);
+    assert.equal(setsOf(one.backupDir, one.box.root).length, 1);
+  });
+});
