@@ -19,12 +19,14 @@ import { createDemoBridge } from './bridge/demo.ts';
 import { checkBridge } from './bridge/check.ts';
 import { formatDuration } from './bridge/http.ts';
 import { runSelftest } from './protocol/selftest.ts';
+import { launchPult, openInBrowser } from './ui/launch.ts';
 
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
   deepwork --demo "question"     the same loop with an offline demo bridge (not a model)
   deepwork apply [--force]       write the last run's proposed files without asking the model again
   deepwork undo [--list]         put back the files of the last applied set (--list: show the sets)
+  deepwork ui [--port 8787] [--no-open]   the pult: a local web page for this folder
   --diff shows a unified diff per proposed file; --force writes files held back for looking elided.
   deepwork --check [--json]      is the bridge up, and its model?
   deepwork --selftest            built-in checks; sends nothing anywhere
@@ -41,6 +43,8 @@ const options = {
   force: { type: 'boolean' },
   diff: { type: 'boolean' },
   list: { type: 'boolean' },
+  port: { type: 'string' },
+  'no-open': { type: 'boolean' },
   steps: { type: 'string' },
   host: { type: 'string' },
   model: { type: 'string' },
@@ -72,6 +76,7 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
     const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
     if (args.positionals[0] === 'apply' && args.positionals.length === 1) return applyLastRun(config, write, cwd, io);
     if (args.positionals[0] === 'undo' && args.positionals.length === 1) return undo(config, flags.list === true, cwd, io);
+    if (args.positionals[0] === 'ui' && args.positionals.length === 1) return await ui(config, flags, cwd, io);
 
     const question = args.positionals.join(' ').trim();
     if (question === '') return usage(io, 'No question given.');
@@ -90,7 +95,7 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
   }
 }
 
-type Flags = { steps?: string | undefined; host?: string | undefined; model?: string | undefined };
+type Flags = { steps?: string | undefined; host?: string | undefined; model?: string | undefined; port?: string | undefined };
 
 function withFlags(config: Config, flags: Flags): Config {
   const result = { ...config };
@@ -101,6 +106,11 @@ function withFlags(config: Config, flags: Flags): Config {
   }
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
+  if (flags.port !== undefined) {
+    const port = Number(flags.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DeepworkError('USAGE', `--port must be a port number from 0 (any free one) to 65535, not "${flags.port}".`);
+    result.port = port;
+  }
   return result;
 }
 
@@ -156,6 +166,32 @@ function filesJson(report: ApplyReport): { files: Array<{ path: string; status: 
     files: report.files.map((f) => ({ path: f.path, status: f.status, applied: f.written, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
     backupSet: report.backupSet ?? null,
   };
+}
+
+// `deepwork ui`: serves the pult until Ctrl-C; the URL with its token goes to stdout.
+async function ui(config: Config, flags: { 'no-open'?: boolean | undefined }, cwd: string, io: Io): Promise<number> {
+  const executor = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames });
+  const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000 });
+  const launched = await launchPult(
+    { executor, bridge, host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, backupDir: config.backupDir, port: config.port },
+    config.stateDir,
+  );
+  io.out(launched.url);
+  if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
+  if (flags['no-open'] !== true && !openInBrowser(launched.url)) io.err('deepwork: could not start the default browser; open the URL above.');
+  if (launched.pult === undefined) return EXIT.ok;
+  io.err(`deepwork: the pult serves ${executor.box.root}; Ctrl-C stops it.`);
+  const pult = launched.pult;
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void pult.close().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return EXIT.ok;
 }
 
 // `deepwork apply`: the last run's proposals for this folder, written now.

@@ -14,7 +14,11 @@ export type ErrorCode =
   | 'ROOT_INVALID'
   | 'USAGE'
   | 'APPLY_FAILED'
-  | 'STATE_INVALID';
+  | 'STATE_INVALID'
+  | 'BAD_REQUEST'
+  | 'BUSY'
+  | 'NOT_FOUND'
+  | 'PORT_TAKEN';
 
 export class DeepworkError extends Error {
   readonly code: ErrorCode;

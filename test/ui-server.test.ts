@@ -1,0 +1,198 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { WebSocket } from 'ws';
+import { startPult, type Pult } from '../ui/server.ts';
+import { launchPult } from '../ui/launch.ts';
+import { createExecutor } from '../protocol/execute.ts';
+import { createDemoBridge } from '../bridge/demo.ts';
+import { DeepworkError } from '../protocol/errors.ts';
+import { tempFolder } from './helpers.ts';
+
+type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
+
+// A raw request, so the Host and Origin headers are exactly what a test says.
+function send(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+// The status line a WebSocket upgrade gets: 101 when accepted, 403 when refused before the handshake.
+function upgrade(port: number, pathAndQuery: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      const lines = [`GET ${pathAndQuery} HTTP/1.1`, 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+    });
+    socket.once('data', (data) => {
+      resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(data.toString())?.[1] ?? 0));
+      socket.destroy();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('the pult server', () => {
+  let pult: Pult;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n', 'src/b.js': 'b\n', '.env': 'SECRET=1\n' });
+  const backupDir = path.join(tempFolder(), 'backup');
+  const token = 'test-token-0123456789abcdef';
+  before(async () => {
+    const executor = createExecutor(root, { backupDir });
+    pult = await startPult({ executor, bridge: createDemoBridge(), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir, port: 0, token });
+  });
+  after(() => pult.close());
+
+  const local = () => ({ Host: `127.0.0.1:${pult.port}` });
+  const withToken = () => ({ ...local(), 'x-deepwork-token': token });
+
+  it('binds 127.0.0.1 only', () => {
+    assert.match(pult.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=test-token-0123456789abcdef$/);
+  });
+
+  it('serves the page with the token, with a strict content security policy', async () => {
+    const page = await send(pult.port, { path: `/?token=${token}`, headers: local() });
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<title>deepwork<\/title>/);
+    assert.match(String(page.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
+    assert.equal(page.headers['access-control-allow-origin'], undefined);
+    assert.equal((await send(pult.port, { path: '/', headers: local() })).status, 403);
+    assert.equal((await send(pult.port, { path: '/?token=wrong', headers: local() })).status, 403);
+  });
+
+  for (const host of ['localhost', '127.0.0.1', '[::1]']) {
+    it(`accepts Host ${host} with the port`, async () => {
+      const res = await send(pult.port, { path: '/api/ping', headers: { Host: `${host}:${pult.port}`, 'x-deepwork-token': token } });
+      assert.equal(res.status, 200);
+    });
+  }
+
+  const hostile: Array<[string, number]> = [['evil.example', 403], ['evil.example:PORT', 403], ['127.0.0.1:1', 403], ['localhost.evil.example:PORT', 403], ['', 400], ['bad host!', 400], ['[zz::1', 400]];
+  for (const [host, status] of hostile) {
+    it(`answers Host "${host}" with ${status} and stays up`, async () => {
+      const res = await send(pult.port, { path: '/api/ping', headers: { Host: host.replace('PORT', String(pult.port)), 'x-deepwork-token': token } });
+      assert.equal(res.status, status);
+      assert.equal((await send(pult.port, { path: '/api/ping', headers: withToken() })).status, 200);
+    });
+  }
+
+  it('needs the token for every API call', async () => {
+    assert.equal((await send(pult.port, { path: '/api/tree', headers: local() })).status, 403);
+    const tree = await send(pult.port, { path: '/api/tree', headers: withToken() });
+    assert.deepEqual(JSON.parse(tree.body), { root: path.basename(root), files: [['a.js', 13], ['src/b.js', 2]], total: 2 });
+  });
+
+  it('refuses a change without a JSON body, from another site, or without the token', async () => {
+    const ask = { method: 'POST', path: '/api/ask', body: JSON.stringify({ question: 'a?' }) };
+    assert.equal((await send(pult.port, { ...ask, headers: { ...withToken(), 'content-type': 'text/plain' } })).status, 403);
+    assert.equal((await send(pult.port, { ...ask, headers: { ...local(), 'content-type': 'application/json' } })).status, 403);
+    const crossOrigin = { ...withToken(), 'content-type': 'application/json', Origin: 'http://evil.example' };
+    assert.equal((await send(pult.port, { ...ask, headers: crossOrigin })).status, 403);
+    const crossSite = { ...withToken(), 'content-type': 'application/json', 'Sec-Fetch-Site': 'cross-site' };
+    assert.equal((await send(pult.port, { ...ask, headers: crossSite })).status, 403);
+    assert.equal((await send(pult.port, { method: 'POST', path: '/api/ask', body: '{not json', headers: { ...withToken(), 'content-type': 'application/json' } })).status, 400);
+    assert.equal((await send(pult.port, { method: 'POST', path: '/api/ask', body: '{"question": 5}', headers: { ...withToken(), 'content-type': 'application/json' } })).status, 400);
+  });
+
+  it('checks WebSocket upgrades for Origin and token before the handshake', async () => {
+    const origin = `http://127.0.0.1:${pult.port}`;
+    assert.equal(await upgrade(pult.port, `/ws?token=${token}`, { ...local(), Origin: origin }), 101);
+    assert.equal(await upgrade(pult.port, `/ws?token=wrong-token-0123456789abcd`, { ...local(), Origin: origin }), 403);
+    assert.equal(await upgrade(pult.port, `/ws`, { ...local(), Origin: origin }), 403);
+    assert.equal(await upgrade(pult.port, `/ws?token=${token}`, { ...local(), Origin: 'http://evil.example' }), 403);
+    assert.equal(await upgrade(pult.port, `/ws?token=${token}`, local()), 403);
+    assert.equal(await upgrade(pult.port, `/ws?token=${token}`, { Host: 'evil.example', Origin: origin }), 403);
+    assert.equal(await upgrade(pult.port, `/other?token=${token}`, { ...local(), Origin: origin }), 403);
+  });
+
+  it('runs a question over the API, reports it over the WebSocket, and answers 404 for a file nobody proposed', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${pult.port}/ws?token=${token}`, { origin: `http://127.0.0.1:${pult.port}` });
+    const messages: unknown[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send('{"type":"nonsense"}');
+    const post = (route: string, body: unknown) => send(pult.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { ...withToken(), 'content-type': 'application/json' } });
+    const asked = await post('/api/ask', { question: 'where is const used?', files: ['a.js'], demo: true });
+    assert.equal(asked.status, 200, asked.body);
+    const done = await waitFor(() => messages.find((m): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } => isRun(m) && m.run.state !== 'running'));
+    assert.equal(done.run.state, 'answered');
+    assert.match(done.run.log.join('\n'), /Step 1\/4: sending [\d,]+ characters\./);
+    assert.match(done.run.answerHtml, /<code>a\.js<\/code> line 1/);
+    assert.ok(messages.some((m) => isRecord(m) && m.type === 'error'), 'an unknown WebSocket message is answered with an error');
+
+    const written = await post('/api/write', { run: 1, path: 'nope.js' });
+    assert.equal(written.status, 404);
+    ws.close();
+  });
+
+  it('refuses a second question while one runs', async () => {
+    const executor = createExecutor(root, { backupDir });
+    const slow = { label: 'slow', chat: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 1000)) };
+    const busy = await startPult({ executor, bridge: slow, host: 'h', model: 'm', steps: 1, backupDir, port: 0, token });
+    try {
+      const post = (route: string, body: unknown) => send(busy.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { Host: `127.0.0.1:${busy.port}`, 'x-deepwork-token': token, 'content-type': 'application/json' } });
+      assert.equal((await post('/api/ask', { question: 'one' })).status, 200);
+      const second = await post('/api/ask', { question: 'two' });
+      assert.equal(second.status, 409);
+      assert.match(second.body, /already running/);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('launchPult', () => {
+  it('reuses a pult already serving the same folder, and names the way out for a port taken by another program', async () => {
+    const root = tempFolder({ 'a.js': '' });
+    const stateDir = tempFolder();
+    const backupDir = path.join(stateDir, 'backup');
+    const options = { executor: createExecutor(root, { backupDir }), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir, port: 0 };
+    const first = await launchPult(options, stateDir);
+    assert.ok(first.pult !== undefined);
+    try {
+      const again = await launchPult({ ...options, port: first.pult.port }, stateDir);
+      assert.deepEqual([again.reused, again.url], [true, first.url]);
+      const other = { ...options, executor: createExecutor(tempFolder(), { backupDir }), port: first.pult.port };
+      await assert.rejects(launchPult(other, stateDir), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN' && /--port \d+/.test(error.message));
+    } finally {
+      await first.pult.close();
+    }
+    const blocker = http.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      await assert.rejects(launchPult({ ...options, port }, stateDir), new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is taken by another program`));
+    } finally {
+      blocker.close();
+    }
+    assert.ok(fs.existsSync(path.join(stateDir, `pult-${first.pult.port}.json`)));
+  });
+});
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } {
+  return isRecord(m) && m.type === 'run' && isRecord(m.run);
+}
+
+async function waitFor<T>(find: () => T | undefined, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

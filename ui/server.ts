@@ -1,0 +1,236 @@
+// The pult's server: the page, a small JSON API and a WebSocket for the run as it happens, on 127.0.0.1 only.
+
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Executor } from '../protocol/execute.ts';
+import type { Bridge } from '../protocol/loop.ts';
+import { walk } from '../protocol/walk.ts';
+import { DeepworkError, messageOf } from '../protocol/errors.ts';
+import { checkBridge, type CheckReport } from '../bridge/check.ts';
+import { createDemoBridge, DEMO_LABEL } from '../bridge/demo.ts';
+import { checkOrigin, gate, newToken, tokenMatches, checkHost } from './security.ts';
+import { Session, type Outgoing } from './session.ts';
+
+const PAGE_DIR = new URL('./page/', import.meta.url);
+const STATIC: Record<string, { file: string; type: string }> = {
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+};
+// The page runs only its own script and style, and loads nothing from elsewhere: a model's reply cannot bring code.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const MAX_BODY = 1 << 20;
+const TREE_LIMIT = 50_000;
+
+export type PultOptions = {
+  executor: Executor;
+  bridge: Bridge;
+  host: string;
+  model: string;
+  steps: number;
+  backupDir: string;
+  port: number;
+  // A fixed token for tests; a random one per launch otherwise.
+  token?: string;
+};
+
+export type Pult = { url: string; port: number; token: string; instance: string; close: () => Promise<void> };
+
+export async function startPult(options: PultOptions): Promise<Pult> {
+  const token = options.token ?? newToken();
+  const instance = newToken().slice(0, 12);
+  const sockets = new Set<WebSocket>();
+  const send = (message: Outgoing) => {
+    const text = JSON.stringify(message);
+    for (const socket of sockets) socket.send(text);
+  };
+  const session = new Session({ executor: options.executor, backupDir: options.backupDir, steps: options.steps, send });
+  let lastCheck: CheckReport | undefined;
+  let port = options.port;
+
+  const api: Record<string, (body: unknown) => Promise<unknown> | unknown> = {
+    'GET /api/ping': () => ({ instance, root: options.executor.box.root }),
+    'GET /api/state': () => ({
+      root: options.executor.box.root,
+      rootName: path.basename(options.executor.box.root),
+      bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: DEMO_LABEL },
+      steps: options.steps,
+      check: lastCheck ?? null,
+      running: session.running,
+      runs: session.runs,
+    }),
+    'GET /api/tree': () => fileTree(options.executor),
+    'GET /api/check': async () => (lastCheck = await checkBridge(options.host, options.model)),
+    'POST /api/ask': (body) => {
+      const input = askInput(body, options.steps);
+      const bridge = input.demo ? createDemoBridge() : options.bridge;
+      return { id: session.ask(input.question, input.files, input.steps, bridge).id };
+    },
+    'POST /api/stop': () => ({ stopped: session.stop() }),
+    'POST /api/write': (body) => {
+      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.path !== 'string') throw badRequest('Expected {"run": number, "path": string, "force"?: boolean}.');
+      return session.write(body.run, body.path, body.force === true);
+    },
+    'POST /api/undo': () => session.undo(),
+  };
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => reply(res, 500, { error: messageOf(error) }));
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    } catch {
+      return reply(res, 400, { error: 'Bad request: malformed URL.' });
+    }
+    const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
+    const verdict = gate(req, url, port, token, asset !== undefined);
+    if (!verdict.ok) return reply(res, verdict.status, { error: verdict.message });
+
+    if (asset !== undefined) return sendFile(res, asset.file, asset.type);
+    if (req.method === 'GET' && url.pathname === '/') return sendFile(res, 'index.html', 'text/html; charset=utf-8');
+    const route = api[`${req.method ?? ''} ${url.pathname}`];
+    if (route === undefined) return reply(res, 404, { error: `No such route: ${req.method ?? ''} ${url.pathname}` });
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch (error) {
+        return reply(res, 400, { error: error instanceof DeepworkError ? error.message : 'Bad request: the body is not JSON.' });
+      }
+    }
+    try {
+      reply(res, 200, await route(body));
+    } catch (error) {
+      if (error instanceof DeepworkError) return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, { error: error.message });
+      throw error;
+    }
+  }
+
+  // Upgrades are checked before the handshake: Host, Origin (always sent by browsers) and the token.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const host = checkHost(req.headers.host, port);
+    const origin = checkOrigin(req.headers.origin, port, true);
+    if (url.pathname !== '/ws' || !host.ok || !origin.ok || !tokenMatches(url.searchParams.get('token'), token)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      ws.on('message', (data) => {
+        let message: unknown;
+        try {
+          message = JSON.parse(String(data));
+        } catch {
+          message = undefined;
+        }
+        if (isRecord(message) && message.type === 'hello') {
+          for (const run of session.runs) ws.send(JSON.stringify({ type: 'run', run }));
+        } else {
+          ws.send(JSON.stringify({ type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' }));
+        }
+      });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    instance,
+    close: () =>
+      new Promise<void>((resolve) => {
+        session.stop();
+        for (const socket of sockets) socket.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function reply(res: http.ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(body);
+}
+
+function sendFile(res: http.ServerResponse, file: string, type: string): void {
+  const body = fs.readFileSync(new URL(file, PAGE_DIR));
+  res.writeHead(200, {
+    'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY',
+  });
+  res.end(body);
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(badRequest('Bad request: the body is over 1 MB.'));
+        req.destroy();
+        return;
+      }
+      parts.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+// The folder's files with sizes, by the same rules as LIST: the page builds its tree from this.
+function fileTree(executor: Executor): { root: string; files: Array<[string, number]>; total: number } {
+  const files: Array<[string, number]> = [];
+  let total = 0;
+  for (const entry of walk(executor.box)) {
+    if (entry.kind !== 'file') continue;
+    total++;
+    if (files.length >= TREE_LIMIT) continue;
+    let size = 0;
+    try {
+      size = fs.statSync(entry.abs).size;
+    } catch {
+      // Gone since the walk saw it: size unknown.
+    }
+    files.push([entry.rel, size]);
+  }
+  return { root: path.basename(executor.box.root), files, total };
+}
+
+function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; demo: boolean } {
+  if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
+    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "demo"?: boolean}.');
+  }
+  const files = body.files === undefined ? [] : body.files;
+  if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
+  const steps = body.steps === undefined ? defaultSteps : body.steps;
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 1 || steps > 50) throw badRequest('"steps" must be a whole number from 1 to 50.');
+  return { question: body.question, files, steps, demo: body.demo === true };
+}
+
+function badRequest(message: string): DeepworkError {
+  return new DeepworkError('BAD_REQUEST', message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

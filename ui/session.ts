@@ -1,0 +1,157 @@
+// What the pult shows: the runs of this session, each with its step log, its answer and its proposed files. The
+// server feeds actions in; every change goes out to the page as a message.
+
+import MarkdownIt from 'markdown-it';
+import type { Executor } from '../protocol/execute.ts';
+import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import { applyFiles, type Applied } from '../protocol/apply.ts';
+import { undoLast, type UndoReport } from '../protocol/undo.ts';
+import type { FileBlock } from '../protocol/parse.ts';
+import { DeepworkError, messageOf } from '../protocol/errors.ts';
+import { formatDuration } from '../bridge/http.ts';
+
+// Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
+const markdown = new MarkdownIt({ html: false, linkify: true });
+
+export type FileView = Applied & { backupSet?: string | undefined };
+
+export type RunView = {
+  id: number;
+  question: string;
+  attached: string[];
+  bridge: string;
+  state: 'running' | 'answered' | 'failed' | 'stopped';
+  log: string[];
+  // The step being waited for, and since when (ms since epoch): the page counts the seconds.
+  waiting: { step: number; since: number; received: number } | undefined;
+  answerHtml: string | undefined;
+  stop: string | undefined;
+  error: string | undefined;
+  files: FileView[];
+};
+
+export type Outgoing =
+  | { type: 'run'; run: RunView }
+  | { type: 'progress'; id: number; received: number };
+
+export type SessionOptions = { executor: Executor; backupDir: string; steps: number; send: (message: Outgoing) => void };
+
+export class Session {
+  readonly runs: RunView[] = [];
+  private readonly blocks = new Map<number, FileBlock[]>();
+  private controller: AbortController | undefined;
+  private readonly options: SessionOptions;
+
+  constructor(options: SessionOptions) {
+    this.options = options;
+  }
+
+  get running(): boolean {
+    return this.controller !== undefined;
+  }
+
+  // Starts a run; its progress and outcome arrive as messages. One run at a time.
+  ask(question: string, files: string[], steps: number, bridge: Bridge): RunView {
+    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is already running; stop it first.');
+    const run: RunView = {
+      id: this.runs.length + 1, question, attached: files, bridge: bridge.label, state: 'running', log: [],
+      waiting: undefined, answerHtml: undefined, stop: undefined, error: undefined, files: [],
+    };
+    this.runs.push(run);
+    const controller = new AbortController();
+    this.controller = controller;
+    const { executor } = this.options;
+    runLoop({
+      bridge, executor, texts: loadTexts(executor.limits), question, files, steps, signal: controller.signal,
+      onEvent: (e) => this.onEvent(run, e, steps),
+    }).then(
+      (outcome) => {
+        run.state = 'answered';
+        run.stop = outcome.stop;
+        run.answerHtml = markdown.render(outcome.answer);
+        this.blocks.set(run.id, outcome.files);
+        run.files = this.preview(run.id);
+        run.log.push(`Answer after ${outcome.steps} step${outcome.steps === 1 ? '' : 's'} (${outcome.stop}).`);
+      },
+      (error: unknown) => {
+        const stopped = error instanceof DeepworkError && error.code === 'ABORTED';
+        run.state = stopped ? 'stopped' : 'failed';
+        run.error = stopped ? 'Stopped.' : messageOf(error);
+        run.log.push(run.error);
+      },
+    ).finally(() => {
+      run.waiting = undefined;
+      this.controller = undefined;
+      this.options.send({ type: 'run', run });
+    });
+    this.options.send({ type: 'run', run });
+    return run;
+  }
+
+  stop(): boolean {
+    if (this.controller === undefined) return false;
+    this.controller.abort();
+    return true;
+  }
+
+  // Writes one proposed file of a run, with the same code as --apply.
+  write(runId: number, path: string, force: boolean): FileView {
+    const run = this.runs.find((r) => r.id === runId);
+    const block = this.blocks.get(runId)?.find((b) => b.path === path || normalize(b.path) === path);
+    if (run === undefined || block === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${path} in run ${runId}.`);
+    const report = applyFiles(this.options.executor.box, [block], { backupDir: this.options.backupDir, force, diff: true });
+    const result: FileView = { ...(report.files[0] ?? { path, status: 'failed', added: 0, removed: 0, written: false }), backupSet: report.backupSet };
+    run.files = run.files.map((f) => (f.path === result.path ? result : f));
+    this.refreshOthers(run.id);
+    this.options.send({ type: 'run', run });
+    return result;
+  }
+
+  undo(): UndoReport {
+    const report = undoLast(this.options.executor.box, this.options.backupDir);
+    this.refreshOthers(undefined);
+    return report;
+  }
+
+  // A run's proposals as they stand against the disk now, written nothing.
+  private preview(runId: number): FileView[] {
+    const blocks = this.blocks.get(runId) ?? [];
+    return applyFiles(this.options.executor.box, blocks, { backupDir: this.options.backupDir, dryRun: true, diff: true }).files;
+  }
+
+  // After a write or an undo the disk changed: every other run's statuses and diffs are recomputed.
+  private refreshOthers(except: number | undefined): void {
+    for (const run of this.runs) {
+      if (run.id === except || run.state !== 'answered') continue;
+      const fresh = this.preview(run.id);
+      run.files = fresh.map((f) => ({ ...f, written: false }));
+      this.options.send({ type: 'run', run });
+    }
+  }
+
+  private onEvent(run: RunView, e: LoopEvent, steps: number): void {
+    const n = (x: number) => x.toLocaleString('en-US');
+    if (e.kind === 'receiving') {
+      if (run.waiting !== undefined) run.waiting.received = e.chars;
+      this.options.send({ type: 'progress', id: run.id, received: e.chars });
+      return;
+    }
+    if (e.kind === 'sending') {
+      run.log.push(`Step ${e.step}/${steps}: sending ${n(e.chars)} characters.`);
+      run.waiting = { step: e.step, since: Date.now(), received: 0 };
+    } else if (e.kind === 'replied') {
+      run.waiting = undefined;
+      const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
+      const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
+      run.log.push(`Step ${e.step}/${steps}: reply of ${n(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}.`);
+    } else {
+      run.log.push(`Step ${e.step}/${steps}: answered ${e.results} request${e.results === 1 ? '' : 's'} with ${n(e.chars)} characters.`);
+    }
+    this.options.send({ type: 'run', run });
+  }
+}
+
+function normalize(p: string): string {
+  return p.replaceAll('\\', '/').replace(/^(\.\/)+/, '');
+}
