@@ -26,6 +26,14 @@ function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?
   });
 }
 
+// A copy of deepwork at another place, as an install there would look; node_modules is linked, not copied.
+function installCopy(install: string): void {
+  for (const item of ['bin', 'protocol', 'bridge', 'ui', 'deepwork.ts', 'package.json', 'start-deepwork.sh']) {
+    fs.cpSync(path.join(HOME, item), path.join(install, item), { recursive: true });
+  }
+  fs.symlinkSync(path.join(HOME, 'node_modules'), path.join(install, 'node_modules'));
+}
+
 function configFile(dir: string, value: unknown, name = 'config.json'): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
@@ -187,10 +195,7 @@ describe('deepwork --check and --selftest', () => {
 describe('bin/deepwork.js', () => {
   it('runs from an install path with spaces, # and non-ASCII letters', async () => {
     const install = path.join(tempFolder({}, 'deepwork-install-'), 'c #Projects', 'дипворк ü');
-    for (const item of ['bin', 'protocol', 'bridge', 'deepwork.ts', 'package.json']) {
-      fs.cpSync(path.join(HOME, item), path.join(install, item), { recursive: true });
-    }
-    fs.symlinkSync(path.join(HOME, 'node_modules'), path.join(install, 'node_modules'));
+    installCopy(install);
     const run = await deepwork(['--demo', 'where is loadConfig?'], project, { bin: path.join(install, 'bin', 'deepwork.js') });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /`app\.js` line 1/);
@@ -251,5 +256,44 @@ describe('writing proposed files from the command line', () => {
     const run = await deepwork(['apply'], tempFolder());
     assert.equal(run.code, 1);
     assert.match(run.stderr, /no run of deepwork in this folder yet; nothing to apply/);
+  });
+});
+
+describe('start-deepwork.sh', () => {
+  it('opens the pult for a folder given to it, from an install path with spaces, # and non-ASCII letters', async () => {
+    const install = path.join(tempFolder({}, 'deepwork-launcher-'), 'c #Projects', 'дипворк');
+    installCopy(install);
+    const folder = path.join(tempFolder({}, 'deepwork-dropped-'), 'мой проект #1');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'main.js'), 'main();\n');
+    const child = spawn(path.join(install, 'start-deepwork.sh'), [folder, '--no-open', '--port', '0', '--config', isolated], { cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/);
+      const tree = await fetch(url.replace('/?token=', '/api/tree?token='));
+      assert.deepEqual(await tree.json(), { root: 'мой проект #1', files: [['main.js', 8]], total: 1 });
+    } finally {
+      child.kill('SIGINT');
+    }
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+  });
+
+  it('says so when given something that is not a folder', async () => {
+    const run = await new Promise<Run>((resolve) => {
+      const child = spawn(path.join(HOME, 'start-deepwork.sh'), ['/nonexistent/folder'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+    });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /"\/nonexistent\/folder" is not a folder/);
   });
 });

@@ -24,6 +24,8 @@ export type FakeOptions = {
   chat?: (content: string, index: number) => ChatBehaviour;
   models?: string[];
   running?: string[] | 'no-ps';
+  // Close it yourself: for a bridge started inside a before() hook, where after() would close it at once.
+  manualClose?: boolean;
 };
 
 export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBridge> {
@@ -60,7 +62,7 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
     });
-  after(close);
+  if (options.manualClose !== true) after(close);
   return { host: `http://127.0.0.1:${port}`, chats, close };
 }
 

@@ -88,10 +88,14 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       return reply(res, 400, { error: 'Bad request: malformed URL.' });
     }
     const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
-    const verdict = gate(req, url, port, token, asset !== undefined);
+    const verdict = gate(req, url, port, token, asset !== undefined || url.pathname === '/favicon.ico');
     if (!verdict.ok) return reply(res, verdict.status, { error: verdict.message });
 
     if (asset !== undefined) return sendFile(res, asset.file, asset.type);
+    if (req.method === 'GET' && url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return void res.end();
+    }
     if (req.method === 'GET' && url.pathname === '/') return sendFile(res, 'index.html', 'text/html; charset=utf-8');
     const route = api[`${req.method ?? ''} ${url.pathname}`];
     if (route === undefined) return reply(res, 404, { error: `No such route: ${req.method ?? ''} ${url.pathname}` });

@@ -125,7 +125,7 @@ function folderList(folder) {
       toggle.setAttribute('aria-label', `${open ? 'Close' : 'Open'} folder ${dir.path}`);
       toggle.textContent = `${open ? '▾' : '▸'} ${dir.name}/`;
     });
-    list.append(h('li', { role: 'treeitem' }, [toggle, h('span', { class: 'size' }, [`${dir.count} files`]), children]));
+    list.append(h('li', { role: 'treeitem' }, [toggle, h('span', { class: 'size' }, [`${dir.count} file${dir.count === 1 ? '' : 's'}`]), children]));
   }
   for (const file of folder.files) list.append(fileItem(file.path, file.name, file.size));
   return list;
@@ -150,7 +150,7 @@ function showTree() {
 function showSelected() {
   $('selected').textContent = selected.size === 0
     ? 'No files ticked: the model asks for what it needs.'
-    : `${selected.size} file${selected.size === 1 ? '' : 's'} go with the question: ${[...selected].join(', ')}`;
+    : `${selected.size === 1 ? '1 file goes' : `${selected.size} files go`} with the question: ${[...selected].join(', ')}`;
 }
 
 // ---- runs ----

@@ -1,0 +1,133 @@
+// The pult end to end in a real headless Chromium (Debian's, driven by playwright-core). Without a Chromium the
+// tests are skipped with a notice; .ci/run installs it and sets DEEPWORK_REQUIRE_BROWSER=1, making absence a failure.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startPult, type Pult } from '../ui/server.ts';
+import { createExecutor } from '../protocol/execute.ts';
+import { createOllamaBridge } from '../bridge/ollama.ts';
+import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
+import { tempFolder } from './helpers.ts';
+
+const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+const required = process.env.DEEPWORK_REQUIRE_BROWSER === '1';
+
+if (executable === undefined) {
+  const notice = 'No Chromium found (looked for /usr/bin/chromium): the browser tests are skipped. Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
+  if (required) throw new Error(`${notice} DEEPWORK_REQUIRE_BROWSER=1 makes this a failure.`);
+  process.stderr.write(`${notice}\n`);
+}
+
+const HOSTILE = [
+  'Here is `a.js`, changed:',
+  '',
+  '```js',
+  'const a = 2;',
+  '```',
+  '',
+  '<script>window.pwned = "script"</script>',
+  '<img src="x" onerror="window.pwned = \'img\'">',
+  '[click me](javascript:window.pwned=\'link\')',
+  '',
+  '=== FILE: a.js ===',
+  '```js',
+  'const a = 2;',
+  '```',
+  '=== END ===',
+].join('\n');
+
+describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  let pult: Pult;
+  let fake: FakeBridge;
+  let page: Page;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n', 'src/util.js': 'export const u = 1;\n' });
+  const backupDir = path.join(tempFolder(), 'backup');
+
+  before(async () => {
+    fake = await startFakeBridge({
+      manualClose: true,
+      chat: (_content, i) => (i === 0 ? { kind: 'slow', ms: 1500, text: 'Let me read it.\n=== NEED: a.js ===' } : { kind: 'reply', text: HOSTILE }),
+    });
+    const executor = createExecutor(root, { backupDir });
+    const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 });
+    pult = await startPult({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, port: 0 });
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage();
+    await page.goto(pult.url);
+  });
+  after(async () => {
+    await browser?.close();
+    await pult?.close();
+    await fake?.close();
+  });
+
+  it('asks with a ticked file, shows the steps live, renders the answer inert, and writes the file with a backup', async () => {
+    await page.getByRole('checkbox', { name: 'a.js', exact: true }).check();
+    await page.getByLabel('Question').fill('What is a?');
+    await page.getByLabel('Question').press('Control+Enter');
+
+    // Live: the first step is logged and its waiting line counts while the bridge is still thinking.
+    await page.getByText(/Step 1\/4: sending [\d,]+ characters\./).waitFor();
+    await page.getByText(/Step 1: waiting \d+ s/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Stop' }).isEnabled(), true);
+
+    const answer = page.locator('.answer');
+    await answer.waitFor();
+    assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED a\.js/);
+    assert.equal(await answer.locator('pre code').first().textContent(), 'const a = 2;\n');
+    assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
+    assert.equal(await answer.locator('script, img, a[href^="javascript"]').count(), 0);
+    assert.match(await answer.innerText(), /<script>window\.pwned = "script"<\/script>/);
+    await answer.getByText('click me').click().catch(() => {});
+    assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
+
+    await page.getByText('Diff').click();
+    assert.match(await page.locator('pre.diff').innerText(), /-const a = 1;\n\+const a = 2;/);
+
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Write a.js' }).click();
+    await page.getByText(/^written; previous version in /).waitFor();
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
+    const [set] = fs.readdirSync(backupDir);
+    assert.ok(set !== undefined);
+    assert.equal(fs.readFileSync(path.join(backupDir, set, 'files', 'a.js'), 'utf8'), 'const a = 1;\n');
+
+    await page.getByRole('button', { name: /^Undo/ }).click();
+    await page.getByRole('button', { name: 'Write a.js' }).waitFor();
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 1;\n');
+  });
+
+  it('keeps earlier questions on the page and filters the file tree', async () => {
+    await page.getByLabel('Filter').fill('util');
+    assert.deepEqual(await page.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))), ['src/util.js']);
+    await page.getByLabel('Filter').fill('');
+    await page.getByRole('button', { name: 'Open folder src' }).click();
+    await page.getByRole('checkbox', { name: 'src/util.js' }).waitFor();
+
+    await page.getByLabel('Bridge').selectOption('demo');
+    await page.getByLabel('Question').fill('where is util?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#run-2[data-state="answered"]').waitFor();
+    assert.equal(await page.locator('article.run').count(), 2);
+    assert.match(await page.locator('#run-2').innerText(), /demo bridge \(not a model\)/);
+    assert.match(await page.locator('#run-1 h3').innerText(), /What is a\?/);
+  });
+
+  it('shows the bridge state at the top', async () => {
+    await page.getByRole('button', { name: 'Check the bridge' }).click();
+    await page.locator('#bridge-state.idle, #bridge-state.ready, #bridge-state.down').waitFor();
+    assert.match(await page.locator('#bridge').innerText(), /idle|ready|down/);
+  });
+});
