@@ -8,7 +8,7 @@ import type { FileBlock } from './parse.ts';
 import { resolveTarget, type Sandbox } from './sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from './text.ts';
-import { isBinary } from './read.ts';
+import { isBinary } from './search.js';
 import { errnoOf, messageOf } from './errors.ts';
 import { backupCopy, createSet, saveManifest, setName, sha256, writeAtomic, type FsOps, type Manifest } from './backup.ts';
 

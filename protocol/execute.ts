@@ -6,9 +6,10 @@ import type { FindRequest, Request } from './parse.ts';
 import type { Result } from './results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
-import { walk } from './walk.ts';
-import { findAll } from './find.ts';
-import { isBinary, openFile, readLines } from './read.ts';
+import { walk, type WalkEntry } from './walk.ts';
+import { createFinder } from './find.ts';
+import { openFile, readLines } from './read.ts';
+import { isBinary } from './search.js';
 import { buildTree } from './tree.ts';
 import { closestPaths } from './similar.ts';
 
@@ -39,8 +40,12 @@ export const defaultLimits: Limits = {
 export type Executor = {
   box: Sandbox;
   limits: Limits;
-  answer(requests: readonly Request[]): Result[];
+  answer(requests: readonly Request[]): Promise<Result[]>;
   tree(): string;
+  // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
+  // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
+  forget(): void;
+  close(): Promise<void>;
 };
 
 export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
@@ -48,26 +53,42 @@ export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);
   const limits = { ...defaultLimits, ...options.limits };
+  const finder = createFinder();
+  let entries: WalkEntry[] | undefined;
+  let files: WalkEntry[] | undefined;
+  const folder: Folder = {
+    entries: () => (entries ??= [...walk(box)]),
+    files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
+    finder,
+  };
   return {
     box,
     limits,
-    answer: (requests) => answer(box, limits, requests),
-    tree: () => buildTree(walk(box), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
+    answer: (requests) => answer(box, limits, folder, requests),
+    tree: () => buildTree(folder.entries(), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
+    forget: () => {
+      entries = undefined;
+      files = undefined;
+      finder.forget();
+    },
+    close: () => finder.close(),
   };
 }
 
-function answer(box: Sandbox, limits: Limits, requests: readonly Request[]): Result[] {
+// The run's view of the folder: walked once, kept until forget().
+type Folder = { entries: () => WalkEntry[]; files: () => WalkEntry[]; finder: ReturnType<typeof createFinder> };
+
+async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[]): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
   const finds: Array<{ index: number; request: FindRequest }> = [];
   const need = { left: limits.needChars, sent: new Set<string>() };
-  let allPaths: string[] | undefined;
-  const existing = (): string[] => (allPaths ??= [...walk(box)].filter((e) => e.kind === 'file').map((e) => e.rel));
+  const existing = (): string[] => folder.files().map((e) => e.rel);
 
   requests.forEach((request, index) => {
     if (request.kind === 'need') {
       for (const p of request.paths) results[index]?.push(needOne(box, limits, p, need, existing));
     } else if (request.kind === 'list') {
-      results[index]?.push(list(box, limits, request.mask));
+      results[index]?.push(list(box, limits, folder, request.mask));
     } else {
       finds.push({ index, request });
     }
@@ -75,7 +96,7 @@ function answer(box: Sandbox, limits: Limits, requests: readonly Request[]): Res
 
   if (finds.length > 0) {
     const texts = [...new Set(finds.map((f) => f.request.text))];
-    const outcomes = findAll(box, texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
+    const outcomes = await folder.finder.find(folder.files(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
     for (const { index, request } of finds) {
       const outcome = outcomes[texts.indexOf(request.text)];
       if (outcome !== undefined) results[index]?.push({ kind: 'find', request: `FIND ${request.text}`, ...outcome });
@@ -164,7 +185,7 @@ function sizeOf(abs: string): string {
   }
 }
 
-function list(box: Sandbox, limits: Limits, raw: string): Result {
+function list(box: Sandbox, limits: Limits, folder: Folder, raw: string): Result {
   const request = `LIST ${raw}`;
   const compiled = compileMask(raw);
   if (compiled.kind === 'refused') return { kind: 'refused', request, path: raw, reason: compiled.reason };
@@ -173,7 +194,7 @@ function list(box: Sandbox, limits: Limits, raw: string): Result {
   let { mask, base, match } = compiled;
   if (isPlainPath(mask)) {
     const place = resolvePath(box, mask);
-    if (place.kind === 'folder') return { ...list(box, limits, place.rel === '.' ? '**' : `${place.rel}/**`), request };
+    if (place.kind === 'folder') return { ...list(box, limits, folder, place.rel === '.' ? '**' : `${place.rel}/**`), request };
     if (place.kind !== 'file') return { kind: 'list', request, mask, paths: [], total: 0 };
     base = '.';
     match = (rel) => rel === place.rel;
@@ -181,10 +202,11 @@ function list(box: Sandbox, limits: Limits, raw: string): Result {
 
   const start = resolvePath(box, base);
   if (start.kind !== 'folder') return { kind: 'list', request, mask, paths: [], total: 0 };
+  const prefix = start.rel === '.' ? '' : `${start.rel}/`;
   const paths: string[] = [];
   let total = 0;
-  for (const entry of walk(box, start.rel)) {
-    if (entry.kind !== 'file' || !match(entry.rel)) continue;
+  for (const entry of folder.files()) {
+    if (!entry.rel.startsWith(prefix) || !match(entry.rel)) continue;
     total++;
     if (paths.length < limits.listPaths) paths.push(entry.rel);
   }

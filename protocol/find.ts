@@ -1,89 +1,154 @@
-// Literal text search: all of a step's FIND texts in one pass over the files, stopping as soon as every text has its
-// hits. One hit per line, as grep and ripgrep count them.
+// FIND over the run's files: all of a step's texts in one pass, one hit per line as grep counts them, the first hits
+// in walk order. On a big folder the main thread and a worker thread share the files (interleaved chunks, so each
+// gets its part of every corner of the tree); each keeps what it read for the next step, within a memory budget.
 
-import fs from 'node:fs';
-import type { Sandbox } from './sandbox.ts';
-import { walk } from './walk.ts';
-import { isBinary, openFile, readAll } from './read.ts';
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { createKeeper, searchFiles, type Found, type Hit } from './search.js';
 import type { FindHit } from './results.ts';
 
-// Files larger than this are not searched (and the result says how many were skipped): memory stays bounded.
+// Files larger than this are not searched (the result says how many): memory stays bounded.
 export const FIND_MAX_FILE_BYTES = 64 << 20;
+// Below this many files, a worker costs more than it saves.
+const PARALLEL_MIN_FILES = 2_000;
+// What each searcher keeps between steps.
+const KEEP_BYTES = 24 << 20;
+const CHUNK = 256;
 
+export type SearchFile = { rel: string; abs: string };
 export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; skipped: number };
-
 export type FindOptions = { maxHits: number; lineChars: number };
 
-export function findAll(box: Sandbox, texts: readonly string[], options: FindOptions): FindOutcome[] {
-  const needles = texts.map((text) => ({ text, bytes: Buffer.from(text, 'utf8') }));
-  const outcomes: FindOutcome[] = texts.map((text) => ({ text, hits: [], cut: false, skipped: 0 }));
-  let open = needles.length;
-  const scratch = Buffer.allocUnsafe(1 << 20);
+export type Finder = {
+  find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
+  // Drops what was kept: the next FIND reads the files again.
+  forget(): void;
+  close(): Promise<void>;
+};
 
-  for (const entry of walk(box)) {
-    if (open === 0) break;
-    if (entry.kind !== 'file') continue;
-    const file = openFile(entry.abs);
-    if (file === undefined) continue;
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readAll(file, scratch, FIND_MAX_FILE_BYTES);
-    } catch {
-      bytes = Buffer.alloc(0);
-    } finally {
-      fs.closeSync(file.fd);
-    }
-    if (bytes === undefined) {
-      for (const o of outcomes) if (!o.cut) o.skipped++;
-      continue;
-    }
-    if (isBinary(bytes)) continue;
+type Share = Array<{ index: number; abs: string }>;
 
-    for (let i = 0; i < needles.length; i++) {
-      const needle = needles[i];
-      const outcome = outcomes[i];
-      if (needle === undefined || outcome === undefined || outcome.cut) continue;
-      if (searchFile(bytes, needle.bytes, entry.rel, outcome, options)) open--;
-    }
-  }
-  return outcomes;
+export function createFinder(workerCount = Math.min(2, os.availableParallelism()) - 1): Finder {
+  let workers: Worker[] | undefined;
+  let assigned: readonly SearchFile[] | undefined;
+  let mine: Share = [];
+  let nextId = 1;
+  const keeper = createKeeper(KEEP_BYTES, FIND_MAX_FILE_BYTES);
+
+  // Splits the files between this thread and the workers, once per run.
+  const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
+    const shares = [[], ...helpers.map(() => [])] as Share[];
+    files.forEach((f, index) => shares[Math.floor(index / CHUNK) % shares.length]?.push({ index, abs: f.abs }));
+    helpers.forEach((w, i) => w.postMessage({ type: 'assign', files: shares[i + 1] }));
+    mine = shares[0] ?? [];
+    keeper.reset();
+    assigned = files;
+  };
+
+  const search = async (files: readonly SearchFile[], texts: string[], options: FindOptions): Promise<Found> => {
+    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= startWorkers(workerCount)) : [];
+    if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
+    const id = nextId++;
+    const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars }, id));
+    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.counts);
+    const answers = [here, ...(await Promise.all(pending))];
+    return { hits: answers.flatMap((a) => a.hits), skipped: texts.map((_, t) => answers.reduce((n, a) => n + (a.skipped[t] ?? 0), 0)) };
+  };
+
+  const stop = async () => {
+    const running = workers ?? [];
+    workers = undefined;
+    assigned = undefined;
+    await Promise.all(running.map((w) => w.terminate()));
+  };
+
+  return {
+    async find(files, texts, options) {
+      const list = [...texts];
+      let found: Found;
+      try {
+        found = await search(files, list, options);
+      } catch {
+        // A worker that failed to start or died: search here alone.
+        await stop();
+        assign(files, []);
+        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.counts);
+      }
+      return outcomes(files, list, found, options.maxHits);
+    },
+    forget() {
+      assigned = undefined;
+    },
+    close: stop,
+  };
 }
 
-// Adds this file's hits; returns true when the outcome just reached its cap (a hit past the cap marks the cut).
-function searchFile(bytes: Buffer, needle: Buffer, rel: string, outcome: FindOutcome, options: FindOptions): boolean {
-  let line = 1;
-  let counted = 0;
-  for (let at = bytes.indexOf(needle); at !== -1; ) {
-    line += countNewlines(bytes, counted, at);
-    counted = at;
-    if (outcome.hits.length === options.maxHits) {
-      outcome.cut = true;
-      return true;
-    }
-    const start = bytes.lastIndexOf(10, at) + 1;
-    const newline = bytes.indexOf(10, at);
-    const end = newline === -1 ? bytes.length : newline;
-    outcome.hits.push({ path: rel, line, text: clip(bytes, start, end, at, needle.length, options.lineChars) });
-    if (newline === -1) break;
-    at = bytes.indexOf(needle, newline + 1);
-  }
-  return false;
+// Per text, the first hits in walk order (file index, then line); one past the cap marks the cut.
+function outcomes(files: readonly SearchFile[], texts: string[], found: Found, maxHits: number): FindOutcome[] {
+  return texts.map((text, t) => {
+    const mine = found.hits.filter((h) => h[0] === t).sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+    const hits = mine.slice(0, maxHits).map((h): FindHit => ({ path: files[h[1]]?.rel ?? '?', line: h[2], text: h[3] }));
+    return { text, hits, cut: mine.length > maxHits, skipped: found.skipped[t] ?? 0 };
+  });
 }
 
-function countNewlines(bytes: Buffer, from: number, to: number): number {
-  let n = 0;
-  for (let i = bytes.indexOf(10, from); i !== -1 && i < to; i = bytes.indexOf(10, i + 1)) n++;
-  return n;
+function startWorkers(count: number): Worker[] {
+  return Array.from({ length: count }, () => {
+    // execArgv empty: the worker is plain JavaScript and needs no TypeScript loader, which costs seconds to start.
+    const worker = new Worker(new URL('./find-worker.js', import.meta.url), {
+      execArgv: [],
+      // A small young generation: the worker allocates little besides its arena, and each MB here is RSS.
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+      workerData: { cacheBytes: KEEP_BYTES, maxFileBytes: FIND_MAX_FILE_BYTES },
+    });
+    worker.unref();
+    return worker;
+  });
 }
 
-// The line of a hit, trimmed, and clipped around the hit when it is long (minified code has megabyte lines).
-function clip(bytes: Buffer, start: number, end: number, at: number, length: number, max: number): string {
-  if (end - start <= max * 3) {
-    const line = bytes.toString('utf8', start, end).replace(/\r$/, '').trim();
-    if (line.length <= max) return line;
-  }
-  const from = Math.max(start, at - Math.floor(max / 2));
-  const to = Math.min(end, from + max + length);
-  const inner = bytes.toString('utf8', from, to).replace(/^\uFFFD+|\uFFFD+$/g, '').trim();
-  return `${from > start ? '… ' : ''}${inner}${to < end ? ' …' : ''}`;
+// Posts a search and waits for its result; an error or exit of the worker rejects.
+function ask(worker: Worker, message: unknown, id: number): Promise<Found> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (reply: unknown) => {
+      if (!isRecord(reply)) return;
+      if (reply.type === 'result' && reply.id === id && isFound(reply)) {
+        cleanup();
+        resolve({ hits: reply.hits, skipped: reply.skipped });
+      } else if (reply.type === 'error') {
+        cleanup();
+        reject(new Error(`search worker: ${String(reply.message)}`));
+      }
+    };
+    const onError = (error: unknown) => {
+      cleanup();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onExit = () => onError(new Error('search worker exited'));
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      worker.unref();
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    // Keeps the process alive while this search is out.
+    worker.ref();
+    worker.postMessage(message);
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function isFound(value: Record<string, unknown>): value is Record<string, unknown> & Found {
+  return Array.isArray(value.skipped) && value.skipped.every((n) => typeof n === 'number')
+    && Array.isArray(value.hits) && value.hits.every(isHit);
+}
+
+function isHit(value: unknown): value is Hit {
+  return Array.isArray(value) && value.length === 4 && typeof value[0] === 'number' && typeof value[1] === 'number'
+    && typeof value[2] === 'number' && typeof value[3] === 'string';
 }

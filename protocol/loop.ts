@@ -47,8 +47,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const { bridge, executor, texts, steps } = input;
   const signal = input.signal ?? new AbortController().signal;
   const emit = input.onEvent ?? (() => {});
+  executor.forget();
   const attached = input.files !== undefined && input.files.length > 0
-    ? renderResults(executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }]))
+    ? renderResults(await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }]))
     : '';
   let message = firstMessage({ texts, tree: executor.tree(), attached, question: input.question, last: steps <= 1 });
   const sent: number[] = [];
@@ -80,7 +81,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps', parsed.requests);
     previousKey = key;
 
-    const results = renderResults(executor.answer(parsed.requests));
+    const results = renderResults(await executor.answer(parsed.requests));
     emit({ kind: 'answered-requests', step, results: parsed.requests.length, chars: results.length });
     message = nextMessage(message, reply, results, texts, step + 1 >= steps);
   }

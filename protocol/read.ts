@@ -6,8 +6,6 @@ import { countLines } from './text.ts';
 
 const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const CHUNK = 1 << 20;
-// Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
-const SNIFF = 8000;
 
 export type Opened = { fd: number; size: number };
 
@@ -25,10 +23,6 @@ export function openFile(abs: string): Opened | undefined {
     return undefined;
   }
   return { fd, size: stat.size };
-}
-
-export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, SNIFF).indexOf(0) !== -1;
 }
 
 export type Lines = {
@@ -90,19 +84,6 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
   if (whole) return { text, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true } };
   const restStart = Math.max(startByte, 0) + Buffer.byteLength(text);
   return { text, first: from, last, whole, rest: countRest(file, restStart, to - last) };
-}
-
-// Whole-file bytes for searching: at most `limit` bytes, or undefined when the file is larger.
-export function readAll(file: Opened, scratch: Buffer, limit: number): Buffer | undefined {
-  if (file.size > limit) return undefined;
-  const target = file.size < scratch.length ? scratch : Buffer.allocUnsafe(file.size + 1);
-  let total = 0;
-  for (;;) {
-    const n = fs.readSync(file.fd, target, total, target.length - total, total);
-    total += n;
-    if (n === 0 || total === target.length) break;
-  }
-  return target.subarray(0, Math.min(total, limit));
 }
 
 // Lines and UTF-16 characters from byte `start` to the end of the file or of `maxLines` lines, without decoding.

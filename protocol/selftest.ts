@@ -68,8 +68,8 @@ const checks: Check[] = [
   },
   {
     name: 'matches * in one folder and ** at any depth',
-    run: (root) => {
-      const [top, deep] = createExecutor(root).answer(parseReply('=== LIST: *.js ===\n=== LIST: **/*.js ===').requests);
+    run: async (root) => {
+      const [top, deep] = await createExecutor(root).answer(parseReply('=== LIST: *.js ===\n=== LIST: **/*.js ===').requests);
       expect(top?.kind === 'list' && top.paths.join() === 'a.js', `*.js gave ${JSON.stringify(top)}`);
       expect(deep?.kind === 'list' && deep.paths.join() === 'a.js,src/b.js', `**/*.js gave ${JSON.stringify(deep)}`);
     },

@@ -8,8 +8,13 @@ import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
 import { tempFolder, writeFiles } from './helpers.ts';
 
-function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Result[] {
-  return createExecutor(root, options).answer(parseReply(reply).requests);
+async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {
+  const executor = createExecutor(root, options);
+  try {
+    return await executor.answer(parseReply(reply).requests);
+  } finally {
+    await executor.close();
+  }
 }
 
 function only<T extends Result['kind']>(results: Result[], kind: T): Extract<Result, { kind: T }> {
@@ -31,15 +36,15 @@ describe('NEED', () => {
     '.env.local': 'TOKEN=x\n',
   });
 
-  it('sends a file whole', () => {
-    const r = only(ask(root, '=== NEED: src/util.js ==='), 'file');
+  it('sends a file whole', async () => {
+    const r = only(await ask(root, '=== NEED: src/util.js ==='), 'file');
     assert.equal(r.text, 'line 1\nline 2\nline 3\nline 4\nline 5\n');
     assert.equal(r.whole, true);
     assert.match(renderResults([r]), /^=== RESULT NEED src\/util\.js: 5 lines ===\nline 1\n[^]*line 5\n=== END RESULT ===$/);
   });
 
-  it('answers a missing file with the closest existing paths and goes on', () => {
-    const results = ask(root, '=== NEED: server.js, src/util.js ===');
+  it('answers a missing file with the closest existing paths and goes on', async () => {
+    const results = await ask(root, '=== NEED: server.js, src/util.js ===');
     assert.equal(results.length, 2);
     const missing = results[0];
     assert.equal(missing?.kind, 'missing');
@@ -48,41 +53,41 @@ describe('NEED', () => {
     assert.match(renderResults(results), /NEED server\.js: no such file; closest existing paths: src\/server\.mjs/);
   });
 
-  it('lists a folder', () => {
-    const r = only(ask(root, '=== NEED: src ==='), 'folder');
+  it('lists a folder', async () => {
+    const r = only(await ask(root, '=== NEED: src ==='), 'folder');
     assert.deepEqual(r.entries, ['server.mjs (27 bytes)', 'util.js (35 bytes)']);
   });
 
-  it('reports a binary file by size, not its bytes', () => {
-    const r = only(ask(root, '=== NEED: logo.png ==='), 'binary');
+  it('reports a binary file by size, not its bytes', async () => {
+    const r = only(await ask(root, '=== NEED: logo.png ==='), 'binary');
     assert.equal(r.bytes, 8);
     assert.match(renderResults([r]), /binary, 8 bytes/);
   });
 
-  it('sends a repeated path once', () => {
-    const results = ask(root, '=== NEED: src/util.js ===\n=== NEED: ./src/util.js ===');
+  it('sends a repeated path once', async () => {
+    const results = await ask(root, '=== NEED: src/util.js ===\n=== NEED: ./src/util.js ===');
     assert.deepEqual(results.map((r) => r.kind), ['file', 'repeated']);
   });
 
-  it('answers an explicit NEED under node_modules or an ignored folder', () => {
-    assert.equal(only(ask(root, '=== NEED: node_modules/dep/index.js ==='), 'file').text, 'module.exports = 42;\n');
-    assert.equal(only(ask(root, '=== NEED: dist/bundle.js ==='), 'file').text, 'built();\n');
+  it('answers an explicit NEED under node_modules or an ignored folder', async () => {
+    assert.equal(only(await ask(root, '=== NEED: node_modules/dep/index.js ==='), 'file').text, 'module.exports = 42;\n');
+    assert.equal(only(await ask(root, '=== NEED: dist/bundle.js ==='), 'file').text, 'built();\n');
   });
 
-  it('withholds secrets whatever the request', () => {
-    const r = only(ask(root, '=== NEED: .env.local ==='), 'withheld');
+  it('withholds secrets whatever the request', async () => {
+    const r = only(await ask(root, '=== NEED: .env.local ==='), 'withheld');
     assert.match(renderResults([r]), /withheld: looks like a secret/);
   });
 
-  it('sends a range of lines', () => {
-    const r = only(ask(root, '=== NEED: src/util.js:2-3 ==='), 'file');
+  it('sends a range of lines', async () => {
+    const r = only(await ask(root, '=== NEED: src/util.js:2-3 ==='), 'file');
     assert.equal(r.text, 'line 2\nline 3\n');
     assert.match(renderResults([r]), /lines 2-3/);
   });
 
-  it('cuts at the step limit at a line end, says how much is left and how to ask for it', () => {
+  it('cuts at the step limit at a line end, says how much is left and how to ask for it', async () => {
     const big = tempFolder({ 'a.txt': 'x'.repeat(99) + '\n'.repeat(1) + ('y'.repeat(99) + '\n').repeat(20), 'b.txt': 'b\n' });
-    const results = ask(big, '=== NEED: a.txt, b.txt ===', { limits: { needChars: 1000 } });
+    const results = await ask(big, '=== NEED: a.txt, b.txt ===', { limits: { needChars: 1000 } });
     const [a, b] = results;
     assert.equal(a?.kind, 'file');
     if (a?.kind !== 'file') return;
@@ -96,13 +101,13 @@ describe('NEED', () => {
     assert.match(text, /NEED b\.txt: not sent: this step's 1,000 characters are used up/);
   });
 
-  it('keeps 200,000 characters per step by default and reads a huge file in bounded memory', () => {
+  it('keeps 200,000 characters per step by default and reads a huge file in bounded memory', async () => {
     const huge = tempFolder();
     const line = 'z'.repeat(79) + '\n';
     const fd = fs.openSync(path.join(huge, 'huge.log'), 'w');
     for (let i = 0; i < 40; i++) fs.writeSync(fd, line.repeat(10_000));
     fs.closeSync(fd);
-    const r = only(ask(huge, '=== NEED: huge.log ==='), 'file');
+    const r = only(await ask(huge, '=== NEED: huge.log ==='), 'file');
     assert.equal(r.text.length, 200_000);
     assert.equal(r.last, 2_500);
     assert.deepEqual(r.rest, { lines: 397_500, chars: 397_500 * 80, exact: true });
@@ -119,20 +124,20 @@ describe('LIST', () => {
   fs.symlinkSync(path.join(root, 'src'), path.join(root, 'src-link'));
   fs.symlinkSync('.', path.join(root, 'src', 'self'));
   const options = { backupDir: path.join(root, 'backup') };
-  const paths = (mask: string) => only(ask(root, `=== LIST: ${mask} ===`, options), 'list').paths;
+  const paths = async (mask: string) => only(await ask(root, `=== LIST: ${mask} ===`, options), 'list').paths;
 
-  it('matches * within one folder and ** at any depth', () => {
-    assert.deepEqual(paths('*.ts'), ['a.ts']);
-    assert.deepEqual(paths('**/*.ts'), ['a.ts', 'keep/z.ts', 'src/c.ts', 'src/deep/d.ts']);
-    assert.deepEqual(paths('src/**'), ['src/c.ts', 'src/deep/d.ts', 'src/e.mjs']);
+  it('matches * within one folder and ** at any depth', async () => {
+    assert.deepEqual(await paths('*.ts'), ['a.ts']);
+    assert.deepEqual(await paths('**/*.ts'), ['a.ts', 'keep/z.ts', 'src/c.ts', 'src/deep/d.ts']);
+    assert.deepEqual(await paths('src/**'), ['src/c.ts', 'src/deep/d.ts', 'src/e.mjs']);
   });
 
-  it('expands braces', () => {
-    assert.deepEqual(paths('**/*.{mjs,js}'), ['b.js', 'src/e.mjs']);
+  it('expands braces', async () => {
+    assert.deepEqual(await paths('**/*.{mjs,js}'), ['b.js', 'src/e.mjs']);
   });
 
-  it('skips .git, node_modules, the backup folder, secrets and what .gitignore excludes', () => {
-    const all = paths('**');
+  it('skips .git, node_modules, the backup folder, secrets and what .gitignore excludes', async () => {
+    const all = await paths('**');
     for (const skipped of ['node_modules/x/y.ts', '.git/HEAD', 'gen/out.ts', 'backup/old.ts', 'top.log', 'certs/server.pem']) {
       assert.ok(!all.includes(skipped), `${skipped} listed`);
     }
@@ -140,36 +145,36 @@ describe('LIST', () => {
     assert.ok(all.includes('.github/workflows/ci.yml'));
   });
 
-  it('does not enter symlinked folders, so a loop ends', () => {
-    assert.ok(!paths('**').some((p) => p.startsWith('src-link/') || p.includes('self/')));
+  it('does not enter symlinked folders, so a loop ends', async () => {
+    assert.ok(!(await paths('**')).some((p) => p.startsWith('src-link/') || p.includes('self/')));
   });
 
-  it('lists what is inside a plain folder path', () => {
-    assert.deepEqual(paths('src/deep'), ['src/deep/d.ts']);
+  it('lists what is inside a plain folder path', async () => {
+    assert.deepEqual(await paths('src/deep'), ['src/deep/d.ts']);
   });
 
-  it('cuts at the limit and says the total', () => {
+  it('cuts at the limit and says the total', async () => {
     const many = tempFolder(Object.fromEntries(Array.from({ length: 350 }, (_, i) => [`f${String(i).padStart(3, '0')}.txt`, ''])));
-    const r = only(ask(many, '=== LIST: *.txt ==='), 'list');
+    const r = only(await ask(many, '=== LIST: *.txt ==='), 'list');
     assert.equal(r.paths.length, 300);
     assert.equal(r.total, 350);
     assert.match(renderResults([r]), /\[cut: 300 of 350 paths shown; narrow the mask to see the rest\]/);
   });
 
-  it('hints at ** when a top-level mask finds nothing', () => {
-    assert.match(renderResults(ask(root, '=== LIST: *.mjs ===')), /no paths match; a mask without "\/" looks in the top folder only, \*\*\/\*\.mjs looks in every folder/);
+  it('hints at ** when a top-level mask finds nothing', async () => {
+    assert.match(renderResults(await ask(root, '=== LIST: *.mjs ===')), /no paths match; a mask without "\/" looks in the top folder only, \*\*\/\*\.mjs looks in every folder/);
   });
 
-  it('refuses masks that leave the folder or would take too long', () => {
+  it('refuses masks that leave the folder or would take too long', async () => {
     for (const mask of ['../*', '/etc/*', 'a*a*a*b', '**/{a,b}{c,d}{e,f}{g,h}{i,j}']) {
-      assert.equal(only(ask(root, `=== LIST: ${mask} ===`), 'refused').kind, 'refused', mask);
+      assert.equal(only(await ask(root, `=== LIST: ${mask} ===`), 'refused').kind, 'refused', mask);
     }
   });
 
-  it('ends brace bombs and long ** chains in bounded time', () => {
+  it('ends brace bombs and long ** chains in bounded time', async () => {
     const long = tempFolder({ [`${'a'.repeat(200)}.txt`]: '', 'x/y/z/w.txt': '' });
     for (const mask of ['**/'.repeat(200) + '*.txt', '{a,{b,{c,{d}}}}*a*', '**/*a*a.txt']) {
-      const [r] = ask(long, `=== LIST: ${mask} ===`);
+      const [r] = await ask(long, `=== LIST: ${mask} ===`);
       assert.ok(r?.kind === 'list' || r?.kind === 'refused');
     }
   });
@@ -185,51 +190,51 @@ describe('FIND', () => {
     'blob.bin': Buffer.concat([Buffer.from('waitForAnswer'), Buffer.from([0, 1, 2])]),
   });
 
-  it('answers path:line: text, skipping secrets, node_modules and binary files', () => {
-    const r = only(ask(root, '=== FIND: waitForAnswer ==='), 'find');
+  it('answers path:line: text, skipping secrets, node_modules and binary files', async () => {
+    const r = only(await ask(root, '=== FIND: waitForAnswer ==='), 'find');
     assert.deepEqual(r.hits.map((h) => `${h.path}:${h.line}`), ['ask.mjs:3', 'ask.mjs:4', 'min.js:1', 'ui.html:1']);
     assert.equal(r.hits[0]?.text, 'async function waitForAnswer(page) {');
     assert.match(renderResults([r]), /^=== RESULT FIND waitForAnswer: 4 hits ===\nask\.mjs:3: async function waitForAnswer\(page\) \{\n/);
   });
 
-  it('clips a long line around the hit', () => {
-    const hit = only(ask(root, '=== FIND: waitForAnswer ==='), 'find').hits.find((h) => h.path === 'min.js');
+  it('clips a long line around the hit', async () => {
+    const hit = only(await ask(root, '=== FIND: waitForAnswer ==='), 'find').hits.find((h) => h.path === 'min.js');
     assert.ok(hit !== undefined);
     assert.ok(hit.text.length < 260, `${hit.text.length} characters`);
     assert.match(hit.text, /^… .*waitForAnswer.* …$/);
   });
 
-  it('answers several FIND requests of one step, each with its own hits', () => {
-    const results = ask(root, '=== FIND: import x ===\n=== FIND: <script> ===\n=== FIND: nowhere-to-be-found ===');
+  it('answers several FIND requests of one step, each with its own hits', async () => {
+    const results = await ask(root, '=== FIND: import x ===\n=== FIND: <script> ===\n=== FIND: nowhere-to-be-found ===');
     assert.deepEqual(results.map((r) => r.kind === 'find' && r.hits.length), [1, 1, 0]);
     assert.match(renderResults(results), /FIND nowhere-to-be-found: no hits/);
   });
 
-  it('stops at the hit limit and marks the cut', () => {
+  it('stops at the hit limit and marks the cut', async () => {
     const many = tempFolder({ 'a.txt': 'hit\n'.repeat(150) });
-    const r = only(ask(many, '=== FIND: hit ==='), 'find');
+    const r = only(await ask(many, '=== FIND: hit ==='), 'find');
     assert.equal(r.hits.length, 100);
     assert.equal(r.cut, true);
     assert.deepEqual([r.hits[0]?.line, r.hits[99]?.line], [1, 100]);
     assert.match(renderResults([r]), /100\+ hits[^]*\[cut: the first 100 hits shown/);
   });
 
-  it('does not hang on a FIFO in the folder', () => {
+  it('does not hang on a FIFO in the folder', async () => {
     const withPipe = tempFolder({ 'a.txt': 'needle\n' });
     execFileSync('mkfifo', [path.join(withPipe, 'pipe')]);
-    assert.equal(only(ask(withPipe, '=== FIND: needle ==='), 'find').hits.length, 1);
-    assert.equal(only(ask(withPipe, '=== NEED: pipe ==='), 'refused').kind, 'refused');
+    assert.equal(only(await ask(withPipe, '=== FIND: needle ==='), 'find').hits.length, 1);
+    assert.equal(only(await ask(withPipe, '=== NEED: pipe ==='), 'refused').kind, 'refused');
   });
 });
 
 describe('tree', () => {
-  it('shows a small folder whole', () => {
+  it('shows a small folder whole', async () => {
     const root = tempFolder({ 'package.json': '{}', 'src/a.ts': '', 'src/lib/b.ts': '', 'node_modules/x/i.js': '', '.env': '' });
     const tree = createExecutor(root).tree();
     assert.equal(tree, `${path.basename(root)}/ (3 files)\n  src/\n    lib/\n      b.ts\n    a.ts\n  package.json`);
   });
 
-  it('stays a few KB on a 30,000-file folder, with counts where it elides', () => {
+  it('stays a few KB on a 30,000-file folder, with counts where it elides', async () => {
     const root = tempFolder({}, 'deepwork-tree-', true);
     for (let d = 0; d < 30; d++) {
       for (let s = 0; s < 10; s++) {

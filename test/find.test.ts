@@ -1,0 +1,63 @@
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createFinder, type SearchFile } from '../protocol/find.ts';
+import { indexOfNeedle, needleOf } from '../protocol/search.js';
+import { tempFolder } from './helpers.ts';
+
+describe('indexOfNeedle', () => {
+  it('finds what Buffer.indexOf finds, jumping by the rarest byte', () => {
+    const text = Buffer.from('aaa zzq_x zzq_xz qqq zzq_xzzq_x\nend zzq_x');
+    for (const word of ['zzq_x', 'q', 'aaa', 'end', 'nope', 'x\ne', 'zzq_xzzq_x']) {
+      for (const counts of [undefined, new Uint32Array(256).fill(1)]) {
+        const needle = needleOf(word, counts);
+        for (let from = 0; from <= text.length; from += 3) {
+          assert.equal(indexOfNeedle(text, needle, from), text.indexOf(word, from), `${word} from ${from}`);
+        }
+      }
+    }
+  });
+});
+
+describe('createFinder', () => {
+  // 2,600 files: enough for the worker to take a share.
+  const root = tempFolder({}, 'deepwork-find-', true);
+  const files: SearchFile[] = [];
+  for (let d = 0; d < 26; d++) {
+    fs.mkdirSync(path.join(root, `d${d}`));
+    for (let f = 0; f < 100; f++) {
+      const rel = `d${d}/f${f}.js`;
+      const rare = d === 25 && f === 99 ? 'needle_rare();\n' : '';
+      const common = f % 7 === 0 ? 'common();\ncommon();\n' : '';
+      fs.writeFileSync(path.join(root, rel), `// ${rel}\n${common}${rare}`);
+      files.push({ rel, abs: path.join(root, rel) });
+    }
+  }
+  const parallel = createFinder(1);
+  const alone = createFinder(0);
+  after(() => Promise.all([parallel.close(), alone.close()]));
+  const options = { maxHits: 100, lineChars: 200 };
+
+  it('gives the same hits, in walk order, with a worker as without', async () => {
+    const texts = ['needle_rare', 'common()', 'd13/f42.js', 'nowhere'];
+    const [a, b] = await Promise.all([parallel.find(files, texts, options), alone.find(files, texts, options)]);
+    assert.deepEqual(a, b);
+    const [rare, common, path13, nowhere] = a;
+    assert.deepEqual(rare?.hits, [{ path: 'd25/f99.js', line: 2, text: 'needle_rare();' }]);
+    assert.equal(common?.hits.length, 100);
+    assert.equal(common?.cut, true);
+    assert.deepEqual(common?.hits.slice(0, 3).map((h) => `${h.path}:${h.line}`), ['d0/f0.js:2', 'd0/f0.js:3', 'd0/f14.js:2']);
+    assert.deepEqual(path13?.hits.map((h) => h.path), ['d13/f42.js']);
+    assert.deepEqual([nowhere?.hits.length, nowhere?.cut], [0, false]);
+  });
+
+  it('answers a later step from what it kept, and reads again after forget()', async () => {
+    const first = await parallel.find(files, ['needle_rare'], options);
+    assert.equal(first[0]?.hits.length, 1);
+    fs.appendFileSync(path.join(root, 'd0/f1.js'), 'needle_rare(2);\n');
+    parallel.forget();
+    const fresh = await parallel.find(files, ['needle_rare'], options);
+    assert.deepEqual(fresh[0]?.hits.map((h) => h.path), ['d0/f1.js', 'd25/f99.js']);
+  });
+});
