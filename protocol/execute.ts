@@ -57,7 +57,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let entries: WalkEntry[] | undefined;
   let files: WalkEntry[] | undefined;
   const folder: Folder = {
-    entries: () => (entries ??= [...walk(box)]),
+    entries: () => (entries ??= walk(box)),
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
     finder,
   };

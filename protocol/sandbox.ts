@@ -36,7 +36,8 @@ export type Sandbox = {
   root: string;
   // The backup folder's real path when it exists, else its absolute path.
   backupDir: string | undefined;
-  isSecret: (rel: string) => boolean;
+  // Whether a relative path names a secret; `name`, its last part, when the caller has it at hand.
+  isSecret: (rel: string, name?: string) => boolean;
 };
 
 export type SandboxOptions = { backupDir?: string | undefined; secretNames?: readonly string[] | undefined };
@@ -62,15 +63,36 @@ export function createSandbox(root: string, options: SandboxOptions = {}): Sandb
 
 // One regular expression for the name patterns and one for the path patterns: the walk asks this for every file, and
 // trying twenty picomatch matchers one by one cost ten times the walk itself.
-function secretMatcher(patterns: readonly string[]): (rel: string) => boolean {
+function secretMatcher(patterns: readonly string[]): (rel: string, name?: string) => boolean {
   const options = { dot: true, nocase: true };
   const combine = (list: readonly string[]) =>
     list.length === 0 ? undefined : new RegExp(list.map((p) => picomatch.makeRe(p, options).source).join('|'), 'i');
-  const byName = combine(patterns.filter((p) => !p.includes('/')));
+  const names = patterns.filter((p) => !p.includes('/'));
+  const byName = combine(names);
   const byPath = combine(patterns.filter((p) => p.includes('/')));
-  return (rel) => {
-    const name = rel.slice(rel.lastIndexOf('/') + 1);
-    return (byName?.test(name) ?? false) || (byPath?.test(rel) ?? false);
+  const worthTesting = nameFilter(names);
+  return (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) =>
+    (worthTesting(name) && (byName?.test(name) ?? false)) || (byPath?.test(rel) ?? false);
+}
+
+// A cheap look that rules most names out before the regular expression: a name can only match a pattern that starts
+// with its first letter (`.env*`, `id_rsa*`) or one that ends with its extension (`*.pem`).
+function nameFilter(patterns: readonly string[]): (name: string) => boolean {
+  const firsts = new Uint8Array(128);
+  const extensions = new Set<string>();
+  for (const pattern of patterns) {
+    const first = pattern[0] ?? '';
+    if (/^\*\.[\w-]+$/.test(pattern)) extensions.add(pattern.slice(1).toLowerCase());
+    else if (first !== '' && first.charCodeAt(0) < 128 && !'*?[{!('.includes(first)) {
+      firsts[first.toLowerCase().charCodeAt(0)] = 1;
+      firsts[first.toUpperCase().charCodeAt(0)] = 1;
+    } else return () => true;
+  }
+  return (name) => {
+    const code = name.charCodeAt(0);
+    if (code >= 128 || firsts[code] === 1) return true;
+    const dot = name.lastIndexOf('.');
+    return dot !== -1 && extensions.has(name.slice(dot).toLowerCase());
   };
 }
 

@@ -20,9 +20,15 @@ export function buildTree(entries: Iterable<WalkEntry>, rootName: string, option
 function collect(entries: Iterable<WalkEntry>, rootName: string): Folder {
   const root: Folder = { name: rootName, folders: [], files: [], total: 0 };
   const byPath = new Map<string, Folder>([['.', root]]);
+  // Entries come folder by folder: the last parent is usually the next one's too.
+  let lastPath = '.';
+  let lastParent: Folder | undefined = root;
   for (const entry of entries) {
     const slash = entry.rel.lastIndexOf('/');
-    const parent = byPath.get(slash === -1 ? '.' : entry.rel.slice(0, slash));
+    const parentPath = slash === -1 ? '.' : entry.rel.slice(0, slash);
+    const parent: Folder | undefined = parentPath === lastPath ? lastParent : byPath.get(parentPath);
+    lastPath = parentPath;
+    lastParent = parent;
     if (parent === undefined) continue;
     const name = entry.rel.slice(slash + 1);
     if (entry.kind === 'folder') {

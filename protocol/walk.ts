@@ -16,13 +16,14 @@ const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 type Rules = { base: string; ig: Ignore };
 
 // Every entry under `from` (a relative folder, '.' for the root), depth first, names in byte order within a folder.
-// Stop early by breaking out of the loop: nothing past that point is read.
-export function* walk(box: Sandbox, from = '.'): Generator<WalkEntry> {
+export function walk(box: Sandbox, from = '.'): WalkEntry[] {
   const rules = rulesAbove(box, from);
-  yield* walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules);
+  const out: WalkEntry[] = [];
+  walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules, out);
+  return out;
 }
 
-function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Generator<WalkEntry> {
+function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out: WalkEntry[]): void {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(abs, { withFileTypes: true });
@@ -33,8 +34,9 @@ function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Ge
   const own = entries.find((e) => e.name === '.gitignore' && e.isFile());
   const active = own === undefined ? rules : [...rules, readRules(rel, path.join(abs, '.gitignore'))];
 
+  const prefix = rel === '.' ? '' : `${rel}/`;
   for (const entry of entries) {
-    const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
+    const childRel = prefix + entry.name;
     const childAbs = abs + path.sep + entry.name;
     let kind: 'file' | 'folder';
     if (entry.isDirectory()) kind = 'folder';
@@ -43,12 +45,12 @@ function* walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[]): Ge
     else continue;
 
     if (kind === 'folder' && SKIPPED_FOLDERS.has(entry.name)) continue;
-    if (kind === 'file' && box.isSecret(childRel)) continue;
+    if (kind === 'file' && box.isSecret(childRel, entry.name)) continue;
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
     if (box.backupDir !== undefined && kind === 'folder' && childAbs === box.backupDir) continue;
 
-    yield { kind, rel: childRel, abs: childAbs };
-    if (kind === 'folder') yield* walkFolder(box, childRel, childAbs, active);
+    out.push({ kind, rel: childRel, abs: childAbs });
+    if (kind === 'folder') walkFolder(box, childRel, childAbs, active, out);
   }
 }
 

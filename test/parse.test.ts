@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReply, type Request } from '../protocol/parse.ts';
+import { adversarialReplies } from '../bench/replies.ts';
 
 function requests(reply: string): Request[] {
   return parseReply(reply).requests.map((r) => ({ ...r, line: 0 }));
@@ -132,16 +133,6 @@ describe('parseReply: FILE blocks', () => {
 });
 
 describe('parseReply: linear time', () => {
-  const adversarial: Record<string, (n: number) => string> = {
-    'unclosed fences': (n) => '=== FILE: a ===\n' + '```js\n'.repeat(n / 6),
-    'a long line of spaces': (n) => '=== NEED:' + ' '.repeat(n) + 'x',
-    'long runs of =': (n) => ('='.repeat(1000) + ' NEED ' + '='.repeat(999) + '\n').repeat(n / 2006),
-    'long runs of backticks': (n) => '`'.repeat(n / 2) + '=== NEED: a ===' + '`'.repeat(n / 2),
-    'many FILE blocks without END': (n) => '=== FILE: a ===\n```\n'.repeat(n / 20),
-    'many ENDs after fences': (n) => '```\n=== END ===\n=== FILE: a ===\n```js\n'.repeat(n / 40),
-    'bold markers': (n) => '**'.repeat(n / 4) + '=== FIND: x ===' + '**'.repeat(n / 4),
-  };
-
   function timeOf(reply: string): number {
     let best = Infinity;
     for (let round = 0; round < 5; round++) {
@@ -152,7 +143,7 @@ describe('parseReply: linear time', () => {
     return best;
   }
 
-  for (const [name, make] of Object.entries(adversarial)) {
+  for (const [name, make] of Object.entries(adversarialReplies)) {
     // Not a speed test: the ratio catches quadratic behaviour (4x for 2x input), which no machine hides.
     it(`grows linearly on ${name}`, () => {
       const small = timeOf(make(1_000_000));

@@ -1,0 +1,238 @@
+// npm run bench: deepwork's executor, parser and loop against ripgrep and fd on real code, side by side in one run.
+// Prints a table (figures, ratios, targets, met or not), writes bench/results.json and the README's Performance
+// section.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createExecutor, type Executor } from '../protocol/execute.ts';
+import { parseReply } from '../protocol/parse.ts';
+import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import { defaultSecretNames } from '../protocol/sandbox.ts';
+import type { Result } from '../protocol/results.ts';
+import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
+import { adversarialReplies, realisticReply } from './replies.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RARE = 'zzqqxxyy_rare';
+const RARE_2 = 'qqq_nope_never';
+const COMMON = 'function';
+const FIVE = [RARE, 'xxzz_none_at_all', 'nothing_here_1', 'missing.Symbol()', 'no_such_identifier_2'];
+
+type Row = { what: string; deepwork: string; reference: string; ratio: string; target: string; met: boolean | null };
+
+async function main(): Promise<void> {
+  ensureCorpus();
+  const tools = ensureTools();
+  const corpus = countFiles(CORPUS);
+  process.stderr.write(`Corpus: ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(1)} MB; ${RUNS} runs each.\n`);
+  const rows: Row[] = [];
+  const executor = createExecutor(CORPUS);
+  const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find', text, line: 0 })));
+  // Same skip rules as deepwork: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
+  const skips = `--hidden --no-require-git -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
+  // The path is named: without one, ripgrep searches its standard input when that is not a terminal.
+  const rg = (text: string, tail = '') => processTime(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail}`, CORPUS);
+
+  await find([RARE]); // starts the worker, warms the page cache for both sides
+  rg(RARE);
+
+  // FIND, a full scan: a cold step (folder walked, nothing kept) against ripgrep's whole process.
+  const rgRare = median(Array.from({ length: RUNS }, () => rg(RARE).ms));
+  const cold = await measure(async () => {
+    executor.forget();
+    await find([RARE]);
+  });
+  rows.push(ratioRow('FIND rare text, full scan (walk included)', cold, rgRare, 'rg -F', 1.5));
+
+  const rgCommon = median(Array.from({ length: RUNS }, () => rg(COMMON, '| head -100').ms));
+  const common = await measure(async () => {
+    executor.forget();
+    await find([COMMON]);
+  });
+  rows.push(ratioRow('FIND common text, first 100 hits', common, rgCommon, 'rg -F | head -100', null));
+
+  const five = await measure(async () => {
+    executor.forget();
+    await find(FIVE);
+  });
+  rows.push(ratioRow('5 FINDs in one step', five, cold, 'one FIND', 1.3));
+
+  // FIND later in the same run: the walk and the text read before are kept.
+  executor.forget();
+  await find([RARE]);
+  const warm = await measure(() => find([RARE_2]));
+  rows.push(ratioRow('FIND again in the same run (warm)', warm, rgRare, 'rg -F', 0.3));
+
+  // LIST **/*.ts, first 300, against fd with the same rules.
+  const fdList = median(Array.from({ length: RUNS }, () => processTime(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300`, CORPUS).ms));
+  const list = await measure(async () => {
+    executor.forget();
+    await executor.answer([{ kind: 'list', mask: '**/*.ts', line: 0 }]);
+  });
+  rows.push(ratioRow('LIST **/*.ts, first 300 (walk included)', list, fdList, 'fd | head -300', 2));
+
+  const tree = await measure(() => {
+    executor.forget();
+    return executor.tree();
+  });
+  rows.push(absoluteRow("First message's folder tree", tree, 50, 'ms'));
+
+  const need = await measure(() => executor.answer([{ kind: 'need', paths: ['typescript/lib/typescript.js'], line: 0 }]));
+  rows.push(absoluteRow('NEED of 200,000 characters', need, null, 'ms'));
+
+  rows.push(...parserRows());
+  rows.push(await stepRow(executor));
+  rows.push(peakRssRow());
+  await executor.close();
+
+  const check = await hitsMatchRipgrep(tools.rg, skips);
+  print(rows, corpus, check);
+  save(rows, corpus, check);
+}
+
+async function measure(fn: () => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) times.push(await time(fn));
+  return median(times);
+}
+
+function ratioRow(what: string, ours: number, reference: number, name: string, target: number | null): Row {
+  const ratio = ours / reference;
+  return {
+    what, deepwork: `${ours.toFixed(1)} ms`, reference: `${reference.toFixed(1)} ms (${name})`, ratio: `${ratio.toFixed(2)}×`,
+    target: target === null ? '—' : `≤ ${target}×`, met: target === null ? null : ratio <= target,
+  };
+}
+
+function absoluteRow(what: string, value: number, target: number | null, unit: string): Row {
+  return { what, deepwork: `${value.toFixed(1)} ${unit}`, reference: '—', ratio: '—', target: target === null ? '—' : `≤ ${target} ${unit}`, met: target === null ? null : value <= target };
+}
+
+function parserRows(): Row[] {
+  const rows: Row[] = [];
+  for (const mb of [1, 10]) {
+    const reply = realisticReply(mb * 1_000_000);
+    const ms = medianSync(() => parseReply(reply), mb === 1 ? RUNS * 3 : RUNS);
+    const speed = reply.length / 1e6 / (ms / 1000);
+    rows.push({ what: `Parse a ${mb} MB reply`, deepwork: `${speed.toFixed(0)} MB/s (${ms.toFixed(1)} ms)`, reference: '—', ratio: '—', target: '≥ 100 MB/s', met: speed >= 100 });
+  }
+  let worst = 0;
+  let worstName = '';
+  let slowest = 0;
+  for (const [name, make] of Object.entries(adversarialReplies)) {
+    const one = make(1_000_000);
+    const two = make(2_000_000);
+    const t1 = medianSync(() => parseReply(one), RUNS);
+    const t2 = medianSync(() => parseReply(two), RUNS);
+    slowest = Math.max(slowest, t1);
+    if (t2 / t1 > worst) {
+      worst = t2 / t1;
+      worstName = name;
+    }
+  }
+  rows.push({ what: `Adversarial replies: 2× input (worst: ${worstName})`, deepwork: `${worst.toFixed(2)}× time; slowest 1 MB ${slowest.toFixed(1)} ms`, reference: '—', ratio: '—', target: '≤ 2.2× time', met: worst <= 2.2 });
+  return rows;
+}
+
+function medianSync(fn: () => unknown, runs: number): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = process.hrtime.bigint();
+    fn();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+// A whole run against a bridge that answers at once: everything a step costs except the model. The slowest step
+// counts: the first (tree and instructions), one with three FINDs and a LIST, one with a NEED of two files.
+async function stepRow(executor: Executor): Promise<Row> {
+  const replies = ['=== FIND: createElement ===\n=== FIND: zzqq_nope ===\n=== FIND: Observable ===\n=== LIST: **/*.json ===', '=== NEED: rxjs/package.json, lodash/lodash.js ===', 'The answer.'];
+  const worst: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    let n = 0;
+    const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve(replies[n++] ?? 'done') };
+    const marks: number[] = [performance.now()];
+    const onEvent = (e: LoopEvent) => {
+      if (e.kind === 'sending' || e.kind === 'replied') marks.push(performance.now());
+    };
+    await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, onEvent });
+    // marks: start, sending 1, replied 1, sending 2, replied 2, sending 3, replied 3
+    const overheads = [0, 2, 4].map((i) => (marks[i + 1] ?? 0) - (marks[i] ?? 0));
+    worst.push(Math.max(...overheads));
+  }
+  return absoluteRow('A whole step but the model (slowest of 3)', median(worst), 100, 'ms');
+}
+
+// Peak RSS of a fresh process doing what a FIND-heavy run does on the corpus.
+function peakRssRow(): Row {
+  const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(BENCH, 'rss-probe.ts')], { encoding: 'utf8', cwd: path.dirname(BENCH) });
+  const kb = Number(probe.stdout.trim());
+  const mb = kb / 1024;
+  return { what: 'Peak RSS during FIND on the corpus', deepwork: `${mb.toFixed(0)} MB`, reference: '—', ratio: '—', target: '≤ 200 MB', met: Number.isFinite(mb) ? mb <= 200 : false };
+}
+
+type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: string[]; onlyRipgrep: string[] };
+
+// deepwork's FIND must find what ripgrep finds.
+async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
+  const texts = ['toLocaleUpperCase', 'Symbol.asyncIterator', 'zzqqxxyy_rare'];
+  const executor = createExecutor(CORPUS, { limits: { findHits: 1_000_000 } });
+  const results: Result[] = await executor.answer(texts.map((text) => ({ kind: 'find', text, line: 0 })));
+  await executor.close();
+  const ours = new Set(results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])));
+  const theirs = new Set<string>();
+  for (const text of texts) {
+    const out = processTime(`${rg} -F -n --no-heading ${skips} -- '${text}' .`, CORPUS).stdout;
+    for (const line of out.split('\n')) {
+      const m = /^\.\/(.+?):(\d+):/.exec(line);
+      if (m !== null) theirs.add(`${text}\t${m[1]}:${m[2]}`);
+    }
+  }
+  return {
+    texts, ours: ours.size, ripgrep: theirs.size,
+    onlyOurs: [...ours].filter((h) => !theirs.has(h)).slice(0, 5),
+    onlyRipgrep: [...theirs].filter((h) => !ours.has(h)).slice(0, 5),
+  };
+}
+
+function table(rows: Row[]): string {
+  const head = '| what | deepwork | reference | ratio | target | met |\n|---|---|---|---|---|---|';
+  const body = rows.map((r) => `| ${r.what} | ${r.deepwork} | ${r.reference} | ${r.ratio} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`);
+  return [head, ...body].join('\n');
+}
+
+function print(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  const same = check.onlyOurs.length === 0 && check.onlyRipgrep.length === 0;
+  process.stdout.write(`FIND hits vs ripgrep on ${check.texts.join(', ')}: ${check.ours} and ${check.ripgrep}, ${same ? 'the same' : 'DIFFERENT'}\n`);
+  if (!same) process.stdout.write(`  only deepwork: ${check.onlyOurs.join('; ')}\n  only ripgrep: ${check.onlyRipgrep.join('; ')}\n`);
+  process.stdout.write(`Corpus: ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB. Machine: ${machine()}.\n`);
+}
+
+function save(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
+  const date = new Date().toISOString().slice(0, 10);
+  fs.writeFileSync(path.join(BENCH, 'results.json'), `${JSON.stringify({ date, machine: machine(), runs: RUNS, corpus, rows, hitCheck: check }, null, 2)}\n`);
+  const readme = path.join(path.dirname(BENCH), 'README.md');
+  const text = fs.readFileSync(readme, 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a === -1 || b === -1) return;
+  const same = check.onlyOurs.length === 0 && check.onlyRipgrep.length === 0;
+  const section = [
+    start,
+    `Measured ${date} on ${machine()}; corpus ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(0)} MB of npm packages; medians of ${RUNS} runs.`,
+    '',
+    table(rows),
+    '',
+    `FIND's hits equal ripgrep's on the same queries: ${same ? 'yes' : 'no'} (${check.ours.toLocaleString('en-US')} hits).`,
+    end,
+  ].join('\n');
+  fs.writeFileSync(readme, text.slice(0, a) + section + text.slice(b + end.length));
+}
+
+await main();
