@@ -12,7 +12,7 @@ export const FIND_MAX_FILE_BYTES = 64 << 20;
 // Below this many files, a worker costs more than it saves.
 const PARALLEL_MIN_FILES = 2_000;
 // What each searcher keeps between steps.
-const KEEP_BYTES = 24 << 20;
+const KEEP_BYTES = 16 << 20;
 const CHUNK = 256;
 
 export type SearchFile = { rel: string; abs: string };

@@ -3,7 +3,7 @@
 // The parser works line by line and never uses a backtracking regular expression: every line is looked at a
 // constant number of times, so a reply of any shape parses in time linear in its length.
 
-import { markerOf, fenceOf, type Fence } from './markers.ts';
+import { markerOf, fenceOf, type Fence, type Marker } from './markers.ts';
 
 export type NeedRequest = { kind: 'need'; paths: string[]; line: number };
 export type ListRequest = { kind: 'list'; mask: string; line: number };
@@ -53,27 +53,36 @@ const kinds: Record<string, RequestKind | BodyKind> = {
 // The keywords the parser knows, for instructions and messages.
 export const blockKeywords: readonly string[] = Object.keys(kinds).map((k) => k.toUpperCase());
 
-// Where each line starts and ends (without its line break), and the code of its first non-blank character (-1 for a
-// blank line). Typed arrays: a reply can hold hundreds of thousands of lines.
-type Lines = { count: number; start: Int32Array; end: Int32Array; lead: Int32Array };
+// The lines that can matter: those whose first non-blank character can start a marker or a fence (= * _ ` ~ - + or a
+// digit). Prose lines are passed over without a trace, so memory follows the markup, not the reply's length.
+// `joined` says that only blank lines stand between a line and the one before it in this list.
+type Lines = {
+  count: number;
+  start: Int32Array;
+  end: Int32Array;
+  next: Int32Array;
+  number: Int32Array;
+  joined: Uint8Array;
+};
 
 export function parseReply(text: string): Reply {
-  const lines = splitLines(text);
+  const lines = markupLines(text);
   const ends = endMarkers(text, lines);
   const blocks: Block[] = [];
 
   for (let i = 0; i < lines.count; i++) {
-    const marker = markerOf(slice(text, lines, i));
+    const marker = ends.markers[i];
     if (marker === undefined) continue;
     const kind = kinds[marker.keyword];
     if (kind === undefined) continue;
+    const line = lines.number[i] ?? 0;
     if (!kind.body) {
-      const block = kind.read(marker.payload, i + 1);
+      const block = kind.read(marker.payload, line);
       if (block !== undefined) blocks.push(block);
       continue;
     }
     const body = bodyAfter(text, lines, ends, i);
-    blocks.push(kind.read(marker.payload, body.content, body.complete, i + 1));
+    blocks.push(kind.read(marker.payload, body.content, body.complete, line));
     i = body.endLine;
   }
 
@@ -84,88 +93,117 @@ export function parseReply(text: string): Reply {
   };
 }
 
-// Most lines of a reply are prose: one look at the first non-blank character tells they hold no marker and no fence.
-function splitLines(text: string): Lines {
-  let count = 1;
-  for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) count++;
-  if (text.endsWith('\n') || text === '') count--;
-  const lines: Lines = { count, start: new Int32Array(count), end: new Int32Array(count), lead: new Int32Array(count) };
-  let start = 0;
-  for (let n = 0; n < count; n++) {
+function markupLines(text: string): Lines {
+  let capacity = 64;
+  let lines: Lines = allocate(capacity);
+  let count = 0;
+  let number = 0;
+  let onlyBlankSince = true;
+  for (let start = 0; start < text.length; ) {
+    number++;
     const nl = text.indexOf('\n', start);
+    const next = nl === -1 ? text.length : nl + 1;
     let end = nl === -1 ? text.length : nl;
     if (end > start && text.charCodeAt(end - 1) === 13) end--;
     let i = start;
     while (i < end && isBlank(text.charCodeAt(i))) i++;
-    lines.start[n] = start;
-    lines.end[n] = end;
-    lines.lead[n] = i < end ? text.charCodeAt(i) : -1;
-    start = nl === -1 ? text.length : nl + 1;
+    if (i < end) {
+      if (mayBeMarkup(text.charCodeAt(i))) {
+        if (count === capacity) {
+          capacity *= 2;
+          lines = grow(lines, capacity);
+        }
+        lines.start[count] = start;
+        lines.end[count] = end;
+        lines.next[count] = next;
+        lines.number[count] = number;
+        lines.joined[count] = onlyBlankSince ? 1 : 0;
+        count++;
+        onlyBlankSince = true;
+      } else {
+        onlyBlankSince = false;
+      }
+    }
+    start = next;
   }
+  lines.count = count;
   return lines;
+}
+
+function allocate(capacity: number): Lines {
+  return {
+    count: 0,
+    start: new Int32Array(capacity),
+    end: new Int32Array(capacity),
+    next: new Int32Array(capacity),
+    number: new Int32Array(capacity),
+    joined: new Uint8Array(capacity),
+  };
+}
+
+function grow(lines: Lines, capacity: number): Lines {
+  const bigger = allocate(capacity);
+  bigger.start.set(lines.start);
+  bigger.end.set(lines.end);
+  bigger.next.set(lines.next);
+  bigger.number.set(lines.number);
+  bigger.joined.set(lines.joined);
+  return bigger;
 }
 
 function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 13 || code === 11 || code === 12;
 }
 
-// Characters a marker line or a fence line can start with: = * _ ` ~ - + and digits (list numbers).
 function mayBeMarkup(lead: number): boolean {
   return lead === 61 || lead === 42 || lead === 95 || lead === 96 || lead === 126 || lead === 45 || lead === 43 || (lead >= 48 && lead <= 57);
 }
 
-function isBlankLine(lines: Lines, i: number): boolean {
-  return lines.lead[i] === -1;
-}
-
 function slice(text: string, lines: Lines, i: number): string {
-  const lead = lines.lead[i];
-  return lead === undefined || !mayBeMarkup(lead) ? '' : text.slice(lines.start[i], lines.end[i]);
+  return i < lines.count ? text.slice(lines.start[i], lines.end[i]) : '';
 }
 
-// Where line `i` starts; the end of the text past the last line.
-function startOf(text: string, lines: Lines, i: number): number {
-  return lines.start[i] ?? text.length;
+// Whether line `i` directly follows line `i - 1` of the list, with only blank lines between.
+function follows(lines: Lines, i: number): boolean {
+  return i > 0 && i < lines.count && lines.joined[i] === 1;
 }
 
-// For each line, the index of the first END marker at or after it, and the first END marker that directly follows a
-// closing fence (blank lines between allowed). Both are computed once, from the bottom up.
-type EndIndex = { next: Int32Array; nextFenced: Int32Array };
+// For each markup line, the first END marker at or after it, and the first END marker that directly follows a bare
+// fence (blank lines between allowed). Both are computed once, from the bottom up.
+type EndIndex = { next: Int32Array; nextFenced: Int32Array; markers: Array<Marker | undefined> };
 
 function endMarkers(text: string, lines: Lines): EndIndex {
   const n = lines.count;
   const next = new Int32Array(n + 1).fill(-1);
   const nextFenced = new Int32Array(n + 1).fill(-1);
-  const isEnd = new Uint8Array(n);
-  const isFencedEnd = new Uint8Array(n);
-  let lastNonBlankWasFence = false;
+  const kind = new Uint8Array(n); // 1: END, 2: END right after a bare fence
+  const markers: Array<Marker | undefined> = new Array(n);
+  let previousIsBareFence = false;
   for (let i = 0; i < n; i++) {
-    if (isBlankLine(lines, i)) continue;
     const line = slice(text, lines, i);
+    const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
-    if (marker !== undefined && marker.keyword === 'end') {
-      isEnd[i] = 1;
-      if (lastNonBlankWasFence) isFencedEnd[i] = 1;
-    }
+    markers[i] = marker;
+    if (marker !== undefined && marker.keyword === 'end') kind[i] = afterFence ? 2 : 1;
     const fence = fenceOf(line);
-    lastNonBlankWasFence = fence !== undefined && fence.info === '';
+    previousIsBareFence = fence !== undefined && fence.info === '';
   }
   for (let i = n - 1; i >= 0; i--) {
-    next[i] = isEnd[i] === 1 ? i : (next[i + 1] ?? -1);
-    nextFenced[i] = isFencedEnd[i] === 1 ? i : (nextFenced[i + 1] ?? -1);
+    next[i] = kind[i] !== 0 ? i : (next[i + 1] ?? -1);
+    nextFenced[i] = kind[i] === 2 ? i : (nextFenced[i + 1] ?? -1);
   }
-  return { next, nextFenced };
+  return { next, nextFenced, markers };
 }
 
 type Body = { content: string; complete: boolean; endLine: number };
 
-// The content of a body block that opens at line `at`. When the content starts with a markdown fence, the block ends
-// at the first END right after a closing fence, so a fenced file may itself contain END lines (a file describing this
-// protocol); without such an END it falls back to the first END. One fence wrapping the whole content is removed.
+// The content of a body block whose marker is markup line `at`. When the content starts with a markdown fence, the
+// block ends at the first END right after a closing fence, so a fenced file may itself contain END lines (a file
+// describing this protocol); without such an END it falls back to the first END. One fence wrapping the whole
+// content is removed.
 function bodyAfter(text: string, lines: Lines, ends: EndIndex, at: number): Body {
-  let first = at + 1;
-  while (first < lines.count && isBlankLine(lines, first)) first++;
-  const opener = first < lines.count ? fenceOf(slice(text, lines, first)) : undefined;
+  const first = at + 1;
+  const opener = follows(lines, first) ? fenceOf(slice(text, lines, first)) : undefined;
 
   let end = ends.next[at + 1] ?? -1;
   if (opener !== undefined) {
@@ -174,26 +212,30 @@ function bodyAfter(text: string, lines: Lines, ends: EndIndex, at: number): Body
   }
   const complete = end !== -1;
   const endLine = complete ? end : lines.count;
-  const contentEnd = startOf(text, lines, endLine);
-  const plainStart = startOf(text, lines, at + 1);
+  const contentEnd = complete ? (lines.start[end] ?? text.length) : text.length;
+  const plainStart = lines.next[at] ?? text.length;
 
-  if (opener === undefined) {
-    return { content: text.slice(plainStart, contentEnd), complete, endLine };
-  }
-  const innerStart = startOf(text, lines, first + 1);
+  if (opener === undefined) return { content: text.slice(plainStart, contentEnd), complete, endLine };
+  const innerStart = lines.next[first] ?? text.length;
   const closer = closingFence(text, lines, opener, first, endLine);
-  const innerEnd = closer === -1 ? contentEnd : startOf(text, lines, closer);
+  const innerEnd = closer === -1 ? contentEnd : (lines.start[closer] ?? contentEnd);
   return { content: text.slice(innerStart, Math.max(innerStart, innerEnd)), complete, endLine };
 }
 
-// The last non-blank line before `endLine` when it closes `opener`'s fence, else -1.
+// The markup line right before `endLine` (only blank lines between) when it closes `opener`'s fence, else -1.
 function closingFence(text: string, lines: Lines, opener: Fence, first: number, endLine: number): number {
-  let i = endLine - 1;
-  while (i > first && isBlankLine(lines, i)) i--;
+  const i = endLine - 1;
   if (i <= first) return -1;
+  if (endLine < lines.count && !follows(lines, endLine)) return -1;
+  if (endLine === lines.count && !lastIsTrailing(text, lines, i)) return -1;
   const fence = fenceOf(slice(text, lines, i));
   const closes = fence !== undefined && fence.info === '' && fence.char === opener.char && fence.length >= opener.length;
   return closes ? i : -1;
+}
+
+// Whether only blank lines follow markup line `i` to the end of the text.
+function lastIsTrailing(text: string, lines: Lines, i: number): boolean {
+  return text.slice(lines.next[i] ?? text.length).trim() === '';
 }
 
 // A path as models write it: in backticks or quotes, with `./` in front.
