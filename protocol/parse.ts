@@ -3,7 +3,7 @@
 // The parser works line by line and never uses a backtracking regular expression: every line is looked at a
 // constant number of times, so a reply of any shape parses in time linear in its length.
 
-import { markerOf, fenceOf, type Fence, type Marker } from './markers.ts';
+import { markerOf, fenceOf, type Fence } from './markers.ts';
 
 export type NeedRequest = { kind: 'need'; paths: string[]; line: number };
 export type ListRequest = { kind: 'list'; mask: string; line: number };
@@ -71,7 +71,8 @@ export function parseReply(text: string): Reply {
   const blocks: Block[] = [];
 
   for (let i = 0; i < lines.count; i++) {
-    const marker = ends.markers[i];
+    if (ends.isMarker[i] !== 1) continue;
+    const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
     const kind = kinds[marker.keyword];
     if (kind === undefined) continue;
@@ -170,20 +171,23 @@ function follows(lines: Lines, i: number): boolean {
 
 // For each markup line, the first END marker at or after it, and the first END marker that directly follows a bare
 // fence (blank lines between allowed). Both are computed once, from the bottom up.
-type EndIndex = { next: Int32Array; nextFenced: Int32Array; markers: Array<Marker | undefined> };
+// `isMarker` marks the lines that hold a marker of a known kind; what they say is read again only for the lines the
+// main pass visits (nothing is kept per line: keeping a marker object for each line made the collector's work grow
+// faster than the reply).
+type EndIndex = { next: Int32Array; nextFenced: Int32Array; isMarker: Uint8Array };
 
 function endMarkers(text: string, lines: Lines): EndIndex {
   const n = lines.count;
   const next = new Int32Array(n + 1).fill(-1);
   const nextFenced = new Int32Array(n + 1).fill(-1);
   const kind = new Uint8Array(n); // 1: END, 2: END right after a bare fence
-  const markers: Array<Marker | undefined> = new Array(n);
+  const isMarker = new Uint8Array(n);
   let previousIsBareFence = false;
   for (let i = 0; i < n; i++) {
     const line = slice(text, lines, i);
     const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
-    markers[i] = marker;
+    if (marker !== undefined && Object.hasOwn(kinds, marker.keyword)) isMarker[i] = 1;
     if (marker !== undefined && marker.keyword === 'end') kind[i] = afterFence ? 2 : 1;
     const fence = fenceOf(line);
     previousIsBareFence = fence !== undefined && fence.info === '';
@@ -192,7 +196,7 @@ function endMarkers(text: string, lines: Lines): EndIndex {
     next[i] = kind[i] !== 0 ? i : (next[i + 1] ?? -1);
     nextFenced[i] = kind[i] === 2 ? i : (nextFenced[i + 1] ?? -1);
   }
-  return { next, nextFenced, markers };
+  return { next, nextFenced, isMarker };
 }
 
 type Body = { content: string; complete: boolean; endLine: number };
