@@ -145,6 +145,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   } finally {
     log.stop();
     process.off('SIGINT', onSigint);
+    await executor.close();
   }
   saveRun(a.config.stateDir, { root: executor.box.root, question: a.question, time: new Date().toISOString(), files: outcome.files });
   const report = writeOrPreview(executor.box, outcome.files, a.config, a.write, a.apply);

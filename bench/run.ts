@@ -13,6 +13,7 @@ import { defaultSecretNames } from '../protocol/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
 import { adversarialReplies, realisticReply } from './replies.ts';
+import { growthFactor } from './growth.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const RARE = 'zzqqxxyy_rare';
@@ -126,15 +127,10 @@ function parserRows(): Row[] {
   let worst = 0;
   let worstName = '';
   let slowest = 0;
-  const sizes = [500_000, 1_000_000, 2_000_000, 4_000_000];
   for (const [name, make] of Object.entries(adversarialReplies)) {
-    const times = sizes.map((size) => {
-      const reply = make(size);
-      bestSync(() => parseReply(reply), 2);
-      return bestSync(() => parseReply(reply), RUNS * 2);
-    });
-    slowest = Math.max(slowest, times[1] ?? 0);
-    const factor = 2 ** slope(sizes.map(Math.log), times.map(Math.log));
+    const oneMb = make(1_000_000);
+    slowest = Math.max(slowest, bestSync(() => parseReply(oneMb), RUNS));
+    const factor = growthFactor(make, [500_000, 1_000_000, 2_000_000, 4_000_000], (reply) => parseReply(reply), RUNS * 2);
     if (factor > worst) {
       worst = factor;
       worstName = name;
@@ -143,18 +139,6 @@ function parserRows(): Row[] {
   rows.push({ what: `Adversarial replies: time for 2× input, fitted over 0.5–4 MB (worst: ${worstName})`, deepwork: `${worst.toFixed(2)}× time; slowest 1 MB ${slowest.toFixed(1)} ms`,
     reference: '—', ratio: '—', target: '≤ 2.2× time', met: worst <= 2.2 });
   return rows;
-}
-
-function slope(xs: number[], ys: number[]): number {
-  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  let num = 0;
-  let den = 0;
-  xs.forEach((x, i) => {
-    num += (x - mx) * ((ys[i] ?? 0) - my);
-    den += (x - mx) ** 2;
-  });
-  return num / den;
 }
 
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
