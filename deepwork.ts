@@ -179,7 +179,7 @@ async function ui(config: Config, flags: { 'no-open'?: boolean | undefined }, cw
   );
   io.out(launched.url);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
-  if (flags['no-open'] !== true && !openInBrowser(launched.url)) io.err('deepwork: could not start the default browser; open the URL above.');
+  if (flags['no-open'] !== true && !(await openInBrowser(launched.url))) io.err('deepwork: could not start the default browser; open the URL above.');
   if (launched.pult === undefined) return EXIT.ok;
   io.err(`deepwork: the pult serves ${executor.box.root}; Ctrl-C stops it.`);
   const pult = launched.pult;

@@ -70,18 +70,22 @@ function getJson(url: string): Promise<unknown> {
   });
 }
 
-// Opens a URL in the system's default browser; false when that could not be started.
-export function openInBrowser(url: string): boolean {
+// Opens a URL in the system's default browser; false when the opener could not be started (no xdg-open, say).
+export function openInBrowser(url: string): Promise<boolean> {
   const [command, args] =
     process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] :
     process.platform === 'darwin' ? ['open', [url]] :
     ['xdg-open', [url]];
-  try {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: process.platform === 'win32' });
-    child.on('error', () => {});
-    child.unref();
-    return true;
-  } catch {
-    return false;
-  }
+  return new Promise((resolve) => {
+    try {
+      const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: process.platform === 'win32' });
+      child.once('spawn', () => {
+        child.unref();
+        resolve(true);
+      });
+      child.once('error', () => resolve(false));
+    } catch {
+      resolve(false);
+    }
+  });
 }
