@@ -230,7 +230,7 @@ function undo(config: Config, list: boolean, cwd: string, io: Io): number {
   return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }
 
-export function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
+function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
   const lines = report.files.map((f) => {
     const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
     const state = f.written ? 'written' : 'not written';

@@ -39,7 +39,7 @@ const PLACEHOLDER_WORDS = /\b(?:rest of|remainder of|unchanged|omitted|as before
 
 // The first line that stands for code left out (`// ... rest of the file unchanged`, `# existing code here`, a lone
 // `...`), or undefined. Only comments and bare ellipses count: a `...` spread in code is code.
-export function placeholderLine(text: string): string | undefined {
+function placeholderLine(text: string): string | undefined {
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '...' || line === '…') return line;
@@ -53,7 +53,7 @@ export function placeholderLine(text: string): string | undefined {
 }
 
 // Held back: a placeholder, and much shorter than the file it would replace.
-export const MUCH_SHORTER = 0.75;
+const MUCH_SHORTER = 0.75;
 
 export function elisionOf(old: string, proposed: string): string | undefined {
   const line = placeholderLine(proposed);

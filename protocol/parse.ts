@@ -22,7 +22,7 @@ export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[] }
 type RequestKind = { body: false; read: (payload: string, line: number) => Request | undefined };
 type BodyKind = { body: true; read: (payload: string, content: string, complete: boolean, line: number) => Block };
 
-const kinds: Record<string, RequestKind | BodyKind> = {
+const kinds = new Map<string, RequestKind | BodyKind>(Object.entries({
   need: {
     body: false,
     read: (payload, line) => {
@@ -48,10 +48,7 @@ const kinds: Record<string, RequestKind | BodyKind> = {
     body: true,
     read: (payload, content, complete, line) => ({ kind: 'file', path: cleanPath(payload), content, complete, line }),
   },
-};
-
-// The keywords the parser knows, for instructions and messages.
-export const blockKeywords: readonly string[] = Object.keys(kinds).map((k) => k.toUpperCase());
+} satisfies Record<string, RequestKind | BodyKind>));
 
 // The lines that can matter: those whose first non-blank character can start a marker or a fence (= * _ ` ~ - + or a
 // digit). Prose lines are passed over without a trace, so memory follows the markup, not the reply's length.
@@ -74,7 +71,7 @@ export function parseReply(text: string): Reply {
     if (ends.isMarker[i] !== 1) continue;
     const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
-    const kind = kinds[marker.keyword];
+    const kind = kinds.get(marker.keyword);
     if (kind === undefined) continue;
     const line = lines.number[i] ?? 0;
     if (!kind.body) {
@@ -187,7 +184,7 @@ function endMarkers(text: string, lines: Lines): EndIndex {
     const line = slice(text, lines, i);
     const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
-    if (marker !== undefined && Object.hasOwn(kinds, marker.keyword)) isMarker[i] = 1;
+    if (marker !== undefined && kinds.has(marker.keyword)) isMarker[i] = 1;
     if (marker !== undefined && marker.keyword === 'end') kind[i] = afterFence ? 2 : 1;
     const fence = fenceOf(line);
     previousIsBareFence = fence !== undefined && fence.info === '';

@@ -19,7 +19,7 @@ export function renderResults(results: readonly Result[]): string {
   return results.map(renderResult).join('\n\n');
 }
 
-export function renderResult(r: Result): string {
+function renderResult(r: Result): string {
   switch (r.kind) {
     case 'file': {
       const span = r.ranged || !r.whole ? `lines ${count(r.first)}-${count(r.last)}` : `${count(r.last)} lines`;

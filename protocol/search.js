@@ -30,7 +30,7 @@ export function isBinary(bytes) {
  * @param {number} limit
  * @returns {Buffer | 'too-big' | undefined}
  */
-export function readFile(abs, into, limit) {
+function readFile(abs, into, limit) {
   let fd;
   try {
     fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
@@ -117,7 +117,7 @@ export function indexOfNeedle(bytes, needle, from) {
  * @param {number} lineChars
  * @returns {LineHit[]}
  */
-export function searchBytes(bytes, needle, max, lineChars) {
+function searchBytes(bytes, needle, max, lineChars) {
   /** @type {LineHit[]} */
   const hits = [];
   let at = indexOfNeedle(bytes, needle, 0);

@@ -92,7 +92,7 @@ function readRules(base: string, file: string): Rules {
 }
 
 // Git's precedence: the deepest .gitignore with an opinion decides; a folder it ignores is not entered at all.
-export function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
+function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
   for (let i = rules.length - 1; i >= 0; i--) {
     const r = rules[i];
     if (r === undefined) continue;

@@ -38,6 +38,7 @@ describe('parseReply: requests', () => {
     ['a marker quoted in backticks inside prose', 'Use `=== NEED: path ===` to ask for a file.', []],
     ['a marker in a blockquote', '> === NEED: a.js ===', []],
     ['an unknown keyword', '=== RUN: rm -rf / ===', []],
+    ['keywords that name object properties', '=== constructor: x ===\n=== __proto__: y ===\n=== toString: z ===', []],
     ['an empty payload', '=== NEED: ===\n=== FIND:  ===', []],
     ['a line of = signs only', '==========', []],
     ['a marker without its closing run', '=== NEED: a.js', []],
