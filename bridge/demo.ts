@@ -49,7 +49,7 @@ function replyTo(message: string): string {
   return [
     header,
     '',
-    `Where ${words.map((w) => `"${w}"`).join(', ')} occur:`,
+    `Where ${words.map((w) => `"${w}"`).join(', ')} ${words.length === 1 ? 'occurs' : 'occur'}:`,
     ...found,
     ...(read.length > 0 ? ['', 'Files read:', ...read] : []),
   ].join('\n');
