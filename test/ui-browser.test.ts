@@ -19,9 +19,9 @@ const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artif
 const required = process.env.DEEPWORK_REQUIRE_BROWSER === '1';
 
 if (executable === undefined) {
-  const notice = 'No Chromium found (looked for /usr/bin/chromium): the browser tests are skipped. Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
-  if (required) throw new Error(`${notice} DEEPWORK_REQUIRE_BROWSER=1 makes this a failure.`);
-  process.stderr.write(`${notice}\n`);
+  const missing = 'No Chromium found (looked for /usr/bin/chromium). Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
+  if (required) throw new Error(`${missing} DEEPWORK_REQUIRE_BROWSER=1 makes its absence a failure.`);
+  process.stderr.write(`${missing} The browser tests are skipped.\n`);
 }
 
 const HOSTILE = [
