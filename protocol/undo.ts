@@ -1,5 +1,6 @@
-// `deepwork undo`: puts the last applied set of this project back. A file that changed since deepwork wrote it is
-// left alone and named: undo never throws away work done after the apply.
+// `deepwork undo`: puts an applied set of this project back, the last one unless named (the pult's Undo names the
+// set its Write made). A file that changed since deepwork wrote it is left alone and named: undo never throws away
+// work done after the apply.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,8 +11,8 @@ import type { Sandbox } from './sandbox.ts';
 export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
 export type UndoReport = { set: SetInfo | undefined; files: Undone[] };
 
-export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs): UndoReport {
-  const set = setsOf(backupDir, box.root).find((s) => !s.manifest.undone);
+export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?: string): UndoReport {
+  const set = setsOf(backupDir, box.root).find((s) => !s.manifest.undone && (name === undefined || s.name === name));
   if (set === undefined) return { set: undefined, files: [] };
   const files: Undone[] = [];
   for (const entry of set.manifest.files) {

@@ -268,6 +268,16 @@ describe('undoLast', () => {
     assert.equal(undoLast(box, backupDir).set, undefined);
   });
 
+  it('undoes a named set and leaves the others', () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+    const first = applyFiles(box, [block('a.js', 'a2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
+    applyFiles(box, [block('b.js', 'b2\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
+    const report = undoLast(box, backupDir, undefined, path.basename(first.backupSet ?? ''));
+    assert.deepEqual(report.files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b2\n']);
+    assert.equal(undoLast(box, backupDir, undefined, path.basename(first.backupSet ?? '')).set, undefined);
+  });
+
   it('undoes sets one after another, newest first', () => {
     const { backupDir, box, read } = setup({ 'a.js': 'v1\n' });
     applyFiles(box, [block('a.js', 'v2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });

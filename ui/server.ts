@@ -73,7 +73,10 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       if (!isRecord(body) || typeof body.run !== 'number' || typeof body.path !== 'string') throw badRequest('Expected {"run": number, "path": string, "force"?: boolean}.');
       return session.write(body.run, body.path, body.force === true);
     },
-    'POST /api/undo': () => session.undo(),
+    'POST /api/undo': (body) => {
+      if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
+      return session.undo(body.set);
+    },
   };
 
   const server = http.createServer((req, res) => {

@@ -108,8 +108,10 @@ export class Session {
     return result;
   }
 
-  undo(): UndoReport {
-    const report = undoLast(this.options.executor.box, this.options.backupDir);
+  // Undoes the named set (the one a Write made), or the last one.
+  undo(set?: string): UndoReport {
+    const report = undoLast(this.options.executor.box, this.options.backupDir, undefined, set);
+    if (report.set === undefined) throw new DeepworkError('NOT_FOUND', set === undefined ? 'No applied set to undo.' : `No applied set ${set} to undo (already undone?).`);
     this.refreshOthers(undefined);
     return report;
   }

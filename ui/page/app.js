@@ -172,8 +172,9 @@ function fileView(run, file) {
   if (file.reason !== undefined) item.append(h('div', { class: 'reason' }, [file.reason]));
   if (file.diff !== undefined && file.diff !== '') item.append(h('details', {}, [h('summary', {}, ['Diff']), diffView(file.diff)]));
   if (file.written) {
-    const undo = h('button', { type: 'button', 'aria-label': `Undo the last write (${file.path})` }, ['Undo']);
-    undo.addEventListener('click', () => void api('POST', '/api/undo', {}).catch(showError));
+    const set = file.backupSet?.split(/[\\/]/).pop();
+    const undo = h('button', { type: 'button', 'aria-label': `Undo writing ${file.path}` }, ['Undo']);
+    undo.addEventListener('click', () => void api('POST', '/api/undo', set === undefined ? {} : { set }).catch(showError));
     item.append(h('p', { class: 'written' }, [`written${file.backupSet ? `; previous version in ${file.backupSet}` : ''} `, undo]));
   } else if (file.status === 'new' || file.status === 'changed' || file.status === 'held back') {
     const force = file.status === 'held back';
