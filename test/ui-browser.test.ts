@@ -131,3 +131,42 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     assert.match(await page.locator('#bridge').innerText(), /idle|ready|down/);
   });
 });
+
+describe('the pult in Chromium on a 30,000-file folder', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  let pult: Pult;
+  const root = tempFolder({}, 'deepwork-big-', true);
+  for (let d = 0; d < 30; d++) {
+    for (let s = 0; s < 10; s++) {
+      const dir = path.join(root, `pkg${d}`, `mod${s}`);
+      fs.mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), '');
+    }
+  }
+
+  before(async () => {
+    const executor = createExecutor(root);
+    pult = await startPult({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir: path.join(root, '..', 'unused-backup'), port: 0 });
+    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await pult?.close();
+  });
+
+  it('shows the top folders, opens one on demand and filters down to a deep file', async () => {
+    const page = await browser.newPage();
+    await page.goto(pult.url);
+    await page.getByText('(30,000)').waitFor();
+    // Only the top level is drawn at first: thirty folders, no file checkboxes yet.
+    assert.equal(await page.locator('#tree button.folder').count(), 30);
+    assert.equal(await page.getByRole('checkbox').count(), 0);
+    await page.getByRole('button', { name: 'Open folder pkg7' }).click();
+    await page.getByRole('button', { name: 'Open folder pkg7/mod3' }).click();
+    assert.equal(await page.getByRole('checkbox').count(), 100);
+    await page.getByLabel('Filter').fill('pkg29/mod9/file99');
+    await page.getByRole('checkbox', { name: 'pkg29/mod9/file99.ts' }).check();
+    assert.match(await page.locator('#selected').innerText(), /1 file goes with the question: pkg29\/mod9\/file99\.ts/);
+  });
+});
+
