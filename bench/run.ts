@@ -218,7 +218,8 @@ async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
 
 function table(rows: Row[]): string {
   const head = '| what | deepwork | reference | ratio | target | met |\n|---|---|---|---|---|---|';
-  const body = rows.map((r) => `| ${r.what} | ${r.deepwork} | ${r.reference} | ${r.ratio} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`);
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const body = rows.map((r) => `| ${[r.what, r.deepwork, r.reference, r.ratio, r.target].map(cell).join(' | ')} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`);
   return [head, ...body].join('\n');
 }
 

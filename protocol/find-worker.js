@@ -7,10 +7,7 @@ import { createKeeper, searchFiles } from './search.js';
 
 /** @typedef {{ index: number, abs: string }} Assigned */
 
-const keeper = createKeeper(
-  typeof workerData?.cacheBytes === 'number' ? workerData.cacheBytes : 0,
-  typeof workerData?.maxFileBytes === 'number' ? workerData.maxFileBytes : 64 << 20,
-);
+const keeper = createKeeper(typeof workerData?.cacheBytes === 'number' ? workerData.cacheBytes : 0);
 /** @type {Assigned[]} */
 let files = [];
 
@@ -45,8 +42,8 @@ parentPort?.on('message', (/** @type {unknown} */ message) => {
     keeper.reset();
   } else if (message.type === 'search' && typeof message.id === 'number' && isTexts(message.texts)
     && typeof message.maxHits === 'number' && typeof message.lineChars === 'number') {
-    const found = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.counts);
-    parentPort?.postMessage({ type: 'result', id: message.id, ...found });
+    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
+    parentPort?.postMessage({ type: 'result', id: message.id, hits });
   } else {
     parentPort?.postMessage({ type: 'error', message: 'unknown message' });
   }

@@ -4,19 +4,17 @@
 
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { createKeeper, searchFiles, type Found, type Hit } from './search.js';
+import { createKeeper, searchFiles, type Hit } from './search.js';
 import type { FindHit } from './results.ts';
 
-// Files larger than this are not searched (the result says how many): memory stays bounded.
-export const FIND_MAX_FILE_BYTES = 64 << 20;
 // Below this many files, a worker costs more than it saves.
 const PARALLEL_MIN_FILES = 2_000;
 // What each searcher keeps between steps.
-const KEEP_BYTES = 16 << 20;
+const KEEP_BYTES = 24 << 20;
 const CHUNK = 256;
 
 export type SearchFile = { rel: string; abs: string };
-export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; skipped: number };
+export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean };
 export type FindOptions = { maxHits: number; lineChars: number };
 
 export type Finder = {
@@ -33,7 +31,7 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
   let assigned: readonly SearchFile[] | undefined;
   let mine: Share = [];
   let nextId = 1;
-  const keeper = createKeeper(KEEP_BYTES, FIND_MAX_FILE_BYTES);
+  const keeper = createKeeper(KEEP_BYTES);
 
   // Splits the files between this thread and the workers, once per run.
   const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
@@ -45,14 +43,13 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
     assigned = files;
   };
 
-  const search = async (files: readonly SearchFile[], texts: string[], options: FindOptions): Promise<Found> => {
+  const search = async (files: readonly SearchFile[], texts: string[], options: FindOptions): Promise<Hit[]> => {
     const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= startWorkers(workerCount)) : [];
     if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
     const id = nextId++;
     const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars }, id));
-    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.counts);
-    const answers = [here, ...(await Promise.all(pending))];
-    return { hits: answers.flatMap((a) => a.hits), skipped: texts.map((_, t) => answers.reduce((n, a) => n + (a.skipped[t] ?? 0), 0)) };
+    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
+    return [...here, ...(await Promise.all(pending)).flat()];
   };
 
   const stop = async () => {
@@ -65,14 +62,14 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
   return {
     async find(files, texts, options) {
       const list = [...texts];
-      let found: Found;
+      let found: Hit[];
       try {
         found = await search(files, list, options);
       } catch {
         // A worker that failed to start or died: search here alone.
         await stop();
         assign(files, []);
-        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.counts);
+        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
       }
       return outcomes(files, list, found, options.maxHits);
     },
@@ -84,11 +81,11 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
 }
 
 // Per text, the first hits in walk order (file index, then line); one past the cap marks the cut.
-function outcomes(files: readonly SearchFile[], texts: string[], found: Found, maxHits: number): FindOutcome[] {
+function outcomes(files: readonly SearchFile[], texts: string[], found: Hit[], maxHits: number): FindOutcome[] {
   return texts.map((text, t) => {
-    const mine = found.hits.filter((h) => h[0] === t).sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+    const mine = found.filter((h) => h[0] === t).sort((a, b) => a[1] - b[1] || a[2] - b[2]);
     const hits = mine.slice(0, maxHits).map((h): FindHit => ({ path: files[h[1]]?.rel ?? '?', line: h[2], text: h[3] }));
-    return { text, hits, cut: mine.length > maxHits, skipped: found.skipped[t] ?? 0 };
+    return { text, hits, cut: mine.length > maxHits };
   });
 }
 
@@ -99,7 +96,7 @@ function startWorkers(count: number): Worker[] {
       execArgv: [],
       // A small young generation: the worker allocates little besides its arena, and each MB here is RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
-      workerData: { cacheBytes: KEEP_BYTES, maxFileBytes: FIND_MAX_FILE_BYTES },
+      workerData: { cacheBytes: KEEP_BYTES },
     });
     worker.unref();
     return worker;
@@ -107,13 +104,13 @@ function startWorkers(count: number): Worker[] {
 }
 
 // Posts a search and waits for its result; an error or exit of the worker rejects.
-function ask(worker: Worker, message: unknown, id: number): Promise<Found> {
+function ask(worker: Worker, message: unknown, id: number): Promise<Hit[]> {
   return new Promise((resolve, reject) => {
     const onMessage = (reply: unknown) => {
       if (!isRecord(reply)) return;
-      if (reply.type === 'result' && reply.id === id && isFound(reply)) {
+      if (reply.type === 'result' && reply.id === id && Array.isArray(reply.hits) && reply.hits.every(isHit)) {
         cleanup();
-        resolve({ hits: reply.hits, skipped: reply.skipped });
+        resolve(reply.hits);
       } else if (reply.type === 'error') {
         cleanup();
         reject(new Error(`search worker: ${String(reply.message)}`));
@@ -141,11 +138,6 @@ function ask(worker: Worker, message: unknown, id: number): Promise<Found> {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
-}
-
-function isFound(value: Record<string, unknown>): value is Record<string, unknown> & Found {
-  return Array.isArray(value.skipped) && value.skipped.every((n) => typeof n === 'number')
-    && Array.isArray(value.hits) && value.hits.every(isHit);
 }
 
 function isHit(value: unknown): value is Hit {

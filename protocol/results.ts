@@ -13,7 +13,7 @@ export type Result =
   | { kind: 'over-budget'; request: string; path: string; limit: number }
   | { kind: 'repeated'; request: string; path: string }
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
-  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; skipped: number };
+  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean };
 
 export function renderResults(results: readonly Result[]): string {
   return results.map(renderResult).join('\n\n');
@@ -54,11 +54,10 @@ function renderResult(r: Result): string {
       return `${head(r.request, `${count(r.total)} paths`)}\n${r.paths.join('\n')}${cut}\n${END}`;
     }
     case 'find': {
-      const skipped = r.skipped > 0 ? `\n[${count(r.skipped)} files over the size limit were not searched]` : '';
-      if (r.hits.length === 0) return head(r.request, `no hits${skipped === '' ? '' : `; ${count(r.skipped)} files over the size limit were not searched`}`);
+      if (r.hits.length === 0) return head(r.request, 'no hits');
       const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
       const cut = r.cut ? `\n[cut: the first ${count(r.hits.length)} hits shown and the search stopped there; FIND a longer text or NEED a file to see more]` : '';
-      return `${head(r.request, r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`)}\n${lines}${cut}${skipped}\n${END}`;
+      return `${head(r.request, r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`)}\n${lines}${cut}\n${END}`;
     }
   }
 }

@@ -11,7 +11,6 @@ const SNIFF = 8000;
 /** @typedef {{ line: number, text: string }} LineHit */
 /** @typedef {{ bytes: Buffer, rare: number }} Needle the text and the position of its rarest byte, or -1 */
 /** @typedef {[pattern: number, file: number, line: number, text: string]} Hit */
-/** @typedef {{ hits: Hit[], skipped: number[] }} Found */
 
 /**
  * @param {Uint8Array} bytes
@@ -22,15 +21,13 @@ export function isBinary(bytes) {
 }
 
 /**
- * Reads a file that the walk saw as a regular file, into `into.buffer`, which grows to fit (so one buffer serves every
- * file and nothing is left for the collector). The result is a view, valid until the next read. Opened non-blocking,
- * so a file swapped for a FIFO cannot hang it.
+ * Reads a file that the walk saw as a regular file into `buffer` when it fits; 'large' when it does not (it is then
+ * searched chunk by chunk). Opened non-blocking, so a file swapped for a FIFO cannot hang the read.
  * @param {string} abs
- * @param {{ buffer: Buffer }} into
- * @param {number} limit
- * @returns {Buffer | 'too-big' | undefined}
+ * @param {Buffer} buffer
+ * @returns {Buffer | 'large' | undefined} a view into `buffer`, valid until the next read
  */
-function readFile(abs, into, limit) {
+function readFile(abs, buffer) {
   let fd;
   try {
     fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
@@ -38,20 +35,64 @@ function readFile(abs, into, limit) {
     return undefined;
   }
   try {
-    let n = fs.readSync(fd, into.buffer, 0, into.buffer.length, 0);
-    if (n < into.buffer.length) return into.buffer.subarray(0, n);
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    if (stat.size > limit) return 'too-big';
-    if (stat.size + 1 > into.buffer.length) {
-      const grown = Buffer.allocUnsafe(stat.size + 1);
-      into.buffer.copy(grown, 0, 0, n);
-      into.buffer = grown;
-    }
-    for (let got = 1; got > 0 && n < into.buffer.length; n += got) got = fs.readSync(fd, into.buffer, n, into.buffer.length - n, n);
-    return into.buffer.subarray(0, Math.min(n, limit));
+    const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    return n < buffer.length ? buffer.subarray(0, n) : 'large';
   } catch {
     return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Searches a file too large for the buffer, one buffer at a time, cut at line ends so lines and their numbers stay
+ * whole: memory stays at the buffer's size whatever the file's. A single line longer than the buffer is searched in
+ * pieces, and a text that straddles two pieces of it is missed.
+ * @param {string} abs
+ * @param {Buffer} buffer
+ * @param {Needle[]} needles
+ * @param {number[]} left hits still wanted per needle; counted down
+ * @param {number} lineChars
+ * @param {(needle: number, hit: LineHit) => void} onHit
+ */
+function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
+  let fd;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
+  } catch {
+    return;
+  }
+  try {
+    if (!fs.fstatSync(fd).isFile()) return;
+    let carry = 0;
+    let position = 0;
+    let lineBase = 0;
+    for (let first = true; ; first = false) {
+      const n = fs.readSync(fd, buffer, carry, buffer.length - carry, position);
+      position += n;
+      const filled = carry + n;
+      if (first && isBinary(buffer.subarray(0, filled))) return;
+      const end = n < buffer.length - carry;
+      const lastNewline = end ? filled - 1 : buffer.lastIndexOf(10, filled - 1);
+      const cut = end || lastNewline === -1 ? filled : lastNewline + 1;
+      const piece = buffer.subarray(0, cut);
+      let open = 0;
+      for (let p = 0; p < needles.length; p++) {
+        const needle = needles[p];
+        const wanted = left[p] ?? 0;
+        if (needle === undefined || wanted <= 0) continue;
+        const found = searchBytes(piece, needle, wanted, lineChars);
+        for (const hit of found) onHit(p, { line: hit.line + lineBase, text: hit.text });
+        left[p] = wanted - found.length;
+        if (wanted - found.length > 0) open++;
+      }
+      if (end || open === 0) return;
+      lineBase += countNewlines(piece, 0, piece.length);
+      carry = filled - cut;
+      buffer.copy(buffer, 0, cut, filled);
+    }
+  } catch {
+    // Unreadable midway: what was found stands.
   } finally {
     fs.closeSync(fd);
   }
@@ -175,51 +216,47 @@ function clip(bytes, start, end, at, length, max) {
  * @param {string[]} texts
  * @param {number} maxHits
  * @param {number} lineChars
- * @param {(file: { index: number, abs: string }) => Buffer | 'too-big' | undefined} bytesOf binary files give undefined
+ * @param {(file: { index: number, abs: string }) => Buffer | 'large' | undefined} bytesOf binary files give undefined
+ * @param {Buffer} chunk a buffer for reading large files piece by piece
  * @param {Uint32Array} [byteCounts] byte counts of the folder's files, when known
- * @returns {Found}
+ * @returns {Hit[]}
  */
-export function searchFiles(files, texts, maxHits, lineChars, bytesOf, byteCounts) {
+export function searchFiles(files, texts, maxHits, lineChars, bytesOf, chunk, byteCounts) {
   const needles = texts.map((text) => needleOf(text, byteCounts));
   /** @type {Hit[]} */
   const hits = [];
-  const counts = texts.map(() => 0);
-  const skipped = texts.map(() => 0);
-  const cap = maxHits + 1;
-  let open = texts.length;
+  const left = texts.map(() => maxHits + 1);
   for (const file of files) {
-    if (open === 0) break;
+    if (left.every((n) => n <= 0)) break;
     const bytes = bytesOf(file);
     if (bytes === undefined) continue;
+    if (bytes === 'large') {
+      searchLarge(file.abs, chunk, needles, left, lineChars, (p, hit) => hits.push([p, file.index, hit.line, hit.text]));
+      continue;
+    }
     for (let p = 0; p < needles.length; p++) {
       const needle = needles[p];
-      const count = counts[p] ?? 0;
-      if (needle === undefined || count >= cap) continue;
-      if (bytes === 'too-big') {
-        skipped[p] = (skipped[p] ?? 0) + 1;
-        continue;
-      }
-      const found = searchBytes(bytes, needle, cap - count, lineChars);
+      const wanted = left[p] ?? 0;
+      if (needle === undefined || wanted <= 0) continue;
+      const found = searchBytes(bytes, needle, wanted, lineChars);
       for (const hit of found) hits.push([p, file.index, hit.line, hit.text]);
-      counts[p] = count + found.length;
-      if (count + found.length >= cap) open--;
+      left[p] = wanted - found.length;
     }
   }
-  return { hits, skipped };
+  return hits;
 }
 
 /**
- * What a searcher keeps between steps: the text of files up to 1 MB, in one arena of `budget` bytes reused run after
- * run (memory stays at the budget and leaves no garbage); binary and unreadable files are remembered as such. Larger
- * files are read again each time: few files, most of the bytes.
+ * What a searcher keeps between steps: the text of files that fit its 1 MB read buffer, in one arena of `budget`
+ * bytes reused run after run (memory stays at the budget and leaves no garbage); binary and unreadable files are
+ * remembered as such. Larger files are searched piece by piece each time: few files, bounded memory.
  * @param {number} budget
- * @param {number} maxFileBytes
  */
-export function createKeeper(budget, maxFileBytes) {
-  const KEEP_FILE_LIMIT = 1 << 20;
+export function createKeeper(budget) {
   const arena = Buffer.allocUnsafe(budget);
   let used = 0;
-  const read = { buffer: Buffer.allocUnsafe(1 << 20) };
+  const read = Buffer.allocUnsafe(1 << 20);
+  const chunk = Buffer.allocUnsafe(1 << 20);
   /** @type {Map<number, Buffer | null>} */
   let kept = new Map();
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
@@ -227,25 +264,26 @@ export function createKeeper(budget, maxFileBytes) {
   let sampled = 0;
   return {
     counts,
+    chunk,
     reset() {
       kept = new Map();
       used = 0;
     },
     /**
      * @param {{ index: number, abs: string }} file
-     * @returns {Buffer | 'too-big' | undefined}
+     * @returns {Buffer | 'large' | undefined}
      */
     bytesOf(file) {
       const known = kept.get(file.index);
       if (known === null) return undefined;
       if (known !== undefined) return known;
-      const bytes = readFile(file.abs, read, maxFileBytes);
-      if (bytes === undefined || bytes === 'too-big') return bytes;
+      const bytes = readFile(file.abs, read);
+      if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {
         kept.set(file.index, null);
         return undefined;
       }
-      if (bytes.length > KEEP_FILE_LIMIT || used + bytes.length > budget) return bytes;
+      if (used + bytes.length > budget) return bytes;
       const view = arena.subarray(used, used + bytes.length);
       bytes.copy(view);
       if (sampled < 8 << 20) {

@@ -60,4 +60,28 @@ describe('createFinder', () => {
     const fresh = await parallel.find(files, ['needle_rare'], options);
     assert.deepEqual(fresh[0]?.hits.map((h) => h.path), ['d0/f1.js', 'd25/f99.js']);
   });
+
+  it('searches files larger than its buffer piece by piece, with the same hits and line numbers as a whole read', async () => {
+    const big = tempFolder({}, 'deepwork-big-file-', true);
+    // Lines of varied length so the 1 MB pieces end mid-line; the needle sits at many places, some at piece edges.
+    const lines: string[] = [];
+    for (let i = 0, size = 0; size < 3_500_000; i++) {
+      lines.push(`${'x'.repeat(i % 97)} line ${i}${i % 611 === 0 ? ' needle_big' : ''}`);
+      size += (lines.at(-1)?.length ?? 0) + 1;
+    }
+    const text = `${lines.join('\n')}\n`;
+    fs.writeFileSync(path.join(big, 'big.log'), text);
+    fs.writeFileSync(path.join(big, 'long-line.min.js'), `${'a'.repeat(2_500_000)}needle_big${'b'.repeat(100)}`);
+    fs.writeFileSync(path.join(big, 'big.bin'), Buffer.concat([Buffer.alloc(2_000_000, 0), Buffer.from('needle_big')]));
+    const list = ['big.log', 'long-line.min.js', 'big.bin'].map((rel) => ({ rel, abs: path.join(big, rel) }));
+    const finder = createFinder(0);
+    try {
+      const [found] = await finder.find(list, ['needle_big'], { maxHits: 10_000, lineChars: 60 });
+      const expected = lines.flatMap((l, i) => (l.includes('needle_big') ? [`big.log:${i + 1}`] : []));
+      assert.deepEqual(found?.hits.map((h) => `${h.path}:${h.line}`), [...expected, 'long-line.min.js:1']);
+      assert.equal(found?.hits[0]?.text, 'line 0 needle_big');
+    } finally {
+      await finder.close();
+    }
+  });
 });
