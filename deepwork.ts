@@ -18,6 +18,7 @@ import { createOllamaBridge } from './bridge/ollama.ts';
 import { createDemoBridge } from './bridge/demo.ts';
 import { checkBridge } from './bridge/check.ts';
 import { formatDuration } from './bridge/http.ts';
+import { formatCount } from './protocol/text.ts';
 import { runSelftest } from './protocol/selftest.ts';
 import { launchPult, openInBrowser } from './ui/launch.ts';
 
@@ -255,13 +256,13 @@ function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: 
     if (io.isTTY) io.err('\r\x1b[K');
   };
   const tick = () => {
-    const so = received > 0 ? `, ${received.toLocaleString('en-US')} characters so far` : '';
+    const so = received > 0 ? `, ${formatCount(received)} characters so far` : '';
     io.err(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
   };
   return {
     event(e) {
       if (e.kind === 'sending') {
-        io.err(`step ${e.step}/${steps}: sending ${e.chars.toLocaleString('en-US')} characters`);
+        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters`);
         started = Date.now();
         received = 0;
         waitingStep = e.step;
@@ -272,7 +273,7 @@ function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: 
         clear();
         const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
         const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
-        io.err(`step ${e.step}/${steps}: reply of ${e.chars.toLocaleString('en-US')} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
+        io.err(`step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
       }
     },
     stop: clear,

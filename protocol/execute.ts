@@ -12,6 +12,7 @@ import { openFile, readLines } from './read.ts';
 import { isBinary } from './search.js';
 import { buildTree } from './tree.ts';
 import { closestPaths } from './similar.ts';
+import { formatCount } from './text.ts';
 
 export type Limits = {
   // Characters of file text sent for all NEED requests of one step.
@@ -179,7 +180,7 @@ function folderListing(box: Sandbox, limits: Limits, request: string, rel: strin
 function sizeOf(abs: string): string {
   try {
     const bytes = fs.statSync(abs).size;
-    return bytes < 10_000 ? `${bytes} bytes` : `${Math.round(bytes / 1024).toLocaleString('en-US')} KB`;
+    return bytes < 10_000 ? `${bytes} bytes` : `${formatCount(Math.round(bytes / 1024))} KB`;
   } catch {
     return 'size unknown';
   }

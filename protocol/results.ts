@@ -1,6 +1,8 @@
 // What the executor answers, as data, and how it reads in the next message to the model. Every cut says how much was
 // left out and what to ask for to get the rest.
 
+import { formatCount } from './text.ts';
+
 export type FindHit = { path: string; line: number; text: string };
 
 export type Result =
@@ -76,6 +78,4 @@ function cutNote(r: Extract<Result, { kind: 'file' }>): string {
   return `[cut here: ${lines} (${chars}) not sent, over this step's limit. Ask ${ask} for the rest.]`;
 }
 
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
+const count = formatCount;

@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import type { Limits } from './execute.ts';
+import { formatCount } from './text.ts';
 
 export type Texts = { instructions: string; reminder: string; lastStep: string };
 
@@ -26,7 +27,7 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
     if (lines === undefined) throw new Error(`${String(file)} has no "# ${name}" section`);
     return lines.join('\n').trim().replace(/\{(\w+)\}/g, (all, key: string) => {
       const value = (limits as Record<string, number | undefined>)[key];
-      return value === undefined ? all : value.toLocaleString('en-US');
+      return value === undefined ? all : formatCount(value);
     });
   };
   return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };

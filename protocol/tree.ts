@@ -3,12 +3,13 @@
 // folder still gives a tree of a few KB.
 
 import type { WalkEntry } from './walk.ts';
+import { formatCount } from './text.ts';
 
 type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
 
 export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
 
-export function buildTree(entries: Iterable<WalkEntry>, rootName: string, options: TreeOptions): string {
+export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions): string {
   const root = collect(entries, rootName);
   const open = chooseOpen(root, options);
   const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
@@ -17,28 +18,20 @@ export function buildTree(entries: Iterable<WalkEntry>, rootName: string, option
   return lines.join('\n');
 }
 
-function collect(entries: Iterable<WalkEntry>, rootName: string): Folder {
+function collect(entries: readonly WalkEntry[], rootName: string): Folder {
   const root: Folder = { name: rootName, folders: [], files: [], total: 0 };
-  const byPath = new Map<string, Folder>([['.', root]]);
-  // Entries come folder by folder: the last parent is usually the next one's too.
-  let lastPath = '.';
-  let lastParent: Folder | undefined = root;
-  for (const entry of entries) {
-    const slash = entry.rel.lastIndexOf('/');
-    const parentPath = slash === -1 ? '.' : entry.rel.slice(0, slash);
-    const parent: Folder | undefined = parentPath === lastPath ? lastParent : byPath.get(parentPath);
-    lastPath = parentPath;
-    lastParent = parent;
-    if (parent === undefined) continue;
-    const name = entry.rel.slice(slash + 1);
+  const folders: Array<Folder | undefined> = new Array(entries.length);
+  entries.forEach((entry, i) => {
+    const parent = entry.parent === -1 ? root : folders[entry.parent];
+    if (parent === undefined) return;
     if (entry.kind === 'folder') {
-      const folder: Folder = { name, folders: [], files: [], total: 0 };
+      const folder: Folder = { name: entry.name, folders: [], files: [], total: 0 };
       parent.folders.push(folder);
-      byPath.set(entry.rel, folder);
+      folders[i] = folder;
     } else {
-      parent.files.push(name);
+      parent.files.push(entry.name);
     }
-  }
+  });
   sum(root);
   return root;
 }
@@ -113,5 +106,5 @@ function countFolders(folder: Folder): number {
 }
 
 function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -9,7 +9,8 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
 
-export type WalkEntry = { kind: 'file' | 'folder'; rel: string; abs: string };
+// `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
+export type WalkEntry = { kind: 'file' | 'folder'; rel: string; abs: string; name: string; parent: number };
 
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
@@ -19,11 +20,11 @@ type Rules = { base: string; ig: Ignore };
 export function walk(box: Sandbox, from = '.'): WalkEntry[] {
   const rules = rulesAbove(box, from);
   const out: WalkEntry[] = [];
-  walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules, out);
+  walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules, out, -1);
   return out;
 }
 
-function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out: WalkEntry[]): void {
+function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number): void {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(abs, { withFileTypes: true });
@@ -49,8 +50,8 @@ function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out:
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
     if (box.backupDir !== undefined && kind === 'folder' && childAbs === box.backupDir) continue;
 
-    out.push({ kind, rel: childRel, abs: childAbs });
-    if (kind === 'folder') walkFolder(box, childRel, childAbs, active, out);
+    const index = out.push({ kind, rel: childRel, abs: childAbs, name: entry.name, parent }) - 1;
+    if (kind === 'folder') walkFolder(box, childRel, childAbs, active, out, index);
   }
 }
 

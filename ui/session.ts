@@ -10,6 +10,7 @@ import { undoLast, type UndoReport } from '../protocol/undo.ts';
 import type { FileBlock } from '../protocol/parse.ts';
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import { formatDuration } from '../bridge/http.ts';
+import { formatCount } from '../protocol/text.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });
@@ -133,7 +134,7 @@ export class Session {
   }
 
   private onEvent(run: RunView, e: LoopEvent, steps: number): void {
-    const n = (x: number) => x.toLocaleString('en-US');
+    const n = formatCount;
     if (e.kind === 'receiving') {
       if (run.waiting !== undefined) run.waiting.received = e.chars;
       this.options.send({ type: 'progress', id: run.id, received: e.chars });

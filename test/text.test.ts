@@ -1,0 +1,15 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { countLines, formatCount } from '../protocol/text.ts';
+
+describe('formatCount', () => {
+  it('writes numbers as en-US does', () => {
+    for (const n of [0, 7, 999, 1000, 12_345, 200_000, 1_234_567, -4_321, 30_001]) assert.equal(formatCount(n), n.toLocaleString('en-US'));
+  });
+});
+
+describe('countLines', () => {
+  it('counts a last line without a newline, and no lines in an empty text', () => {
+    assert.deepEqual(['', 'a', 'a\n', 'a\nb', 'a\nb\n', '\n\n'].map(countLines), [0, 1, 1, 2, 2, 2]);
+  });
+});
