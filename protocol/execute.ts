@@ -6,8 +6,8 @@ import type { FindRequest, Request } from './parse.ts';
 import type { Result } from './results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
-import { walk, type WalkEntry } from './walk.ts';
-import { createFinder } from './find.ts';
+import { absOf, walk, type WalkEntry } from './walk.ts';
+import { createFinder, type SearchFile } from './find.ts';
 import { openFile, readLines } from './read.ts';
 import { isBinary } from './search.js';
 import { buildTree } from './tree.ts';
@@ -57,9 +57,11 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   const finder = createFinder();
   let entries: WalkEntry[] | undefined;
   let files: WalkEntry[] | undefined;
+  let searchable: SearchFile[] | undefined;
   const folder: Folder = {
     entries: () => (entries ??= walk(box)),
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
+    searchable: () => (searchable ??= folder.files().map((e) => ({ rel: e.rel, abs: absOf(box, e.rel) }))),
     finder,
   };
   return {
@@ -70,6 +72,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     forget: () => {
       entries = undefined;
       files = undefined;
+      searchable = undefined;
       finder.forget();
     },
     close: () => finder.close(),
@@ -77,7 +80,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
 }
 
 // The run's view of the folder: walked once, kept until forget().
-type Folder = { entries: () => WalkEntry[]; files: () => WalkEntry[]; finder: ReturnType<typeof createFinder> };
+type Folder = { entries: () => WalkEntry[]; files: () => WalkEntry[]; searchable: () => SearchFile[]; finder: ReturnType<typeof createFinder> };
 
 async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[]): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
@@ -97,7 +100,7 @@ async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: re
 
   if (finds.length > 0) {
     const texts = [...new Set(finds.map((f) => f.request.text))];
-    const outcomes = await folder.finder.find(folder.files(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
+    const outcomes = await folder.finder.find(folder.searchable(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
     for (const { index, request } of finds) {
       const outcome = outcomes[texts.indexOf(request.text)];
       if (outcome !== undefined) results[index]?.push({ kind: 'find', request: `FIND ${request.text}`, ...outcome });

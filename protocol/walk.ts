@@ -10,7 +10,7 @@ import ignore, { type Ignore } from 'ignore';
 import { isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
-export type WalkEntry = { kind: 'file' | 'folder'; rel: string; abs: string; name: string; parent: number };
+export type WalkEntry = { kind: 'file' | 'folder'; rel: string; name: string; parent: number };
 
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
@@ -38,20 +38,19 @@ function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out:
   const prefix = rel === '.' ? '' : `${rel}/`;
   for (const entry of entries) {
     const childRel = prefix + entry.name;
-    const childAbs = abs + path.sep + entry.name;
     let kind: 'file' | 'folder';
     if (entry.isDirectory()) kind = 'folder';
     else if (entry.isFile()) kind = 'file';
-    else if (entry.isSymbolicLink() && symlinkedFileInside(box, childAbs)) kind = 'file';
+    else if (entry.isSymbolicLink() && symlinkedFileInside(box, abs + path.sep + entry.name)) kind = 'file';
     else continue;
 
     if (kind === 'folder' && SKIPPED_FOLDERS.has(entry.name)) continue;
     if (kind === 'file' && box.isSecret(childRel, entry.name)) continue;
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
-    if (box.backupDir !== undefined && kind === 'folder' && childAbs === box.backupDir) continue;
+    if (kind === 'folder' && box.backupDir !== undefined && abs + path.sep + entry.name === box.backupDir) continue;
 
-    const index = out.push({ kind, rel: childRel, abs: childAbs, name: entry.name, parent }) - 1;
-    if (kind === 'folder') walkFolder(box, childRel, childAbs, active, out, index);
+    const index = out.push({ kind, rel: childRel, name: entry.name, parent }) - 1;
+    if (kind === 'folder') walkFolder(box, childRel, abs + path.sep + entry.name, active, out, index);
   }
 }
 
@@ -103,4 +102,9 @@ function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
     if (verdict.unignored) return false;
   }
   return false;
+}
+
+// The absolute path of a walked entry. Worked out when needed: most entries are only ever named by their relative path.
+export function absOf(box: Sandbox, rel: string): string {
+  return rel === '.' ? box.root : box.root + path.sep + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
 }

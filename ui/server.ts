@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Executor } from '../protocol/execute.ts';
 import type { Bridge } from '../protocol/loop.ts';
-import { walk } from '../protocol/walk.ts';
+import { absOf, walk } from '../protocol/walk.ts';
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import { checkBridge, type CheckReport } from '../bridge/check.ts';
 import { createDemoBridge, DEMO_LABEL } from '../bridge/demo.ts';
@@ -214,7 +214,7 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
     if (files.length >= TREE_LIMIT) continue;
     let size = 0;
     try {
-      size = fs.statSync(entry.abs).size;
+      size = fs.statSync(absOf(executor.box, entry.rel)).size;
     } catch {
       // Gone since the walk saw it: size unknown.
     }
