@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createExecutor } from '../protocol/execute.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
-import { tempFolder, writeFiles } from './helpers.ts';
+import { tempFolder, thirtyThousandFiles, writeFiles } from './helpers.ts';
 
 async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {
   const executor = createExecutor(root, options);
@@ -235,14 +235,7 @@ describe('tree', () => {
   });
 
   it('stays a few KB on a 30,000-file folder, with counts where it elides', async () => {
-    const root = tempFolder({}, 'deepwork-tree-', true);
-    for (let d = 0; d < 30; d++) {
-      for (let s = 0; s < 10; s++) {
-        const dir = path.join(root, `pkg${d}`, `mod${s}`);
-        fs.mkdirSync(dir, { recursive: true });
-        for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), '');
-      }
-    }
+    const root = thirtyThousandFiles('deepwork-tree-');
     writeFiles(root, { 'README.md': '' });
     const tree = createExecutor(root).tree();
     assert.ok(tree.length < 6_000, `${tree.length} characters`);

@@ -42,3 +42,16 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+// A temp folder of 30,000 empty files: pkg0..pkg29/mod0..mod9/file0..file99.ts, on tmpfs where there is one.
+export function thirtyThousandFiles(prefix: string): string {
+  const root = tempFolder({}, prefix, true);
+  for (let d = 0; d < 30; d++) {
+    for (let s = 0; s < 10; s++) {
+      const dir = path.join(root, `pkg${d}`, `mod${s}`);
+      fs.mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), '');
+    }
+  }
+  return root;
+}

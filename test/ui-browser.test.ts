@@ -11,7 +11,7 @@ import { startPult, type Pult } from '../ui/server.ts';
 import { createExecutor } from '../protocol/execute.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
-import { tempFolder } from './helpers.ts';
+import { tempFolder, thirtyThousandFiles } from './helpers.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
@@ -135,14 +135,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
 describe('the pult in Chromium on a 30,000-file folder', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;
-  const root = tempFolder({}, 'deepwork-big-', true);
-  for (let d = 0; d < 30; d++) {
-    for (let s = 0; s < 10; s++) {
-      const dir = path.join(root, `pkg${d}`, `mod${s}`);
-      fs.mkdirSync(dir, { recursive: true });
-      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), '');
-    }
-  }
+  const root = thirtyThousandFiles('deepwork-big-');
 
   before(async () => {
     const executor = createExecutor(root);
