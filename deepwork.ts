@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DeepworkError, messageOf } from './protocol/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from './protocol/errors.ts';
 import { loadConfig, type Config } from './protocol/config.ts';
 import { createExecutor } from './protocol/execute.ts';
 import type { Sandbox } from './protocol/sandbox.ts';
@@ -148,7 +148,11 @@ async function ask(a: Ask, io: Io): Promise<number> {
     process.off('SIGINT', onSigint);
     await executor.close();
   }
-  saveRun(a.config.stateDir, { root: executor.box.root, question: a.question, time: new Date().toISOString(), files: outcome.files });
+  try {
+    saveRun(a.config.stateDir, { root: executor.box.root, question: a.question, time: new Date().toISOString(), files: outcome.files });
+  } catch (error) {
+    io.err(`deepwork: the run's proposals could not be kept in ${a.config.stateDir} (${errnoOf(error) ?? messageOf(error)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`);
+  }
   const report = writeOrPreview(executor.box, outcome.files, a.config, a.write, a.apply);
   if (a.write.json) {
     io.out(JSON.stringify({ answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) }));

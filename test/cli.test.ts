@@ -252,6 +252,16 @@ describe('writing proposed files from the command line', () => {
     assert.match(forced.stdout, /changed +big\.txt \+2 -30  written/);
   });
 
+  it('still answers when the state folder cannot be written, and says what it could not keep', async () => {
+    const blocker = path.join(configs, 'a-file');
+    fs.writeFileSync(blocker, '');
+    const file = configFile(configs, { stateDir: path.join(blocker, 'state'), backupDir: path.join(configs, 'backup') }, 'blocked.json');
+    const run = await deepwork(['--demo', 'where is loadConfig?', '--config', file], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /the run's proposals could not be kept in .*a-file\/state \(ENOTDIR\); `deepwork apply` will not find them/);
+    assert.match(run.stdout, /`app\.js` line 1/);
+  });
+
   it('says so when there is nothing to apply', async () => {
     const run = await deepwork(['apply'], tempFolder());
     assert.equal(run.code, 1);

@@ -21,8 +21,12 @@ export async function launchPult(options: PultOptions, stateDir: string): Promis
   try {
     const pult = await startPult(options);
     const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
-    fs.mkdirSync(stateDir, { recursive: true });
-    fs.writeFileSync(registrationFile(stateDir, pult.port), JSON.stringify(registration), { mode: 0o600 });
+    try {
+      fs.mkdirSync(stateDir, { recursive: true });
+      fs.writeFileSync(registrationFile(stateDir, pult.port), JSON.stringify(registration), { mode: 0o600 });
+    } catch {
+      // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
+    }
     return { pult, url: pult.url, reused: false };
   } catch (error) {
     if (errnoOf(error) !== 'EADDRINUSE') throw error;
