@@ -4,6 +4,7 @@
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readAll, request, type Response } from './http.ts';
+import { isRecord } from '../protocol/unknown.ts';
 
 export type OllamaOptions = { host: string; model: string; timeoutMs: number };
 
@@ -144,6 +145,3 @@ function notOllama(base: URL, text: string): DeepworkError {
   return new DeepworkError('BRIDGE_PROTOCOL', `The host ${base.origin} answers, but not as an Ollama-style API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check --host: the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434.`);
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

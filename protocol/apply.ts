@@ -74,7 +74,11 @@ export function applyFiles(box: Sandbox, blocks: readonly FileBlock[], options: 
   }
 
   if (manifest.files.every((f) => !f.written)) {
-    ops.rmSync(set, { recursive: true, force: true });
+    try {
+      ops.rmSync(set, { recursive: true, force: true });
+    } catch {
+      // A set whose files were all left as they were; it restores nothing it should not, and undo skips it.
+    }
     return { files: plans.map(report), backupSet: undefined };
   }
   manifest.files = manifest.files.filter((f) => f.written);

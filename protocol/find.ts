@@ -6,6 +6,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { createKeeper, searchFiles, type Hit } from './search.js';
 import type { FindHit } from './results.ts';
+import { isRecord } from './unknown.ts';
 
 // Below this many files, a worker costs more than it saves.
 const PARALLEL_MIN_FILES = 2_000;
@@ -136,9 +137,6 @@ function ask(worker: Worker, message: unknown, id: number): Promise<Hit[]> {
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 function isHit(value: unknown): value is Hit {
   return Array.isArray(value) && value.length === 4 && typeof value[0] === 'number' && typeof value[1] === 'number'

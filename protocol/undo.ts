@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { backupCopy, saveManifest, setsOf, sha256, writeAtomic, type FsOps, type SetInfo } from './backup.ts';
-import { errnoOf, messageOf } from './errors.ts';
+import { DeepworkError, errnoOf, messageOf } from './errors.ts';
 import type { Sandbox } from './sandbox.ts';
 
 export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
@@ -53,7 +53,11 @@ export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?
   }
   if (files.every((f) => f.action !== 'failed')) {
     set.manifest.undone = true;
-    saveManifest(ops, set.dir, set.manifest);
+    try {
+      saveManifest(ops, set.dir, set.manifest);
+    } catch (error) {
+      throw new DeepworkError('APPLY_FAILED', `The files are back, but ${set.dir} could not be marked as undone (${messageOf(error)}); a second undo would find the files changed and leave them alone.`, { cause: error });
+    }
   }
   return { set, files };
 }

@@ -16,11 +16,12 @@ const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
 type Rules = { base: string; ig: Ignore };
 
-// Every entry under `from` (a relative folder, '.' for the root), depth first, names in byte order within a folder.
-export function walk(box: Sandbox, from = '.'): WalkEntry[] {
-  const rules = rulesAbove(box, from);
+// Every entry of the project folder, depth first, names in byte order within a folder.
+export function walk(box: Sandbox): WalkEntry[] {
+  const exclude = path.join(box.root, '.git', 'info', 'exclude');
+  const rules = fs.existsSync(exclude) ? [readRules('.', exclude)] : [];
   const out: WalkEntry[] = [];
-  walkFolder(box, from, from === '.' ? box.root : path.join(box.root, from), rules, out, -1);
+  walkFolder(box, '.', box.root, rules, out, -1);
   return out;
 }
 
@@ -64,21 +65,6 @@ function symlinkedFileInside(box: Sandbox, abs: string): boolean {
   } catch {
     return false;
   }
-}
-
-// The .gitignore rules that apply inside `from`: the root's `.git/info/exclude` and the .gitignore of every folder
-// on the way down to it.
-function rulesAbove(box: Sandbox, from: string): Rules[] {
-  const rules: Rules[] = [];
-  const exclude = path.join(box.root, '.git', 'info', 'exclude');
-  if (fs.existsSync(exclude)) rules.push(readRules('.', exclude));
-  const parts = from === '.' ? [] : from.split('/');
-  for (let depth = 0; depth < parts.length; depth++) {
-    const rel = depth === 0 ? '.' : parts.slice(0, depth).join('/');
-    const file = path.join(box.root, rel, '.gitignore');
-    if (fs.existsSync(file)) rules.push(readRules(rel, file));
-  }
-  return rules;
 }
 
 function readRules(base: string, file: string): Rules {

@@ -11,6 +11,7 @@ import { createExecutor } from '../protocol/execute.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { DeepworkError } from '../protocol/errors.ts';
 import { tempFolder } from './helpers.ts';
+import { isRecord } from '../protocol/unknown.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -177,11 +178,13 @@ describe('launchPult', () => {
     }
     assert.ok(fs.existsSync(path.join(stateDir, `pult-${first.pult.port}.json`)));
   });
+
+  it('names the port and the way out when it cannot listen there at all', async () => {
+    const options = { executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 70_000 };
+    await assert.rejects(launchPult(options, tempFolder()), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN' && /cannot listen on 127\.0\.0\.1:70000 .*--port/.test(error.message));
+  });
 });
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } {
   return isRecord(m) && m.type === 'run' && isRecord(m.run);

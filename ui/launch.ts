@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { DeepworkError, errnoOf } from '../protocol/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../protocol/errors.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
 
 type Registration = { root: string; url: string; instance: string; pid: number };
@@ -29,7 +29,9 @@ export async function launchPult(options: PultOptions, stateDir: string): Promis
     }
     return { pult, url: pult.url, reused: false };
   } catch (error) {
-    if (errnoOf(error) !== 'EADDRINUSE') throw error;
+    const code = errnoOf(error);
+    if (code === 'EACCES') throw new DeepworkError('PORT_TAKEN', `Port ${options.port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
+    if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_TAKEN', `The pult cannot listen on 127.0.0.1:${options.port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${options.port + 1}`, { cause: error });
   }
   const running = await samePult(stateDir, options.port, options.executor.box.root);
   if (running !== undefined) return { pult: undefined, url: running, reused: true };

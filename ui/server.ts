@@ -13,6 +13,7 @@ import { checkBridge, type CheckReport } from '../bridge/check.ts';
 import { createDemoBridge, DEMO_LABEL } from '../bridge/demo.ts';
 import { checkOrigin, gate, newToken, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
+import { isRecord } from '../protocol/unknown.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -238,6 +239,3 @@ function badRequest(message: string): DeepworkError {
   return new DeepworkError('BAD_REQUEST', message);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
