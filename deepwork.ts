@@ -4,12 +4,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeepworkError, errnoOf, messageOf } from './protocol/errors.ts';
-import { loadConfig, type Config } from './protocol/config.ts';
+import { defaultConfigPath, loadConfig, STEPS, type Config } from './protocol/config.ts';
 import { createExecutor } from './protocol/execute.ts';
-import type { Sandbox } from './protocol/sandbox.ts';
+import { createSandbox, type Sandbox } from './protocol/sandbox.ts';
 import { loadTexts } from './protocol/transcript.ts';
 import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from './protocol/loop.ts';
-import { applyFiles, type ApplyReport } from './protocol/apply.ts';
+import { applyFiles, previewFiles, type ApplyReport } from './protocol/apply.ts';
 import { undoLast } from './protocol/undo.ts';
 import { setsOf } from './protocol/backup.ts';
 import { loadRun, saveRun } from './protocol/runs.ts';
@@ -18,7 +18,7 @@ import { createOllamaBridge } from './bridge/ollama.ts';
 import { createDemoBridge } from './bridge/demo.ts';
 import { checkBridge } from './bridge/check.ts';
 import { formatDuration } from './bridge/http.ts';
-import { formatCount } from './protocol/text.ts';
+import { escapeControls, formatCount } from './protocol/text.ts';
 import { runSelftest } from './protocol/selftest.ts';
 import { launchPult, openInBrowser } from './ui/launch.ts';
 
@@ -36,7 +36,8 @@ Runs in the current folder: the model reads files there, and proposed files are 
 
 const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const;
 
-type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean };
+// `json` prints a JSON value's text as it is; `status` a terminal status line with its own cursor controls.
+type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void };
 
 const options = {
   files: { type: 'string' },
@@ -57,7 +58,10 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise<number> {
+export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promise<number> {
+  // Everything printed for people has control characters made visible: a model's answer, paths and messages can
+  // carry terminal escapes. JSON is printed through `raw` with its own escaping.
+  const io: Io = { out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err };
   let args: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>;
   try {
     args = parseArgs({ args: argv, options, allowPositionals: true });
@@ -72,20 +76,22 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
 
   try {
     if (flags.selftest === true) return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
-    const config = withFlags(flags.config === undefined ? loadConfig() : loadConfig(flags.config, true), flags);
+    const configPath = flags.config === undefined ? defaultConfigPath : path.resolve(cwd, flags.config);
+    const config = withFlags(flags.config === undefined ? loadConfig() : loadConfig(configPath, true), flags);
+    const guard = guardOf(config, configPath);
     if (flags.check === true) return await check(config, flags.json === true, io);
     const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
-    if (args.positionals[0] === 'apply' && args.positionals.length === 1) return applyLastRun(config, write, cwd, io);
-    if (args.positionals[0] === 'undo' && args.positionals.length === 1) return undo(config, flags.list === true, cwd, io);
-    if (args.positionals[0] === 'ui' && args.positionals.length === 1) return await ui(config, flags, cwd, io);
+    if (args.positionals[0] === 'apply' && args.positionals.length === 1) return await applyLastRun(config, guard, write, cwd, io);
+    if (args.positionals[0] === 'undo' && args.positionals.length === 1) return undo(config, guard, flags.list === true, cwd, io);
+    if (args.positionals[0] === 'ui' && args.positionals.length === 1) return await ui(config, guard, flags, cwd, io);
 
     const question = args.positionals.join(' ').trim();
     if (question === '') return usage(io, 'No question given.');
     const bridge = flags.demo === true
       ? createDemoBridge()
-      : createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000 });
+      : createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
-    return await ask({ bridge, config, question, files, apply: flags.apply === true, write, cwd }, io);
+    return await ask({ bridge, config, guard, question, files, apply: flags.apply === true, write, cwd }, io);
   } catch (error) {
     if (error instanceof DeepworkError) {
       if (error.code === 'USAGE') return usage(io, error.message);
@@ -98,21 +104,34 @@ export async function main(argv: string[], io: Io, cwd = process.cwd()): Promise
 
 type Flags = { steps?: string | undefined; host?: string | undefined; model?: string | undefined; port?: string | undefined };
 
+// deepwork's own places, which the model may neither read nor write even when the project is deepwork's own folder.
+type Guard = ReadonlyArray<{ path: string; what: string }>;
+
+function guardOf(config: Config, configPath: string): Guard {
+  return [
+    { path: config.stateDir, what: "deepwork's state folder" },
+    { path: configPath, what: "deepwork's config file" },
+  ];
+}
+
+function sandboxOf(config: Config, guard: Guard): { backupDir: string; guard: Guard; secretNames: string[] } {
+  return { backupDir: config.backupDir, guard, secretNames: config.secretNames };
+}
+
 function withFlags(config: Config, flags: Flags): Config {
   const result = { ...config };
-  if (flags.steps !== undefined) {
-    const steps = Number(flags.steps);
-    if (!Number.isInteger(steps) || steps < 1) throw new DeepworkError('USAGE', `--steps must be a whole number above 0, not "${flags.steps}".`);
-    result.steps = steps;
-  }
+  if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, STEPS.min, STEPS.max);
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
-  if (flags.port !== undefined) {
-    const port = Number(flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DeepworkError('USAGE', `--port must be a port number from 0 (any free one) to 65535, not "${flags.port}".`);
-    result.port = port;
-  }
+  if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
   return result;
+}
+
+// A flag's number: decimal digits only (`1e9`, `0x10` and ` 4` are refused), within its range.
+function wholeNumber(flag: string, text: string, min: number, max: number, note = ''): number {
+  const value = /^\d{1,6}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
+  return value;
 }
 
 function usage(io: Io, problem: string): number {
@@ -122,16 +141,23 @@ function usage(io: Io, problem: string): number {
 
 async function check(config: Config, json: boolean, io: Io): Promise<number> {
   const report = await checkBridge(config.deepseekHost, config.deepseekModel);
-  if (json) io.out(JSON.stringify({ state: report.state, host: report.host, model: report.model, message: report.message }));
+  if (json) printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
   else io.out(`${report.state}: ${report.message}`);
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
 }
 
+// JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
+// bidirectional overrides as they are.
+function printJson(io: Io, value: unknown): void {
+  const text = JSON.stringify(value).replace(/[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  (io.json ?? io.out)(text);
+}
+
 type Write = { force: boolean; diff: boolean; json: boolean };
-type Ask = { bridge: Bridge; config: Config; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
+type Ask = { bridge: Bridge; config: Config; guard: Guard; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
 
 async function ask(a: Ask, io: Io): Promise<number> {
-  const executor = createExecutor(a.cwd, { backupDir: a.config.backupDir, secretNames: a.config.secretNames });
+  const executor = createExecutor(a.cwd, sandboxOf(a.config, a.guard));
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -153,18 +179,30 @@ async function ask(a: Ask, io: Io): Promise<number> {
   } catch (error) {
     io.err(`deepwork: the run's proposals could not be kept in ${a.config.stateDir} (${errnoOf(error) ?? messageOf(error)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`);
   }
-  const report = writeOrPreview(executor.box, outcome.files, a.config, a.write, a.apply);
+  const written = a.apply ? await writeFiles(executor.box, outcome.files, a.config, a.write) : undefined;
+  const report = written?.report ?? { files: previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
   if (a.write.json) {
-    io.out(JSON.stringify({ answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) }));
+    printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) });
   } else {
     io.out(outcome.answer);
     if (report.files.length > 0) io.out(`\n${listFiles(report, a.apply, a.write.diff)}`);
   }
-  return EXIT.ok;
+  return written === undefined ? EXIT.ok : written.code;
 }
 
-function writeOrPreview(box: Sandbox, files: readonly FileBlock[], config: Config, write: Write, apply: boolean): ApplyReport {
-  return applyFiles(box, files, { backupDir: config.backupDir, force: write.force, diff: write.diff, dryRun: !apply });
+// Writes proposals. Ctrl-C meanwhile finishes the file being written, records it in the set and stops (exit 130);
+// a file that could not be written makes the exit code 1.
+async function writeFiles(box: Sandbox, files: readonly FileBlock[], config: Config, write: Write): Promise<{ report: ApplyReport; code: number }> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const report = await applyFiles(box, files, { backupDir: config.backupDir, force: write.force, diff: write.diff, signal: controller.signal });
+    const code = controller.signal.aborted ? EXIT.interrupted : report.files.some((f) => f.status === 'failed') ? EXIT.failure : EXIT.ok;
+    return { report, code };
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }
 
 function filesJson(report: ApplyReport): { files: Array<{ path: string; status: string; applied: boolean; reason?: string }>; backupSet: string | null } {
@@ -175,9 +213,9 @@ function filesJson(report: ApplyReport): { files: Array<{ path: string; status: 
 }
 
 // `deepwork ui`: serves the pult until Ctrl-C; the URL with its token goes to stdout.
-async function ui(config: Config, flags: { 'no-open'?: boolean | undefined }, cwd: string, io: Io): Promise<number> {
-  const executor = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames });
-  const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000 });
+async function ui(config: Config, guard: Guard, flags: { 'no-open'?: boolean | undefined }, cwd: string, io: Io): Promise<number> {
+  const executor = createExecutor(cwd, sandboxOf(config, guard));
+  const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
   const launched = await launchPult(
     { executor, bridge, host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, backupDir: config.backupDir, port: config.port },
     config.stateDir,
@@ -201,27 +239,28 @@ async function ui(config: Config, flags: { 'no-open'?: boolean | undefined }, cw
 }
 
 // `deepwork apply`: the last run's proposals for this folder, written now.
-function applyLastRun(config: Config, write: Write, cwd: string, io: Io): number {
-  const box = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames }).box;
+async function applyLastRun(config: Config, guard: Guard, write: Write, cwd: string, io: Io): Promise<number> {
+  const box = createSandbox(cwd, sandboxOf(config, guard));
   const run = loadRun(config.stateDir, box.root);
   if (run === undefined || run.files.length === 0) {
     io.err(`deepwork: ${run === undefined ? 'no run of deepwork in this folder yet' : 'the last run proposed no files'}; nothing to apply. Ask a question first.`);
     return EXIT.failure;
   }
-  const report = writeOrPreview(box, run.files, config, write, true);
-  if (write.json) io.out(JSON.stringify(filesJson(report)));
+  const { report, code } = await writeFiles(box, run.files, config, write);
+  if (write.json) printJson(io, filesJson(report));
   else io.out(listFiles(report, true, write.diff));
-  return report.files.some((f) => f.status === 'failed') ? EXIT.failure : EXIT.ok;
+  return code;
 }
 
-function undo(config: Config, list: boolean, cwd: string, io: Io): number {
-  const box = createExecutor(cwd, { backupDir: config.backupDir, secretNames: config.secretNames }).box;
+function undo(config: Config, guard: Guard, list: boolean, cwd: string, io: Io): number {
+  const box = createSandbox(cwd, sandboxOf(config, guard));
   if (list) {
     const sets = setsOf(config.backupDir, box.root);
     if (sets.length === 0) io.out('No applied sets for this folder.');
     for (const set of sets) {
       const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
-      io.out(`${set.name}${set.manifest.undone ? ' (undone)' : ''}: ${files.join(', ')}`);
+      const state = set.manifest.undone ? ' (undone)' : set.manifest.complete ? '' : ` (cut short: ${files.length} of ${set.manifest.files.length} files written)`;
+      io.out(`${set.name}${state}: ${files.join(', ')}`);
     }
     return EXIT.ok;
   }
@@ -231,6 +270,7 @@ function undo(config: Config, list: boolean, cwd: string, io: Io): number {
     return EXIT.failure;
   }
   io.out(`Undoing ${report.set.name}:`);
+  if (report.files.length === 0) io.out('  nothing to put back: no file of the set was written');
   for (const f of report.files) io.out(`  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
   return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }
@@ -254,14 +294,16 @@ function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: 
   let started = 0;
   let received = 0;
   let waitingStep = 0;
+  // The status line's own cursor controls go out as they are; nothing in it comes from the model.
+  const status = io.status ?? io.err;
   const clear = () => {
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
-    if (io.isTTY) io.err('\r\x1b[K');
+    if (io.isTTY) status('\r\x1b[K');
   };
   const tick = () => {
     const so = received > 0 ? `, ${formatCount(received)} characters so far` : '';
-    io.err(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
+    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
   };
   return {
     event(e) {

@@ -10,8 +10,14 @@ export type Response = { status: number; contentType: string; body: AsyncIterabl
 export type RequestOptions = { method: 'GET' | 'POST'; body?: string; signal: AbortSignal; timeoutMs: number };
 
 // Sends a request; resolves once the headers arrive. The timeout covers the whole exchange, body included, and is
-// reported as BRIDGE_TIMEOUT; an abort through `signal` as ABORTED.
+// reported as BRIDGE_TIMEOUT; an abort through `signal` as ABORTED. A kept-alive connection that the bridge closed
+// while deepwork was busy fails at once with a reset: then the request is sent once more on a new connection (the
+// pattern Node's documentation gives for `reusedSocket`).
 export function request(url: URL, options: RequestOptions): Promise<Response> {
+  return send(url, options, true);
+}
+
+function send(url: URL, options: RequestOptions, retry: boolean): Promise<Response> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(aborted());
@@ -26,11 +32,17 @@ export function request(url: URL, options: RequestOptions): Promise<Response> {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
     };
+    let answered = false;
     req.on('error', (error) => {
       cleanup();
+      if (retry && !answered && req.reusedSocket && errnoOf(error) === 'ECONNRESET') {
+        send(url, options, false).then(resolve, reject);
+        return;
+      }
       reject(error instanceof DeepworkError ? error : connectionError(url, error));
     });
     req.on('response', (res) => {
+      answered = true;
       res.on('close', cleanup);
       res.on('error', () => {});
       resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: bodyOf(res, req) });

@@ -4,9 +4,14 @@
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readAll, request, type Response } from './http.ts';
+import { lines } from './lines.ts';
+import { formatCount } from '../protocol/text.ts';
 import { isRecord } from '../protocol/unknown.ts';
 
-export type OllamaOptions = { host: string; model: string; timeoutMs: number };
+// `maxReplyChars`: the longest answer taken, in characters (config `maxReplyChars`).
+export type OllamaOptions = { host: string; model: string; timeoutMs: number; maxReplyChars?: number };
+
+const DEFAULT_MAX_REPLY_CHARS = 8_000_000;
 
 export function createOllamaBridge(options: OllamaOptions): Bridge {
   const base = baseUrl(options.host);
@@ -16,7 +21,7 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
       const body = JSON.stringify({ model: options.model, messages: [{ role: 'user', content: message }], stream: true });
       const res = await request(new URL('api/chat', base), { method: 'POST', body, signal, timeoutMs: options.timeoutMs });
       if (res.status < 200 || res.status > 299) throw await httpError(res, base, options, signal);
-      return readChat(res, base, onProgress);
+      return readChat(res, base, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, onProgress);
     },
   };
 }
@@ -36,54 +41,64 @@ export function baseUrl(host: string): URL {
   return url;
 }
 
-// Reads an answer, streamed as NDJSON lines or sent as one JSON body. The partial last line waits in a buffer for
-// the rest; an `{"error": ...}` anywhere ends it with that error; a stream that stops before `done` is not an answer.
-async function readChat(res: Response, base: URL, onProgress?: (chars: number) => void): Promise<string> {
-  let buffer = '';
-  let raw = '';
-  let content = '';
+// Reads an answer, streamed as NDJSON lines or sent as one JSON body. An `{"error": ...}` anywhere ends it with that
+// error; a stream that stops before `done` is not an answer; an answer past `maxChars` characters ends with an error
+// (a bridge that loops would otherwise fill the memory).
+async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number) => void): Promise<string> {
+  // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
+  const maxBytes = maxChars * 6 + (1 << 20);
+  const parts: string[] = [];
+  let length = 0;
   let done = false;
-  let lines = 0;
-  let streamed = true;
-  const decoder = new TextDecoder();
-  const take = (line: string): void => {
-    if (line.trim() === '' || !streamed) return;
+  let count = 0;
+  // Set once a line is not JSON: the body is one (pretty-printed) JSON value, kept to parse whole.
+  let whole: string[] | undefined;
+  let wholeBytes = 0;
+  for await (const line of lines(res.body, maxBytes, `The bridge at ${base.origin}`)) {
+    if (whole !== undefined) {
+      wholeBytes += line.length + 1;
+      if (wholeBytes > maxBytes) throw tooLong(base, maxChars);
+      whole.push(line);
+      continue;
+    }
+    if (line.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      streamed = false;
-      return;
+      whole = [line];
+      wholeBytes = line.length;
+      continue;
     }
-    lines++;
+    count++;
     const part = chatPart(value, base);
-    content += part.content;
+    if (part.content !== '') {
+      length += part.content.length;
+      if (length > maxChars) throw tooLong(base, maxChars);
+      parts.push(part.content);
+      onProgress?.(length);
+    }
     if (part.done) done = true;
-    if (part.content !== '') onProgress?.(content.length);
-  };
-
-  for await (const chunk of res.body) {
-    const text = decoder.decode(chunk, { stream: true });
-    raw += text;
-    buffer += text;
-    const parts = buffer.split('\n');
-    buffer = parts.pop() ?? '';
-    for (const line of parts) take(line);
   }
-  buffer += decoder.decode();
-  take(buffer);
 
-  if (!streamed) {
-    // Not one JSON value per line: a single (pretty-printed) JSON body.
+  if (whole !== undefined) {
+    // Not one JSON value per line: a single (pretty-printed) JSON body, with any lines read before it.
+    const raw = whole.join('\n');
     const part = chatPart(parseJson(raw, base), base);
     if (!part.done && part.content === '') throw notOllama(base, raw);
+    if (part.content.length > maxChars) throw tooLong(base, maxChars);
     return part.content;
   }
-  if (lines === 0) throw notOllama(base, raw);
+  const content = parts.join('');
+  if (count === 0) throw notOllama(base, '');
   if (!done) {
     throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${content.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);
   }
   return content;
+}
+
+function tooLong(base: URL, maxChars: number): DeepworkError {
+  return new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the bridge is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`);
 }
 
 // One NDJSON line or a whole body: `{ message: { content }, done }`, or `{ error }`.

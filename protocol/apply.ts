@@ -1,16 +1,22 @@
 // Writes proposed files into the project: guarded, backed up, atomic, and reported file by file. The same code
 // serves --apply, `deepwork apply` and the pult's Write button.
+//
+// The backup set and its manifest are complete before the first file is written: the manifest names every file to be
+// written with the hash of its old and of its new content, and every folder to be made. So a set cut short (Ctrl-C,
+// kill -9, a crash) is undone by what is on disk: a file holding the new content is put back, one still holding the
+// old is left as it is.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTwoFilesPatch, diffLines } from 'diff';
 import type { FileBlock } from './parse.ts';
-import { resolveTarget, type Sandbox } from './sandbox.ts';
+import { isInside, resolveTarget, type Sandbox } from './sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from './text.ts';
 import { isBinary } from './search.js';
 import { errnoOf, messageOf } from './errors.ts';
-import { backupCopy, createSet, saveManifest, setName, sha256, writeAtomic, type FsOps, type Manifest } from './backup.ts';
+import { createSet, saveManifest, setName, sha256, tempNameFor, writeAtomic, type FsOps, type Manifest } from './backup.ts';
+import { diffTexts } from './diff.ts';
 
 export type ApplyStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed';
 
@@ -23,93 +29,153 @@ export type Applied = {
   reason?: string;
   // A unified diff against the disk, when asked for.
   diff?: string;
+  // What the diff was made against: the file's real place and its bytes (or their absence), hashed. The pult's Write
+  // sends it back, and a file that is no longer that is not overwritten.
+  base?: string;
 };
 
 export type ApplyReport = { files: Applied[]; backupSet: string | undefined };
 
-export type ApplyOptions = {
-  backupDir: string;
+export type PreviewOptions = {
   // Write files held back for looking elided.
   force?: boolean;
-  // Only report what would happen: nothing is written.
-  dryRun?: boolean;
   diff?: boolean;
-  ops?: FsOps;
-  now?: Date;
 };
 
-type Plan = Applied & { target?: string; bytes?: Buffer; old?: Buffer; mode?: number | undefined; existed?: boolean };
+export type ApplyOptions = PreviewOptions & {
+  backupDir: string;
+  ops?: FsOps;
+  now?: Date;
+  // Stops between two files: the file being written is finished and recorded, the rest are left as they are.
+  signal?: AbortSignal;
+  // Per path, the `base` of the preview the user saw; a file that changed since is refused.
+  expected?: ReadonlyMap<string, string>;
+};
 
-export function applyFiles(box: Sandbox, blocks: readonly FileBlock[], options: ApplyOptions): ApplyReport {
+// What to do with one proposal: report it as it is, or write it.
+type Plan =
+  | { kind: 'report'; applied: Applied }
+  | { kind: 'write'; applied: Applied; realRel: string; real: string; bytes: Buffer; old: Buffer | undefined; mode: number | undefined };
+
+// The proposals as they stand against the disk now; nothing is written.
+export function previewFiles(box: Sandbox, blocks: readonly FileBlock[], options: PreviewOptions = {}): Applied[] {
+  return plansFor(box, blocks, options).map((p) => p.applied);
+}
+
+export async function applyFiles(box: Sandbox, blocks: readonly FileBlock[], options: ApplyOptions): Promise<ApplyReport> {
   const ops = options.ops ?? fs;
-  const plans = latestPerPath(blocks).map((block) => plan(box, block, options));
-  const toWrite = plans.filter((p) => p.status === 'new' || p.status === 'changed');
-  if (options.dryRun === true || toWrite.length === 0) return { files: plans.map(report), backupSet: undefined };
+  const plans = plansFor(box, blocks, options).map((p) => checkExpected(p, options.expected));
+  const toWrite = plans.filter((p): p is Extract<Plan, { kind: 'write' }> => p.kind === 'write');
+  const files = () => plans.map((p) => p.applied);
+  if (toWrite.length === 0) return { files: files(), backupSet: undefined };
 
+  const setId = crypto.randomBytes(4).toString('hex');
   const manifest: Manifest = {
-    version: 1, root: box.root, created: (options.now ?? new Date()).toISOString(), undone: false, createdDirs: [],
-    files: toWrite.map((p) => ({ path: p.path, existed: p.existed === true, mode: p.mode, written: false, sha256: undefined })),
+    version: 2, root: box.root, created: (options.now ?? new Date()).toISOString(), undone: false, complete: false,
+    files: toWrite.map((p) => ({
+      path: p.realRel, existed: p.old !== undefined, mode: p.mode, before: p.old === undefined ? undefined : sha256(p.old),
+      after: sha256(p.bytes), temp: tempNameFor(path.basename(p.real), setId), written: false,
+    })),
+    createdDirs: foldersToMake(box.root, toWrite.filter((p) => p.old === undefined).map((p) => p.real)),
   };
-  const old = new Map(toWrite.flatMap((p) => (p.old === undefined ? [] : [[p.path, p.old] as const])));
+  const old = new Map(toWrite.flatMap((p) => (p.old === undefined ? [] : [[p.realRel, p.old] as const])));
   let set: string;
   try {
     set = createSet(ops, options.backupDir, setName(options.backupDir, box.root, options.now ?? new Date()), manifest, old);
   } catch (error) {
-    for (const p of toWrite) Object.assign(p, { status: 'failed', reason: messageOf(error) });
-    return { files: plans.map(report), backupSet: undefined };
+    for (const p of toWrite) fail(p, messageOf(error));
+    return { files: files(), backupSet: undefined };
   }
 
   for (const [i, p] of toWrite.entries()) {
     const entry = manifest.files[i];
-    if (p.target === undefined || p.bytes === undefined || entry === undefined) continue;
-    try {
-      if (p.existed !== true) manifest.createdDirs.push(...makeParents(ops, box.root, p.target));
-      writeAtomic(ops, p.target, p.bytes, p.mode);
-      p.written = true;
-      entry.written = true;
-      entry.sha256 = sha256(p.bytes);
-    } catch (error) {
-      Object.assign(p, { status: 'failed', reason: writeFailure(error) });
+    if (entry === undefined) continue;
+    if (options.signal?.aborted === true) {
+      fail(p, 'not written: stopped before this file; the file on disk is as it was');
+      continue;
     }
+    try {
+      if (p.old === undefined) ops.mkdirSync(path.dirname(p.real), { recursive: true });
+      writeAtomic(ops, p.real, p.bytes, p.mode, entry.temp);
+      p.applied.written = true;
+      entry.written = true;
+    } catch (error) {
+      fail(p, writeFailure(error));
+    }
+    // Lets a Ctrl-C in between be heard: it stops the loop here, after a whole file.
+    if (toWrite.length > 1) await new Promise((resolve) => setImmediate(resolve));
   }
+
+  // A folder made for a file that then failed is empty: it goes again. Deepest first.
+  manifest.createdDirs = manifest.createdDirs.filter((dir) => dir !== '').reverse().filter((dir) => {
+    const abs = path.join(box.root, ...dir.split('/'));
+    try {
+      if (fs.readdirSync(abs).length === 0) ops.rmdirSync(abs);
+    } catch {
+      // Never made, or not empty: judged below by whether it is there.
+    }
+    return fs.existsSync(abs);
+  }).reverse();
 
   if (manifest.files.every((f) => !f.written)) {
     try {
       ops.rmSync(set, { recursive: true, force: true });
     } catch {
-      // A set whose files were all left as they were; it restores nothing it should not, and undo skips it.
+      // A set whose files were all left as they were: undo finds every file as it was and changes nothing.
     }
-    return { files: plans.map(report), backupSet: undefined };
+    return { files: files(), backupSet: undefined };
   }
-  manifest.files = manifest.files.filter((f) => f.written);
+  manifest.complete = options.signal?.aborted !== true;
   try {
     saveManifest(ops, set, manifest);
   } catch {
-    // The set's first manifest stays: undo then skips these files, but their old versions are in the set.
+    // The first manifest stays: it names every planned file, and undo judges each by its content.
   }
-  return { files: plans.map(report), backupSet: set };
+  return { files: files(), backupSet: set };
 }
 
-// A later block for the same path replaces an earlier one.
-function latestPerPath(blocks: readonly FileBlock[]): FileBlock[] {
+function fail(p: Plan, reason: string): void {
+  p.applied.status = 'failed';
+  p.applied.reason = reason;
+}
+
+function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefined): Plan {
+  const wanted = expected?.get(p.applied.path);
+  if (wanted === undefined || p.kind !== 'write' || p.applied.base === wanted) return p;
+  return { kind: 'report', applied: { ...p.applied, status: 'refused', reason: 'the file changed since its diff was shown; look at the new diff and write again' } };
+}
+
+// A later block for the same path replaces an earlier one; so does a later block for another path to the same file
+// (a symlink and its target).
+function plansFor(box: Sandbox, blocks: readonly FileBlock[], options: PreviewOptions): Plan[] {
   const byPath = new Map<string, FileBlock>();
   for (const block of blocks) {
     byPath.delete(block.path);
     byPath.set(block.path, block);
   }
-  return [...byPath.values()];
+  const plans = [...byPath.values()].map((block) => plan(box, block, options));
+  const last = new Map<string, Plan>();
+  for (const p of plans) if (p.kind === 'write') last.set(p.realRel, p);
+  return plans.map((p) => (p.kind === 'write' && last.get(p.realRel) !== p
+    ? { kind: 'report', applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` } }
+    : p));
 }
 
-function plan(box: Sandbox, block: FileBlock, options: ApplyOptions): Plan {
-  const base: Plan = { path: block.path, status: 'refused', added: 0, removed: 0, written: false };
-  if (!block.complete) return { ...base, status: 'incomplete', reason: 'the reply ended before its END marker; it is never written' };
+function plan(box: Sandbox, block: FileBlock, options: PreviewOptions): Plan {
+  const base: Applied = { path: block.path, status: 'refused', added: 0, removed: 0, written: false };
+  const report = (applied: Partial<Applied>): Plan => ({ kind: 'report', applied: { ...base, ...applied } });
+  if (!block.complete) return report({ status: 'incomplete', reason: 'the reply ended before its END marker; it is never written' });
   const target = resolveTarget(box, block.path);
-  if (target.kind === 'refused') return { ...base, path: target.rel, reason: target.reason };
+  if (target.kind === 'refused') return report({ path: target.rel, reason: target.reason });
+  const where = target.realRel === target.rel ? {} : { reason: `a link to ${target.realRel}; written there` };
 
   if (target.kind === 'new') {
     const bytes = Buffer.from(block.content, 'utf8');
-    const diff = options.diff === true ? unifiedDiff(target.rel, '', block.content) : undefined;
-    return { ...base, path: target.rel, status: 'new', added: countLines(block.content), target: target.abs, bytes, existed: false, ...(diff === undefined ? {} : { diff }) };
+    const applied: Applied = {
+      ...base, ...where, path: target.rel, status: 'new', added: countLines(block.content), base: baseOf(target.realRel, undefined),
+      ...(options.diff === true ? { diff: diffTexts(target.rel, '', block.content).diff } : {}),
+    };
+    return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old: undefined, mode: undefined };
   }
 
   let old: Buffer;
@@ -118,41 +184,40 @@ function plan(box: Sandbox, block: FileBlock, options: ApplyOptions): Plan {
     old = fs.readFileSync(target.real);
     mode = fs.statSync(target.real).mode & 0o7777;
   } catch (error) {
-    return { ...base, path: target.rel, status: 'failed', reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})` };
+    return report({ path: target.rel, status: 'failed', reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})` });
   }
-  if ((mode & 0o222) === 0) return { ...base, path: target.rel, reason: 'the file is read-only; make it writable to let deepwork replace it' };
-  if (isBinary(old)) return { ...base, path: target.rel, reason: 'the file on disk is binary; deepwork replaces text files only' };
+  const identity = { path: target.rel, base: baseOf(target.realRel, old) };
+  if ((mode & 0o222) === 0) return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
+  if (isBinary(old)) return report({ ...identity, reason: 'the file on disk is binary; deepwork replaces text files only' });
 
   const oldText = old.toString('utf8');
   const newText = keepConventions(oldText, block.content);
-  if (newText === oldText) return { ...base, path: target.rel, status: 'unchanged' };
-  const counts = changedLines(oldText, newText);
-  const diff = options.diff === true ? unifiedDiff(target.rel, oldText, newText) : undefined;
-  const planned: Plan = {
-    ...base, path: target.rel, status: 'changed', ...counts, target: target.real, bytes: Buffer.from(newText, 'utf8'),
-    old, mode, existed: true, ...(diff === undefined ? {} : { diff }),
+  if (newText === oldText) return report({ ...identity, status: 'unchanged' });
+  const change = diffTexts(target.rel, oldText, newText);
+  const applied: Applied = {
+    ...base, ...where, ...identity, status: 'changed', added: change.added, removed: change.removed,
+    ...(options.diff === true ? { diff: change.diff } : {}),
   };
   const elided = options.force === true ? undefined : elisionOf(oldText, newText);
-  if (elided !== undefined) return { ...planned, status: 'held back', reason: `${elided}; check it, then write it with --force` };
-  return planned;
+  if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force` });
+  return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(newText, 'utf8'), old, mode };
 }
 
-// Creates the missing folders above a new file; returns them relative to the root, outermost first.
-function makeParents(ops: FsOps, root: string, target: string): string[] {
-  const missing: string[] = [];
-  for (let dir = path.dirname(target); dir.length > root.length && !fs.existsSync(dir); dir = path.dirname(dir)) missing.unshift(dir);
-  if (missing.length > 0) ops.mkdirSync(path.dirname(target), { recursive: true });
-  return missing.map((dir) => path.relative(root, dir).split(path.sep).join('/'));
+// The identity of what a preview was made against.
+function baseOf(realRel: string, bytes: Buffer | undefined): string {
+  const hash = crypto.createHash('sha256').update(realRel).update('\0');
+  return (bytes === undefined ? hash.update('absent') : hash.update('present\0').update(bytes)).digest('hex').slice(0, 32);
 }
 
-function changedLines(before: string, after: string): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const part of diffLines(before, after)) {
-    if (part.added) added += part.count ?? 0;
-    if (part.removed) removed += part.count ?? 0;
+// The folders that writing these new files will make, relative to the root, outermost first.
+function foldersToMake(root: string, targets: readonly string[]): string[] {
+  const missing = new Set<string>();
+  for (const target of targets) {
+    for (let dir = path.dirname(target); isInside(root, dir) && dir !== root && !fs.existsSync(dir); dir = path.dirname(dir)) {
+      missing.add(path.relative(root, dir).split(path.sep).join('/'));
+    }
   }
-  return { added, removed };
+  return [...missing].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
 }
 
 function writeFailure(error: unknown): string {
@@ -166,19 +231,8 @@ function writeFailure(error: unknown): string {
     ENOTDIR: 'a file is in the way of a folder on its path',
     EEXIST: 'a file is in the way of a folder on its path',
     EISDIR: 'a folder is in the way',
+    ENAMETOOLONG: 'the name is too long for this file system',
   };
   const what = code === undefined ? messageOf(error) : `${why[code] ?? messageOf(error)} (${code})`;
   return `not written: ${what}; the file on disk is as it was`;
-}
-
-function unifiedDiff(rel: string, before: string, after: string): string {
-  const patch = createTwoFilesPatch(`a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 });
-  const lines = patch.split('\n').slice(1);
-  const MAX = 200;
-  return lines.length > MAX ? `${lines.slice(0, MAX).join('\n')}\n… ${lines.length - MAX} more diff lines` : lines.join('\n');
-}
-
-function report(p: Plan): Applied {
-  const { target: _t, bytes: _b, old: _o, mode: _m, existed: _e, ...applied } = p;
-  return applied;
 }

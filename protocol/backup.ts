@@ -5,25 +5,35 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError, messageOf } from './errors.ts';
+import { isRecord } from './unknown.ts';
 
 export type ManifestFile = {
+  // The file's real path from the root: the file a symlink led to, never the link.
   path: string;
   // Whether the file existed before; undo removes a file that did not.
   existed: boolean;
   // The previous file mode, restored on undo.
   mode: number | undefined;
+  // SHA-256 of the previous content (undefined for a new file) and of the content deepwork writes. Undo puts back a
+  // file that holds `after`, leaves one that holds `before` (never written), and leaves one that holds anything else
+  // (changed since).
+  before: string | undefined;
+  after: string;
+  // The temp file's name in the file's folder while it is written: undo removes it when a stop left it behind.
+  temp: string | undefined;
+  // Whether the write was seen to finish. Information only: undo goes by the content.
   written: boolean;
-  // SHA-256 of the bytes deepwork wrote: undo leaves a file alone that changed since.
-  sha256: string | undefined;
 };
 
 export type Manifest = {
-  version: 1;
+  version: 2;
   root: string;
   created: string;
   undone: boolean;
+  // False while the set is being written, and after a stop (Ctrl-C) or a crash cut it short.
+  complete: boolean;
   files: ManifestFile[];
-  // Folders deepwork created for new files, outermost first; undo removes them when they are empty again.
+  // Folders deepwork made for new files, outermost first; undo removes them when they are empty again.
   createdDirs: string[];
 };
 
@@ -72,25 +82,50 @@ function readManifest(dir: string): Manifest | undefined {
   } catch {
     return undefined;
   }
-  return isManifest(value) ? value : undefined;
+  return asManifest(value);
 }
 
-function isManifest(value: unknown): value is Manifest {
-  if (typeof value !== 'object' || value === null) return false;
-  const m = value as Record<string, unknown>;
-  return m.version === 1 && typeof m.root === 'string' && typeof m.created === 'string' && typeof m.undone === 'boolean'
-    && Array.isArray(m.createdDirs) && m.createdDirs.every((d) => typeof d === 'string')
-    && Array.isArray(m.files) && m.files.every(isManifestFile);
+// A manifest as read back: version 2, or a version 1 set (made before the write-ahead manifest), taken as complete.
+function asManifest(value: unknown): Manifest | undefined {
+  if (!isRecord(value)) return undefined;
+  const m = value;
+  const common = typeof m.root === 'string' && typeof m.created === 'string' && typeof m.undone === 'boolean'
+    && Array.isArray(m.createdDirs) && m.createdDirs.every((d) => typeof d === 'string') && Array.isArray(m.files);
+  if (!common || !Array.isArray(m.files) || !Array.isArray(m.createdDirs)) return undefined;
+  const files: ManifestFile[] = [];
+  for (const f of m.files) {
+    const file = m.version === 2 ? asFileV2(f) : m.version === 1 ? asFileV1(f) : undefined;
+    if (file === undefined) return undefined;
+    files.push(file);
+  }
+  return {
+    version: 2, root: String(m.root), created: String(m.created), undone: m.undone === true,
+    complete: m.version === 1 || m.complete === true, files, createdDirs: m.createdDirs.map(String),
+  };
 }
 
-function isManifestFile(value: unknown): value is ManifestFile {
-  if (typeof value !== 'object' || value === null) return false;
-  const f = value as Record<string, unknown>;
-  return typeof f.path === 'string' && typeof f.existed === 'boolean' && typeof f.written === 'boolean'
-    && (f.mode === undefined || typeof f.mode === 'number') && (f.sha256 === undefined || typeof f.sha256 === 'string');
+const optional = (v: unknown, type: 'string' | 'number'): boolean => v === undefined || typeof v === type;
+
+function asFileV2(f: unknown): ManifestFile | undefined {
+  if (!isRecord(f) || typeof f.path !== 'string' || typeof f.existed !== 'boolean' || typeof f.after !== 'string' || typeof f.written !== 'boolean') return undefined;
+  if (!optional(f.mode, 'number') || !optional(f.before, 'string') || !optional(f.temp, 'string')) return undefined;
+  return {
+    path: f.path, existed: f.existed, mode: typeof f.mode === 'number' ? f.mode : undefined, before: typeof f.before === 'string' ? f.before : undefined,
+    after: f.after, temp: typeof f.temp === 'string' ? f.temp : undefined, written: f.written,
+  };
 }
 
-export type FsOps = Pick<typeof fs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'mkdirSync' | 'chmodSync' | 'unlinkSync' | 'rmSync' | 'readFileSync'>;
+// Version 1 recorded only the files whose write finished, with the hash of what was written.
+function asFileV1(f: unknown): ManifestFile | undefined {
+  if (!isRecord(f) || typeof f.path !== 'string' || typeof f.existed !== 'boolean' || typeof f.written !== 'boolean') return undefined;
+  if (!optional(f.mode, 'number') || !optional(f.sha256, 'string')) return undefined;
+  return {
+    path: f.path, existed: f.existed, mode: typeof f.mode === 'number' ? f.mode : undefined, before: undefined,
+    after: typeof f.sha256 === 'string' && f.written ? f.sha256 : '', temp: undefined, written: f.written,
+  };
+}
+
+export type FsOps = Pick<typeof fs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'mkdirSync' | 'chmodSync' | 'unlinkSync' | 'rmSync' | 'rmdirSync' | 'readFileSync'>;
 
 // Makes a set: the old files are copied into a staging folder, which becomes the set only once complete, so a
 // failure (a full disk) leaves no half-made set behind.
@@ -125,10 +160,22 @@ export function backupCopy(dir: string, rel: string): string {
   return path.join(dir, 'files', ...rel.split('/'));
 }
 
+// The temp file's name for writing `name`: beside it and named after it, or short when that would pass the 255-byte
+// limit most file systems put on a name.
+export function tempNameFor(name: string, id: string): string {
+  const long = `.${name}.deepwork-${id}.tmp`;
+  return Buffer.byteLength(long) <= 255 ? long : `.deepwork-${id}.tmp`;
+}
+
+// A temp name as a manifest may hold it: one plain name of deepwork's, nothing that could point elsewhere.
+export function isTempName(name: string): boolean {
+  return /^\.(?:[^/\\]*\.)?deepwork-[0-9a-f]{8}\.tmp$/.test(name) && !name.includes('/') && !name.includes('\\');
+}
+
 // Writes through a temp file in the same folder and a rename, so the target is either old or new, never half.
 // On failure the temp file is removed and the target is untouched.
-export function writeAtomic(ops: FsOps, target: string, bytes: Buffer, mode: number | undefined): void {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.deepwork-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`);
+export function writeAtomic(ops: FsOps, target: string, bytes: Buffer, mode: number | undefined, tempName?: string): void {
+  const temp = path.join(path.dirname(target), tempName ?? tempNameFor(path.basename(target), crypto.randomBytes(4).toString('hex')));
   let fd: number | undefined;
   try {
     fd = ops.openSync(temp, 'wx', mode ?? 0o666);

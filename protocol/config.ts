@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeepworkError, errnoOf } from './errors.ts';
-import { defaultSecretNames } from './sandbox.ts';
+import picomatch from 'picomatch';
+import { formatCount } from './text.ts';
 
 export type Config = {
   // The Ollama-style bridge: the DeepSeek bridge by default.
@@ -20,9 +21,16 @@ export type Config = {
   backupDir: string;
   // Where deepwork keeps its runs (the last proposals per project); relative paths are taken from deepwork's folder.
   stateDir: string;
-  // File name patterns that are never sent (picomatch; a pattern without "/" matches a name in any folder).
+  // File name patterns never sent, on top of the built-in list (picomatch; a pattern without "/" matches a name in
+  // any folder).
   secretNames: string[];
+  // The longest reply taken from the bridge, in characters: far above any model's output, it stops a bridge that
+  // loops or streams without end before it fills the memory.
+  maxReplyChars: number;
 };
+
+// Bridge calls per question, from the command line, the config and the pult alike.
+export const STEPS = { min: 1, max: 50 } as const;
 
 // deepwork's own folder: config.json, backup/ and state/ live here, never in the user's project.
 export const HOME = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -35,24 +43,45 @@ export const defaultConfig: Config = {
   port: 8787,
   backupDir: 'backup',
   stateDir: 'state',
-  secretNames: [...defaultSecretNames],
+  secretNames: [],
+  maxReplyChars: 8_000_000,
 };
 
 type Check = (value: unknown) => string | undefined;
 
-const positiveInteger: Check = (v) => (Number.isInteger(v) && typeof v === 'number' && v > 0 ? undefined : 'a whole number above 0');
+const wholeIn = (min: number, max: number, what = 'a whole number', show = formatCount): Check => (v) =>
+  (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? undefined : `${what} from ${show(min)} to ${show(max)}`);
 const text: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : 'a non-empty string');
+
+// A day: longer is no answer, and Node's timers cannot wait past 24.8 days at all (a longer one fires at once).
+const MAX_TIMEOUT_MINUTES = 1440;
 
 const checks: Record<keyof Config, Check> = {
   deepseekHost: text,
   deepseekModel: text,
-  steps: positiveInteger,
-  timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'a number of minutes above 0'),
-  port: (v) => (Number.isInteger(v) && typeof v === 'number' && v > 0 && v < 65536 ? undefined : 'a port number from 1 to 65535'),
+  steps: wholeIn(STEPS.min, STEPS.max),
+  timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_MINUTES ? undefined : `a number of minutes above 0, at most ${formatCount(MAX_TIMEOUT_MINUTES)} (a day)`),
+  port: wholeIn(1, 65535, 'a port number', String),
   backupDir: text,
   stateDir: text,
-  secretNames: (v) => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? undefined : 'a list of strings'),
+  secretNames: secretPatterns,
+  maxReplyChars: wholeIn(10_000, 1_000_000_000),
 };
+
+// Each pattern non-empty and one picomatch can compile; at most 1,000 of them.
+function secretPatterns(v: unknown): string | undefined {
+  const shape = 'a list of at most 1,000 file name patterns (non-empty strings, like "*.secret")';
+  if (!Array.isArray(v) || v.length > 1000) return shape;
+  for (const pattern of v) {
+    if (typeof pattern !== 'string' || pattern.trim() === '') return `${shape}; ${JSON.stringify(pattern)} is not one`;
+    try {
+      picomatch.makeRe(pattern);
+    } catch {
+      return `${shape}; ${JSON.stringify(pattern)} is not a valid pattern`;
+    }
+  }
+  return undefined;
+}
 
 export const defaultConfigPath = path.join(HOME, 'config.json');
 

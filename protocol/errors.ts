@@ -14,11 +14,13 @@ export type ErrorCode =
   | 'ROOT_INVALID'
   | 'USAGE'
   | 'APPLY_FAILED'
+  | 'UNDO_FAILED'
   | 'STATE_INVALID'
   | 'BAD_REQUEST'
   | 'BUSY'
   | 'NOT_FOUND'
-  | 'PORT_TAKEN';
+  | 'PORT_TAKEN'
+  | 'TOO_LARGE';
 
 export class DeepworkError extends Error {
   readonly code: ErrorCode;

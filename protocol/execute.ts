@@ -6,12 +6,12 @@ import type { FindRequest, Request } from './parse.ts';
 import type { Result } from './results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
-import { absOf, walk, type WalkEntry } from './walk.ts';
+import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
-import { openFile, readLines } from './read.ts';
-import { isBinary } from './search.js';
+import { openFile, readLines, type Opened } from './read.ts';
+import { holdsPrivateKey, isBinary } from './search.js';
 import { buildTree } from './tree.ts';
-import { closestPaths } from './similar.ts';
+import { createPathIndex, type PathIndex } from './similar.ts';
 import { formatCount } from './text.ts';
 
 export type Limits = {
@@ -27,6 +27,10 @@ export type Limits = {
   treeChars: number;
   // Entries shown per folder, in the tree and in a folder's listing.
   folderEntries: number;
+  // Paths read for all NEED requests of one step; the rest are named back to ask for in the next step.
+  needPaths: number;
+  // Missing paths per step for which the closest existing paths are looked up.
+  suggestions: number;
 };
 
 export const defaultLimits: Limits = {
@@ -36,6 +40,8 @@ export const defaultLimits: Limits = {
   findLineChars: 200,
   treeChars: 4_000,
   folderEntries: 100,
+  needPaths: 100,
+  suggestions: 10,
 };
 
 export type Executor = {
@@ -54,14 +60,16 @@ export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);
   const limits = { ...defaultLimits, ...options.limits };
-  const finder = createFinder();
+  const finder = createFinder(box.root);
   let entries: WalkEntry[] | undefined;
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
+  let index: PathIndex | undefined;
   const folder: Folder = {
     entries: () => (entries ??= walk(box)),
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
-    searchable: () => (searchable ??= folder.files().map((e) => ({ rel: e.rel, abs: absOf(box, e.rel) }))),
+    searchable: () => (searchable ??= folder.files().map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
+    paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
   };
   return {
@@ -73,6 +81,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       entries = undefined;
       files = undefined;
       searchable = undefined;
+      index = undefined;
       finder.forget();
     },
     close: () => finder.close(),
@@ -80,17 +89,26 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
 }
 
 // The run's view of the folder: walked once, kept until forget().
-type Folder = { entries: () => WalkEntry[]; files: () => WalkEntry[]; searchable: () => SearchFile[]; finder: ReturnType<typeof createFinder> };
+type Folder = {
+  entries: () => WalkEntry[];
+  files: () => WalkEntry[];
+  searchable: () => SearchFile[];
+  paths: () => PathIndex;
+  finder: ReturnType<typeof createFinder>;
+};
 
 async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[]): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
   const finds: Array<{ index: number; request: FindRequest }> = [];
-  const need = { left: limits.needChars, sent: new Set<string>() };
-  const existing = (): string[] => folder.files().map((e) => e.rel);
+  const need: NeedBudget = { left: limits.needChars, sent: new Set<string>(), paths: limits.needPaths, suggestions: limits.suggestions };
 
   requests.forEach((request, index) => {
     if (request.kind === 'need') {
-      for (const p of request.paths) results[index]?.push(needOne(box, limits, p, need, existing));
+      const now = request.paths.slice(0, Math.max(0, need.paths));
+      need.paths -= now.length;
+      for (const p of now) results[index]?.push(needOne(box, limits, p, need, folder.paths));
+      const later = request.paths.slice(now.length);
+      if (later.length > 0) results[index]?.push({ kind: 'too-many', request: `NEED (${later.length} more)`, paths: later, limit: limits.needPaths });
     } else if (request.kind === 'list') {
       results[index]?.push(list(box, limits, folder, request.mask));
     } else {
@@ -109,7 +127,8 @@ async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: re
   return results.flat();
 }
 
-type NeedBudget = { left: number; sent: Set<string> };
+// What is left of a step's NEED limits: characters, paths, and look-ups of the closest paths.
+type NeedBudget = { left: number; sent: Set<string>; paths: number; suggestions: number };
 
 // `path:120-240`, `path:120-` and `path:120` ask for lines of a file.
 function splitRange(raw: string): { path: string; from: number; to: number; ranged: boolean } {
@@ -121,7 +140,7 @@ function splitRange(raw: string): { path: string; from: number; to: number; rang
   return { path: raw.slice(0, colon), from, to, ranged: true };
 }
 
-function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, existing: () => string[]): Result {
+function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, paths: () => PathIndex): Result {
   const { path: wanted, from, to, ranged } = splitRange(raw);
   const request = `NEED ${raw}`;
   const place = resolvePath(box, wanted);
@@ -130,7 +149,7 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     case 'withheld':
       return { kind: place.kind, request, path: wanted, reason: place.reason };
     case 'missing':
-      return { kind: 'missing', request, path: place.rel, closest: closestPaths(place.rel, existing()) };
+      return { kind: 'missing', request, path: place.rel, closest: budget.suggestions-- > 0 ? paths().closest(place.rel) : [] };
     case 'folder':
       return folderListing(box, limits, request, place.rel, place.real);
     case 'file':
@@ -147,12 +166,28 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     const sniff = Buffer.alloc(Math.min(file.size, 8000));
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     if (isBinary(sniff)) return { kind: 'binary', request, path: place.rel, bytes: file.size };
+    if (fileHoldsPrivateKey(file)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     const lines = readLines(file, from, to, budget.left);
     budget.left -= lines.text.length;
     return { kind: 'file', request, path: place.rel, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
   } finally {
     fs.closeSync(file.fd);
   }
+}
+
+// The whole file is looked at, a piece at a time, whatever range was asked: a range that skips the BEGIN line must not
+// send the key's body. Costs about a millisecond per MB.
+function fileHoldsPrivateKey(file: Opened): boolean {
+  const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(file.size, 1)));
+  // Pieces overlap by a marker line's length, so a marker across two pieces is seen whole in one.
+  const overlap = 128;
+  for (let pos = 0; pos < file.size; pos += piece.length - overlap) {
+    const n = fs.readSync(file.fd, piece, 0, piece.length, pos);
+    if (n === 0) break;
+    if (holdsPrivateKey(piece.subarray(0, n))) return true;
+    if (pos + n >= file.size || n < piece.length) break;
+  }
+  return false;
 }
 
 // A folder named in NEED: its entries, folders first, with sizes. An explicit request, so node_modules and ignored

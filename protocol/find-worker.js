@@ -37,11 +37,12 @@ function isTexts(value) {
 
 parentPort?.on('message', (/** @type {unknown} */ message) => {
   if (!isRecord(message)) return;
-  if (message.type === 'assign' && isAssigned(message.files)) {
+  if (message.type === 'assign' && isAssigned(message.files) && typeof message.root === 'string') {
     files = message.files;
-    keeper.reset();
+    keeper.reset(message.root);
   } else if (message.type === 'search' && typeof message.id === 'number' && isTexts(message.texts)
     && typeof message.maxHits === 'number' && typeof message.lineChars === 'number') {
+    keeper.newSearch();
     const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
     parentPort?.postMessage({ type: 'result', id: message.id, hits });
   } else {

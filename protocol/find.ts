@@ -27,7 +27,8 @@ export type Finder = {
 
 type Share = Array<{ index: number; abs: string }>;
 
-export function createFinder(workerCount = Math.min(2, os.availableParallelism()) - 1): Finder {
+// `root` is the project's real path: a file is read only while every folder on its way there is a real folder.
+export function createFinder(root: string, workerCount = Math.min(2, os.availableParallelism()) - 1): Finder {
   let workers: Worker[] | undefined;
   let assigned: readonly SearchFile[] | undefined;
   let mine: Share = [];
@@ -38,9 +39,9 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
   const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
     const shares = [[], ...helpers.map(() => [])] as Share[];
     files.forEach((f, index) => shares[Math.floor(index / CHUNK) % shares.length]?.push({ index, abs: f.abs }));
-    helpers.forEach((w, i) => w.postMessage({ type: 'assign', files: shares[i + 1] }));
+    helpers.forEach((w, i) => w.postMessage({ type: 'assign', root, files: shares[i + 1] }));
     mine = shares[0] ?? [];
-    keeper.reset();
+    keeper.reset(root);
     assigned = files;
   };
 
@@ -49,6 +50,7 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
     if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
     const id = nextId++;
     const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars }, id));
+    keeper.newSearch();
     const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
     return [...here, ...(await Promise.all(pending)).flat()];
   };
@@ -70,6 +72,7 @@ export function createFinder(workerCount = Math.min(2, os.availableParallelism()
         // A worker that failed to start or died: search here alone.
         await stop();
         assign(files, []);
+        keeper.newSearch();
         found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
       }
       return outcomes(files, list, found, options.maxHits);
@@ -109,9 +112,10 @@ function ask(worker: Worker, message: unknown, id: number): Promise<Hit[]> {
   return new Promise((resolve, reject) => {
     const onMessage = (reply: unknown) => {
       if (!isRecord(reply)) return;
-      if (reply.type === 'result' && reply.id === id && Array.isArray(reply.hits) && reply.hits.every(isHit)) {
+      if (reply.type === 'result' && reply.id === id) {
         cleanup();
-        resolve(reply.hits);
+        if (Array.isArray(reply.hits) && reply.hits.every(isHit)) resolve(reply.hits);
+        else reject(new Error('search worker: a malformed result'));
       } else if (reply.type === 'error') {
         cleanup();
         reject(new Error(`search worker: ${String(reply.message)}`));

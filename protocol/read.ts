@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import { countLines } from './text.ts';
 
-const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+// Opened at its real path: no-follow, so a file swapped for a symlink since it was resolved is not read through it.
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 const CHUNK = 1 << 20;
 
 export type Opened = { fd: number; size: number };
@@ -13,7 +14,7 @@ export type Opened = { fd: number; size: number };
 export function openFile(abs: string): Opened | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
+    fd = fs.openSync(abs, OPEN_FLAGS);
   } catch {
     return undefined;
   }
@@ -59,15 +60,16 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
         if (startByte === -1) startByte = pos + at;
         parts.push(Buffer.from(chunk.subarray(at, lineEnd)));
         kept += lineEnd - at;
+        // Bounded by bytes, not only at line ends: a file with no line ends is not read whole.
+        if (kept > byteCap) {
+          endedEarly = true;
+          break outer;
+        }
       }
       at = lineEnd;
       if (chunk[lineEnd - 1] === 10) {
         line++;
         if (line > to) break outer;
-        if (kept > byteCap) {
-          endedEarly = true;
-          break outer;
-        }
       }
     }
     pos += n;
@@ -75,9 +77,11 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
 
   let text = Buffer.concat(parts).toString('utf8');
   let whole = !endedEarly;
-  if (text.length > maxChars) {
-    const cut = text.lastIndexOf('\n', maxChars - 1);
-    text = text.slice(0, cut === -1 ? maxChars : cut + 1);
+  if (!whole || text.length > maxChars) {
+    // Cut at the last line end that fits; a single line longer than the limit is cut inside.
+    const limit = Math.min(text.length, maxChars);
+    const cut = text.lastIndexOf('\n', limit - 1);
+    text = text.slice(0, cut === -1 ? limit : cut + 1);
     whole = false;
   }
   const last = from + countLines(text) - 1;

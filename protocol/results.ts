@@ -14,6 +14,7 @@ export type Result =
   | { kind: 'withheld'; request: string; path: string; reason: string }
   | { kind: 'over-budget'; request: string; path: string; limit: number }
   | { kind: 'repeated'; request: string; path: string }
+  | { kind: 'too-many'; request: string; paths: string[]; limit: number }
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
   | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean };
 
@@ -47,6 +48,11 @@ function renderResult(r: Result): string {
       return head(r.request, `not sent: this step's ${count(r.limit)} characters are used up; ask for it again in the next step`);
     case 'repeated':
       return head(r.request, 'sent above already');
+    case 'too-many': {
+      const shown = r.paths.slice(0, 20).join(', ');
+      const more = r.paths.length > 20 ? ` and ${count(r.paths.length - 20)} more` : '';
+      return head(r.request, `not read: one step reads at most ${count(r.limit)} paths; ask for these in the next step: ${shown}${more}`);
+    }
     case 'list': {
       if (r.total === 0) {
         const hint = r.mask.includes('/') ? '' : `; a mask without "/" looks in the top folder only, **/${r.mask} looks in every folder`;

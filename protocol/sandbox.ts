@@ -29,18 +29,36 @@ export const defaultSecretNames: readonly string[] = [
   'credentials',
   'credentials.json',
   '*.kdbx',
+  '*.ppk',
+  '.pgpass',
+  '.my.cnf',
+  '*.tfstate',
+  '*.tfstate.backup',
+  '**/.ssh/**',
+  '**/.kube/config',
+  '**/.docker/config.json',
 ];
 
 export type Sandbox = {
   // The root's real path: symlinks resolved, no trailing separator.
   root: string;
-  // The backup folder's real path when it exists, else its absolute path.
-  backupDir: string | undefined;
+  // deepwork's own places — its backup and state folders, its config file — by real location: never read, listed,
+  // searched or written, wherever they are configured (the project may be deepwork's own folder).
+  guarded: readonly Guarded[];
   // Whether a relative path names a secret; `name`, its last part, when the caller has it at hand.
   isSecret: (rel: string, name?: string) => boolean;
 };
 
-export type SandboxOptions = { backupDir?: string | undefined; secretNames?: readonly string[] | undefined };
+// `folded` is `real` as foldName sees each part: what a case-insensitive disk would take for the same place.
+export type Guarded = { real: string; folded: string; what: string };
+
+export type SandboxOptions = {
+  backupDir?: string | undefined;
+  // Further places of deepwork's own to guard: its state folder, its config file.
+  guard?: ReadonlyArray<{ path: string; what: string }> | undefined;
+  // Names never sent, besides the built-in list.
+  secretNames?: readonly string[] | undefined;
+};
 
 export function createSandbox(root: string, options: SandboxOptions = {}): Sandbox {
   let real: string;
@@ -52,13 +70,17 @@ export function createSandbox(root: string, options: SandboxOptions = {}): Sandb
   if (!fs.statSync(real).isDirectory()) {
     throw new DeepworkError('ROOT_INVALID', `The project folder ${root} is not a folder. Run deepwork inside a project folder.`);
   }
-  const isSecret = secretMatcher(options.secretNames ?? defaultSecretNames);
-  let backupDir: string | undefined;
-  if (options.backupDir !== undefined) {
-    const absolute = path.resolve(options.backupDir);
-    backupDir = exists(absolute) ? fs.realpathSync.native(absolute) : absolute;
-  }
-  return { root: real, backupDir, isSecret };
+  // The config's names add to the built-in ones: an old or hostile config cannot turn the filter off.
+  const isSecret = secretMatcher([...defaultSecretNames, ...(options.secretNames ?? [])]);
+  const places = [
+    ...(options.backupDir === undefined ? [] : [{ path: options.backupDir, what: "deepwork's backup folder" }]),
+    ...(options.guard ?? []),
+  ];
+  const guarded = places.map((p) => {
+    const where = realLocation(path.resolve(p.path));
+    return { real: where, folded: foldPath(where), what: p.what };
+  });
+  return { root: real, guarded, isSecret };
 }
 
 // One regular expression for the name patterns and one for the path patterns: the walk asks this for every file, and
@@ -82,7 +104,8 @@ function nameFilter(patterns: readonly string[]): (name: string) => boolean {
   const extensions = new Set<string>();
   for (const pattern of patterns) {
     const first = pattern[0] ?? '';
-    if (/^\*\.[\w-]+$/.test(pattern)) extensions.add(pattern.slice(1).toLowerCase());
+    // `*.tfstate.backup` can only match a name ending in `.backup`: the last extension is enough to rule names out.
+    if (/^\*\.[\w.-]+$/.test(pattern)) extensions.add(pattern.slice(pattern.lastIndexOf('.')).toLowerCase());
     else if (first !== '' && first.charCodeAt(0) < 128 && !'*?[{!('.includes(first)) {
       firsts[first.toLowerCase().charCodeAt(0)] = 1;
       firsts[first.toUpperCase().charCodeAt(0)] = 1;
@@ -114,7 +137,8 @@ export function normalizeRequest(raw: string): { rel: string } | { reason: strin
   const parts: string[] = [];
   for (const part of p.split('/')) {
     if (part === '' || part === '.') continue;
-    if (part === '..') return { reason: '".." leads out of the project folder' };
+    // Windows drops trailing dots and spaces: `.. ` and `...` are `..` there.
+    if (/^\.\.[. ]*$/.test(part)) return { reason: '".." leads out of the project folder' };
     parts.push(part);
   }
   return { rel: parts.length === 0 ? '.' : parts.join('/') };
@@ -132,11 +156,43 @@ export function relativeTo(root: string, real: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-// Why a path inside the root is never sent, or undefined when it may be.
+// A name as a case-insensitive disk with Windows' rules sees it: `.Git`, `.GIT.` and `.git ` are all `.git`.
+export function foldName(name: string): string {
+  return name.toLowerCase().replace(/[. ]+$/, '');
+}
+
+export const foldPath = (p: string): string => p.split(path.sep).map(foldName).join(path.sep);
+export const foldRel = (rel: string): string => rel.split('/').map(foldName).join('/');
+
+// Where a path really is: the real path of its deepest existing parent plus the rest as written. A file that does not
+// exist yet is judged by where it would be made, so a committed `docs -> .git` link cannot steer a new file into .git.
+export function realLocation(abs: string): string {
+  const rest: string[] = [];
+  for (let at = abs; ; ) {
+    try {
+      return path.join(fs.realpathSync.native(at), ...rest.reverse());
+    } catch (error) {
+      const up = path.dirname(at);
+      // A name that exists but cannot be resolved (a symlink loop, a dangling link) still stands for itself.
+      if (up === at) return abs;
+      if (errnoOf(error) !== 'ENOENT' && errnoOf(error) !== 'ENOTDIR') return abs;
+      rest.push(path.basename(at));
+      at = up;
+    }
+  }
+}
+
+// Why a place inside the root is never sent, or undefined when it may be. Judged on every spelling it has: the path
+// as written and its real location, each folded as a case-insensitive disk would.
 export function protectedReason(box: Sandbox, rel: string, real: string): string | undefined {
-  if (rel.split('/').includes('.git')) return 'git internals';
-  if (box.backupDir !== undefined && isInside(box.backupDir, real)) return "deepwork's backup folder";
-  if (rel !== '.' && box.isSecret(rel)) return 'looks like a secret';
+  const realRel = relativeTo(box.root, real);
+  for (const spelling of rel === realRel ? [rel] : [rel, realRel]) {
+    const parts = spelling.split('/').map(foldName);
+    if (parts.includes('.git')) return 'git internals';
+  }
+  const folded = foldPath(real);
+  for (const place of box.guarded) if (isInside(place.folded, folded)) return place.what;
+  if (rel !== '.' && (box.isSecret(rel) || (realRel !== rel && box.isSecret(realRel)))) return 'looks like a secret';
   return undefined;
 }
 
@@ -156,16 +212,18 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
     if (code === 'ELOOP') return { kind: 'refused', rel, reason: 'a symlink loop' };
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return { kind: 'refused', rel, reason: `cannot be read (${code ?? 'error'})` };
     // Missing: but say so only when the way there stays inside, or a link could probe the disk outside.
-    const way = deepestExisting(abs, box.root);
-    if (way === undefined || !isInside(box.root, way)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
-    if (isSymlink(abs)) return { kind: 'refused', rel, reason: 'a symlink that leads nowhere' };
-    const hidden = protectedReason(box, rel, abs);
+    if (isSymlink(abs)) {
+      return { kind: 'refused', rel, reason: isInside(box.root, realLocation(path.dirname(abs))) ? 'a symlink that leads nowhere' : 'leads outside the project folder' };
+    }
+    const where = realLocation(abs);
+    if (!isInside(box.root, where)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
+    const hidden = protectedReason(box, rel, where);
     if (hidden !== undefined) return { kind: 'withheld', rel, reason: hidden };
     return { kind: 'missing', rel };
   }
   if (!isInside(box.root, real)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
 
-  const hidden = protectedReason(box, rel, real) ?? protectedReason(box, relativeTo(box.root, real), real);
+  const hidden = protectedReason(box, rel, real);
   if (hidden !== undefined) return { kind: 'withheld', rel, reason: hidden };
 
   let stat: fs.Stats;
@@ -179,20 +237,6 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
   return { kind: 'file', rel, real, size: stat.size };
 }
 
-// The real path of the deepest folder on the way to `abs` that exists, or undefined when none does below the root.
-function deepestExisting(abs: string, root: string): string | undefined {
-  let dir = path.dirname(abs);
-  for (;;) {
-    try {
-      return fs.realpathSync.native(dir);
-    } catch {
-      const up = path.dirname(dir);
-      if (up === dir || dir.length < root.length) return undefined;
-      dir = up;
-    }
-  }
-}
-
 function isSymlink(abs: string): boolean {
   try {
     return fs.lstatSync(abs).isSymbolicLink();
@@ -201,42 +245,59 @@ function isSymlink(abs: string): boolean {
   }
 }
 
-function exists(abs: string): boolean {
-  try {
-    fs.statSync(abs);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
+// `real` is where the bytes go and `realRel` its path from the root: a symlink inside the folder is written through,
+// and the backup set and undo name the file it leads to, not the link.
 export type Target =
-  | { kind: 'existing'; rel: string; real: string }
-  | { kind: 'new'; rel: string; abs: string }
+  | { kind: 'existing'; rel: string; real: string; realRel: string }
+  | { kind: 'new'; rel: string; real: string; realRel: string }
   | { kind: 'refused'; rel: string; reason: string };
 
+// Folders deepwork never writes into, whatever the spelling.
 const UNWRITABLE_FOLDERS = new Set(['.git', 'node_modules']);
+// Device names Windows reserves in every folder, with any extension.
+const WINDOWS_DEVICES = /^(?:con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(?:\..*)?$/i;
+// An 8.3 short name (`GIT~1`, `NODE_M~1`): on Windows it may name .git or node_modules under another spelling.
+const SHORT_NAME = /~\d+(?:\.[^.]*)?$/;
+
+// Why a name cannot be written on every disk the project may live on, or undefined.
+function unwritableName(parts: readonly string[]): string | undefined {
+  for (const part of parts) {
+    const folded = foldName(part);
+    if (UNWRITABLE_FOLDERS.has(folded)) return `deepwork does not write into ${folded}`;
+    if (part.includes(':')) return `"${part}" holds ":", which names a hidden data stream on Windows`;
+    if (SHORT_NAME.test(part)) return `"${part}" looks like a Windows short name (like GIT~1), which may stand for another folder`;
+    if (WINDOWS_DEVICES.test(part)) return `"${part}" is a device name on Windows`;
+    if (/[. ]$/.test(part)) return `"${part}" ends in a dot or space, which Windows drops`;
+    if (/[\x00-\x1f\x7f]/.test(part)) return `"${JSON.stringify(part).slice(1, -1)}" holds control characters`;
+  }
+  return undefined;
+}
 
 // Where a proposed file may be written: the read rule, judged on the real target (a symlink or a parent folder that
-// leads outside is refused), plus what is never written — .git, node_modules, the backup folder, secrets, folders.
+// leads outside is refused), plus what is never written — .git, node_modules, deepwork's own places, secrets,
+// folders, names another disk would read differently. The path as written and its real location are both judged.
 export function resolveTarget(box: Sandbox, requested: string): Target {
   const normal = normalizeRequest(requested);
   if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
   const rel = normal.rel;
   if (rel === '.') return { kind: 'refused', rel, reason: 'that is the project folder itself' };
-  const folder = rel.split('/').find((part) => UNWRITABLE_FOLDERS.has(part));
-  if (folder !== undefined) return { kind: 'refused', rel, reason: `deepwork does not write into ${folder}` };
+  const asWritten = unwritableName(rel.split('/'));
+  if (asWritten !== undefined) return { kind: 'refused', rel, reason: asWritten };
   const place = resolvePath(box, rel);
   switch (place.kind) {
-    case 'file':
-      return { kind: 'existing', rel, real: place.real };
-    case 'missing':
-      return { kind: 'new', rel, abs: path.join(box.root, ...rel.split('/')) };
     case 'folder':
       return { kind: 'refused', rel, reason: 'a folder has that path' };
     case 'withheld':
       return { kind: 'refused', rel, reason: place.reason === 'looks like a secret' ? 'it looks like a secret; deepwork does not write those' : `it is in ${place.reason}` };
     case 'refused':
       return { kind: 'refused', rel, reason: place.reason };
+    case 'file':
+    case 'missing': {
+      const real = place.kind === 'file' ? place.real : realLocation(path.join(box.root, ...rel.split('/')));
+      const realRel = relativeTo(box.root, real);
+      const really = realRel === rel ? undefined : unwritableName(realRel.split('/'));
+      if (really !== undefined) return { kind: 'refused', rel, reason: `it leads to ${realRel}: ${really}` };
+      return { kind: place.kind === 'file' ? 'existing' : 'new', rel, real, realRel };
+    }
   }
 }

@@ -4,9 +4,65 @@
 
 import fs from 'node:fs';
 
-const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+import path from 'node:path';
+
+// Non-blocking, so a file swapped for a FIFO cannot hang the read; no-follow, so a file swapped for a symlink since
+// the walk is not read through it (a symlinked file the walk accepted is read at its target).
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 // Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
 const SNIFF = 8000;
+
+const BEGIN = Buffer.from('-----' + 'BEGIN ');
+const PRIVATE = Buffer.from('PRIVATE ' + 'KEY');
+const PUTTY = Buffer.from('PuTTY-User-' + 'Key-File-');
+
+/**
+ * Whether bytes hold a private key: a PEM block (`-----BEGIN … PRIVATE KEY-----`, which covers RSA, EC, OpenSSH,
+ * PKCS#8 and PGP's `PRIVATE KEY BLOCK`) or a PuTTY key file. Such a file is never sent, whatever its name.
+ * (The markers are built from pieces so that this file does not hold one.)
+ * @param {Uint8Array} bytes
+ * @returns {boolean}
+ */
+export function holdsPrivateKey(bytes) {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.indexOf(PUTTY) !== -1) return true;
+  for (let at = b.indexOf(BEGIN); at !== -1; at = b.indexOf(BEGIN, at + 1)) {
+    const lineEnd = b.indexOf(10, at);
+    const end = lineEnd === -1 ? Math.min(b.length, at + 80) : Math.min(lineEnd, at + 80);
+    const found = b.indexOf(PRIVATE, at);
+    if (found !== -1 && found < end) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the folders on the way to a file are still the real folders the walk saw, not symlinks made since: each
+ * folder is looked at once per search (an lstat), up to the root.
+ * @param {string} root
+ * @returns {(abs: string) => boolean}
+ */
+export function createWayCheck(root) {
+  /** @type {Map<string, boolean>} */
+  const known = new Map([[root, true]]);
+  /** @param {string} dir @returns {boolean} */
+  const folderOk = (dir) => {
+    const seen = known.get(dir);
+    if (seen !== undefined) return seen;
+    const up = path.dirname(dir);
+    let ok = false;
+    if (up !== dir && dir.length > root.length) {
+      try {
+        const stat = fs.lstatSync(dir);
+        ok = stat.isDirectory() && folderOk(up);
+      } catch {
+        ok = false;
+      }
+    }
+    known.set(dir, ok);
+    return ok;
+  };
+  return (abs) => folderOk(path.dirname(abs));
+}
 
 /** @typedef {{ line: number, text: string }} LineHit */
 /** @typedef {{ bytes: Buffer, rare: number }} Needle the text and the position of its rarest byte, or -1 */
@@ -30,11 +86,12 @@ export function isBinary(bytes) {
 function readFile(abs, buffer) {
   let fd;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
+    fd = fs.openSync(abs, OPEN_FLAGS);
   } catch {
     return undefined;
   }
   try {
+    if (!fs.fstatSync(fd).isFile()) return undefined;
     const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
     return n < buffer.length ? buffer.subarray(0, n) : 'large';
   } catch {
@@ -58,10 +115,13 @@ function readFile(abs, buffer) {
 function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
   let fd;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | NONBLOCK);
+    fd = fs.openSync(abs, OPEN_FLAGS);
   } catch {
     return;
   }
+  /** @type {Array<[number, LineHit]>} */
+  const found = [];
+  let key = false;
   try {
     if (!fs.fstatSync(fd).isFile()) return;
     let carry = 0;
@@ -76,15 +136,19 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
       const lastNewline = end ? filled - 1 : buffer.lastIndexOf(10, filled - 1);
       const cut = end || lastNewline === -1 ? filled : lastNewline + 1;
       const piece = buffer.subarray(0, cut);
+      if (holdsPrivateKey(piece)) {
+        key = true;
+        return;
+      }
       let open = 0;
       for (let p = 0; p < needles.length; p++) {
         const needle = needles[p];
         const wanted = left[p] ?? 0;
         if (needle === undefined || wanted <= 0) continue;
-        const found = searchBytes(piece, needle, wanted, lineChars);
-        for (const hit of found) onHit(p, { line: hit.line + lineBase, text: hit.text });
-        left[p] = wanted - found.length;
-        if (wanted - found.length > 0) open++;
+        const hits = searchBytes(piece, needle, wanted, lineChars);
+        for (const hit of hits) found.push([p, { line: hit.line + lineBase, text: hit.text }]);
+        left[p] = wanted - hits.length;
+        if (wanted - hits.length > 0) open++;
       }
       if (end || open === 0) return;
       lineBase += countNewlines(piece, 0, piece.length);
@@ -95,6 +159,9 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
     // Unreadable midway: what was found stands.
   } finally {
     fs.closeSync(fd);
+    // A file holding a private key gives no hits, and takes back the ones it counted.
+    if (key) for (const [p] of found) left[p] = (left[p] ?? 0) + 1;
+    else for (const [p, hit] of found) onHit(p, hit);
   }
 }
 
@@ -234,13 +301,20 @@ export function searchFiles(files, texts, maxHits, lineChars, bytesOf, chunk, by
       searchLarge(file.abs, chunk, needles, left, lineChars, (p, hit) => hits.push([p, file.index, hit.line, hit.text]));
       continue;
     }
+    /** @type {Hit[]} */
+    const mine = [];
     for (let p = 0; p < needles.length; p++) {
       const needle = needles[p];
       const wanted = left[p] ?? 0;
       if (needle === undefined || wanted <= 0) continue;
       const found = searchBytes(bytes, needle, wanted, lineChars);
-      for (const hit of found) hits.push([p, file.index, hit.line, hit.text]);
-      left[p] = wanted - found.length;
+      for (const hit of found) mine.push([p, file.index, hit.line, hit.text]);
+    }
+    // Looked for only in files with hits: a file holding a private key shows none of its lines.
+    if (mine.length === 0 || holdsPrivateKey(bytes)) continue;
+    for (const hit of mine) {
+      hits.push(hit);
+      left[hit[0]] = (left[hit[0]] ?? 0) - 1;
     }
   }
   return hits;
@@ -262,12 +336,22 @@ export function createKeeper(budget) {
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
   const counts = new Uint32Array(256);
   let sampled = 0;
+  let root = '';
+  /** @type {(abs: string) => boolean} */
+  let wayOk = () => false;
   return {
     counts,
     chunk,
-    reset() {
+    /** A new run's files under `newRoot`: nothing kept. @param {string} newRoot */
+    reset(newRoot) {
       kept = new Map();
       used = 0;
+      root = newRoot;
+      wayOk = createWayCheck(root);
+    },
+    /** A new search: the folders on the way are looked at again. */
+    newSearch() {
+      wayOk = createWayCheck(root);
     },
     /**
      * @param {{ index: number, abs: string }} file
@@ -277,6 +361,7 @@ export function createKeeper(budget) {
       const known = kept.get(file.index);
       if (known === null) return undefined;
       if (known !== undefined) return known;
+      if (!wayOk(file.abs)) return undefined;
       const bytes = readFile(file.abs, read);
       if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {

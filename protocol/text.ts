@@ -17,3 +17,14 @@ export function formatCount(n: number): string {
   }
   return n < 0 ? `-${out}` : out;
 }
+
+// Text from a model or a file, made safe to print on a terminal: control characters that a terminal would act on
+// (ESC sequences that clear the screen, set the clipboard through OSC 52 or hide a link through OSC 8, a carriage
+// return that overwrites a line, C1 controls, bidirectional overrides that reorder what is shown) are shown as
+// visible escapes such as \x1b. Newlines and tabs stay; CRLF line ends become LF.
+export function escapeControls(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}

@@ -7,25 +7,38 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+import { foldName, foldRel, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
-export type WalkEntry = { kind: 'file' | 'folder'; rel: string; name: string; parent: number };
-
-const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
+// `target` is the real path a symlinked file leads to (inside the root): it is read there, never through the link.
+export type WalkEntry = { kind: 'file' | 'folder'; rel: string; name: string; parent: number; target?: string };
 
 type Rules = { base: string; ig: Ignore };
+
+// deepwork's own places inside the root, as folded relative paths, and their last names for a cheap first look.
+type Skip = { rels: Set<string>; names: Set<string> };
 
 // Every entry of the project folder, depth first, names in byte order within a folder.
 export function walk(box: Sandbox): WalkEntry[] {
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
   const rules = fs.existsSync(exclude) ? [readRules('.', exclude)] : [];
   const out: WalkEntry[] = [];
-  walkFolder(box, '.', box.root, rules, out, -1);
+  const inside = box.guarded.filter((g) => isInside(box.root, g.real) && g.real !== box.root).map((g) => foldRel(relativeTo(box.root, g.real)));
+  const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
+  walkFolder(box, skip, '.', box.root, rules, out, -1);
   return out;
 }
 
-function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number): void {
+// Never walked, in any spelling: git's folder (or a submodule's `.git` file) and node_modules.
+function skippedName(name: string, folder: boolean): boolean {
+  const first = name.charCodeAt(0);
+  // Most names start with neither "." nor "n"/"N": one compare rules them out.
+  if (first !== 46 && first !== 110 && first !== 78) return false;
+  const folded = foldName(name);
+  return folded === '.git' || (folder && folded === 'node_modules');
+}
+
+function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number): void {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(abs, { withFileTypes: true });
@@ -40,30 +53,31 @@ function walkFolder(box: Sandbox, rel: string, abs: string, rules: Rules[], out:
   for (const entry of entries) {
     const childRel = prefix + entry.name;
     let kind: 'file' | 'folder';
+    let target: string | undefined;
     if (entry.isDirectory()) kind = 'folder';
     else if (entry.isFile()) kind = 'file';
-    else if (entry.isSymbolicLink() && symlinkedFileInside(box, abs + path.sep + entry.name)) kind = 'file';
+    else if (entry.isSymbolicLink() && (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined) kind = 'file';
     else continue;
 
-    if (kind === 'folder' && SKIPPED_FOLDERS.has(entry.name)) continue;
+    if (skippedName(entry.name, kind === 'folder')) continue;
     if (kind === 'file' && box.isSecret(childRel, entry.name)) continue;
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
-    if (kind === 'folder' && box.backupDir !== undefined && abs + path.sep + entry.name === box.backupDir) continue;
+    if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
-    const index = out.push({ kind, rel: childRel, name: entry.name, parent }) - 1;
-    if (kind === 'folder') walkFolder(box, childRel, abs + path.sep + entry.name, active, out, index);
+    const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
+    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index);
   }
 }
 
-// A symlink is walked only as a file whose real target is inside the root and may be sent.
-function symlinkedFileInside(box: Sandbox, abs: string): boolean {
+// A symlink is walked only as a file whose real target is inside the root and may be sent; returns that target.
+function symlinkedFileInside(box: Sandbox, rel: string, abs: string): string | undefined {
   try {
     const real = fs.realpathSync.native(abs);
-    if (!isInside(box.root, real)) return false;
-    if (protectedReason(box, relativeTo(box.root, real), real) !== undefined) return false;
-    return fs.statSync(real).isFile();
+    if (!isInside(box.root, real)) return undefined;
+    if (protectedReason(box, rel, real) !== undefined) return undefined;
+    return fs.statSync(real).isFile() ? real : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -90,7 +104,13 @@ function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
   return false;
 }
 
-// The absolute path of a walked entry. Worked out when needed: most entries are only ever named by their relative path.
+// Where a walked file is read: a symlinked file at its target, any other at its path. Worked out when needed: most
+// entries are only ever named by their relative path.
+export function readPathOf(box: Sandbox, entry: WalkEntry): string {
+  return entry.target ?? absOf(box, entry.rel);
+}
+
+// The absolute path of a walked entry.
 export function absOf(box: Sandbox, rel: string): string {
   return rel === '.' ? box.root : box.root + path.sep + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { applyFiles, type Applied } from '../protocol/apply.ts';
+import { applyFiles, previewFiles, type Applied } from '../protocol/apply.ts';
 import { createSandbox } from '../protocol/sandbox.ts';
 import { setsOf, type FsOps } from '../protocol/backup.ts';
 import { undoLast } from '../protocol/undo.ts';
@@ -32,10 +32,10 @@ function allFiles(dir: string): string[] {
 }
 
 describe('applyFiles', () => {
-  it('writes new and changed files, backs up the old ones in a set with a manifest, and leaves nothing else', () => {
+  it('writes new and changed files, backs up the old ones in a set with a manifest, and leaves nothing else', async () => {
     const { root, backupDir, box, read } = setup({ 'src/a.js': 'const a = 1;\n', 'keep.txt': 'keep\n' });
     const now = new Date('2026-12-02T10:30:00Z');
-    const report = applyFiles(box, [block('src/a.js', 'const a = 2;\n'), block('lib/deep/new.js', 'export {};\n')], { backupDir, now });
+    const report = await applyFiles(box, [block('src/a.js', 'const a = 2;\n'), block('lib/deep/new.js', 'export {};\n')], { backupDir, now });
     const files = byPath(report.files);
     assert.deepEqual([files['src/a.js']?.status, files['src/a.js']?.written, files['src/a.js']?.added, files['src/a.js']?.removed], ['changed', true, 1, 1]);
     assert.deepEqual([files['lib/deep/new.js']?.status, files['lib/deep/new.js']?.written], ['new', true]);
@@ -51,29 +51,29 @@ describe('applyFiles', () => {
     assert.deepEqual(manifest.files.map((f) => [f.path, f.existed]), [['src/a.js', true], ['lib/deep/new.js', false]]);
   });
 
-  it('writes nothing and makes no backup for unchanged content; applying the same set twice stacks nothing', () => {
+  it('writes nothing and makes no backup for unchanged content; applying the same set twice stacks nothing', async () => {
     const { backupDir, box } = setup({ 'a.js': 'same\n' });
-    const first = applyFiles(box, [block('a.js', 'same\n')], { backupDir });
+    const first = await applyFiles(box, [block('a.js', 'same\n')], { backupDir });
     assert.deepEqual([first.files[0]?.status, first.files[0]?.written, first.backupSet], ['unchanged', false, undefined]);
-    applyFiles(box, [block('a.js', 'new\n')], { backupDir });
-    const again = applyFiles(box, [block('a.js', 'new\n')], { backupDir });
+    await applyFiles(box, [block('a.js', 'new\n')], { backupDir });
+    const again = await applyFiles(box, [block('a.js', 'new\n')], { backupDir });
     assert.equal(again.files[0]?.status, 'unchanged');
     assert.equal(setsOf(backupDir, box.root).length, 1);
   });
 
-  it('reports without writing on a dry run', () => {
+  it('reports without writing on a dry run', async () => {
     const { backupDir, box, read } = setup({ 'a.js': 'old\n' });
-    const report = applyFiles(box, [block('a.js', 'new\n')], { backupDir, dryRun: true, diff: true });
-    assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['changed', false]);
-    assert.match(report.files[0]?.diff ?? '', /^--- a\/a\.js\n\+\+\+ b\/a\.js\n@@ -1,1 \+1,1 @@\n-old\n\+new/);
+    const files = previewFiles(box, [block('a.js', 'new\n')], { diff: true });
+    assert.deepEqual([files[0]?.status, files[0]?.written], ['changed', false]);
+    assert.match(files[0]?.diff ?? '', /^--- a\/a\.js\n\+\+\+ b\/a\.js\n@@ -1,1 \+1,1 @@\n-old\n\+new/);
     assert.equal(read('a.js'), 'old\n');
     assert.equal(fs.existsSync(backupDir), false);
   });
 
-  it('keeps CRLF, a BOM, the file mode and a missing final newline', () => {
+  it('keeps CRLF, a BOM, the file mode and a missing final newline', async () => {
     const { root, backupDir, box } = setup({ 'win.bat': '@echo off\r\necho 1\r\n', 'bom.cs': '\uFEFFclass A {}\n', 'run.sh': '#!/bin/sh\necho 1\n', 'nofinal.txt': 'a\nb' });
     fs.chmodSync(path.join(root, 'run.sh'), 0o755);
-    applyFiles(box, [block('win.bat', '@echo off\necho 2\n'), block('bom.cs', 'class B {}\n'), block('run.sh', '#!/bin/sh\necho 2\n'), block('nofinal.txt', 'a\nc\n')], { backupDir });
+    await applyFiles(box, [block('win.bat', '@echo off\necho 2\n'), block('bom.cs', 'class B {}\n'), block('run.sh', '#!/bin/sh\necho 2\n'), block('nofinal.txt', 'a\nc\n')], { backupDir });
     const bytes = (rel: string) => fs.readFileSync(path.join(root, rel));
     assert.equal(bytes('win.bat').toString(), '@echo off\r\necho 2\r\n');
     assert.deepEqual([...bytes('bom.cs').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
@@ -82,31 +82,31 @@ describe('applyFiles', () => {
     assert.equal(bytes('nofinal.txt').toString(), 'a\nc');
   });
 
-  it('never writes an incomplete block', () => {
+  it('never writes an incomplete block', async () => {
     const { backupDir, box, read } = setup({ 'a.js': 'whole\n' });
-    const report = applyFiles(box, [block('a.js', 'half', false)], { backupDir });
+    const report = await applyFiles(box, [block('a.js', 'half', false)], { backupDir });
     assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['incomplete', false]);
     assert.equal(read('a.js'), 'whole\n');
   });
 
-  it('holds back a much shorter file with an elision placeholder unless forced', () => {
+  it('holds back a much shorter file with an elision placeholder unless forced', async () => {
     const original = Array.from({ length: 40 }, (_, i) => `function f${i}() { return ${i}; }`).join('\n') + '\n';
     for (const placeholder of ['// ... rest of the file unchanged', '# existing code here', '...', '/* ... */', '<!-- rest of the file unchanged -->']) {
       const { backupDir, box, read } = setup({ 'a.js': original });
       const proposal = `function f0() { return 100; }\n${placeholder}\n`;
-      const held = applyFiles(box, [block('a.js', proposal)], { backupDir });
+      const held = await applyFiles(box, [block('a.js', proposal)], { backupDir });
       assert.equal(held.files[0]?.status, 'held back', placeholder);
       assert.match(held.files[0]?.reason ?? '', /looks elided.*--force/);
       assert.equal(read('a.js'), original);
-      const forced = applyFiles(box, [block('a.js', proposal)], { backupDir, force: true });
+      const forced = await applyFiles(box, [block('a.js', proposal)], { backupDir, force: true });
       assert.equal(forced.files[0]?.written, true);
     }
   });
 
-  it('does not take spread syntax or a long file with a comment for an elision', () => {
+  it('does not take spread syntax or a long file with a comment for an elision', async () => {
     const original = 'const a = [1];\nconst b = [2];\n';
     const { backupDir, box } = setup({ 'a.js': original });
-    const report = applyFiles(box, [block('a.js', 'const a = [1];\nconst b = [...a, 2];\n// existing code here stays\n')], { backupDir });
+    const report = await applyFiles(box, [block('a.js', 'const a = [1];\nconst b = [...a, 2];\n// existing code here stays\n')], { backupDir });
     assert.equal(report.files[0]?.status, 'changed');
   });
 
@@ -131,8 +131,8 @@ describe('applyFiles', () => {
       ['.env', /secret/],
     ];
     for (const [target, reason] of refused) {
-      it(`refuses to write ${target}`, () => {
-        const report = applyFiles(box, [block(target, 'pwned\n')], { backupDir });
+      it(`refuses to write ${target}`, async () => {
+        const report = await applyFiles(box, [block(target, 'pwned\n')], { backupDir });
         assert.equal(report.files[0]?.status, 'refused');
         assert.match(report.files[0]?.reason ?? '', reason);
         assert.equal(fs.readFileSync(path.join(outside, 'victim.txt'), 'utf8'), 'outside\n');
@@ -141,21 +141,21 @@ describe('applyFiles', () => {
       });
     }
 
-    it('refuses to write into the backup folder', () => {
-      const report = applyFiles(inBackup, [block('bk/x.js', 'x\n')], { backupDir: path.join(root, 'bk') });
+    it('refuses to write into the backup folder', async () => {
+      const report = await applyFiles(inBackup, [block('bk/x.js', 'x\n')], { backupDir: path.join(root, 'bk') });
       assert.equal(report.files[0]?.status, 'refused');
     });
 
-    it('writes through a symlink that stays inside, to its real target', () => {
-      applyFiles(box, [block('inside-link.js', 'changed\n')], { backupDir });
+    it('writes through a symlink that stays inside, to its real target', async () => {
+      await applyFiles(box, [block('inside-link.js', 'changed\n')], { backupDir });
       assert.equal(fs.readFileSync(path.join(root, 'src', 'in.js'), 'utf8'), 'changed\n');
       assert.ok(fs.lstatSync(path.join(root, 'inside-link.js')).isSymbolicLink());
     });
 
-    it('refuses a read-only file', () => {
+    it('refuses a read-only file', async () => {
       fs.writeFileSync(path.join(root, 'ro.txt'), 'ro\n');
       fs.chmodSync(path.join(root, 'ro.txt'), 0o444);
-      const report = applyFiles(box, [block('ro.txt', 'rw\n')], { backupDir });
+      const report = await applyFiles(box, [block('ro.txt', 'rw\n')], { backupDir });
       assert.match(report.files[0]?.reason ?? '', /read-only/);
       assert.equal(fs.readFileSync(path.join(root, 'ro.txt'), 'utf8'), 'ro\n');
     });
@@ -193,10 +193,10 @@ describe('failures lose nothing', () => {
   }
 
   for (const step of ['openSync', 'writeSync', 'fsyncSync', 'renameSync'] as const) {
-    it(`keeps the original, leaves no temp file and reports the others when ${step} fails`, () => {
+    it(`keeps the original, leaves no temp file and reports the others when ${step} fails`, async () => {
       const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
       const inProject = new RegExp(`^${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.?a\\.js`);
-      const report = applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing(step, inProject) });
+      const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing(step, inProject) });
       const files = byPath(report.files);
       assert.equal(files['a.js']?.status, 'failed');
       assert.match(files['a.js']?.reason ?? '', /not written: the disk is full \(ENOSPC\); the file on disk is as it was/);
@@ -205,13 +205,13 @@ describe('failures lose nothing', () => {
       assert.equal(read('b.js'), 'b2\n');
       assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
       const [set] = setsOf(backupDir, box.root);
-      assert.deepEqual(set?.manifest.files.map((f) => f.path), ['b.js']);
+      assert.deepEqual(set?.manifest.files.map((f) => [f.path, f.written]), [['a.js', false], ['b.js', true]]);
     });
   }
 
-  it('leaves no half-made backup set and writes nothing when the backup fails', () => {
+  it('leaves no half-made backup set and writes nothing when the backup fails', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
-    const report = applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing('writeSync', /files\/\.b\.js\./) });
+    const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing('writeSync', /files\/\.b\.js\./) });
     assert.deepEqual(report.files.map((f) => f.status), ['failed', 'failed']);
     assert.match(report.files[0]?.reason ?? '', /backup set could not be made.*nothing was written/);
     assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b1\n']);
@@ -219,9 +219,9 @@ describe('failures lose nothing', () => {
     assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
   });
 
-  it('names a file in the way of a folder and writes the rest', () => {
+  it('names a file in the way of a folder and writes the rest', async () => {
     const { backupDir, box, read } = setup({ 'lib': 'I am a file\n', 'a.js': 'a1\n' });
-    const report = applyFiles(box, [block('lib/x.js', 'x\n'), block('a.js', 'a2\n')], { backupDir });
+    const report = await applyFiles(box, [block('lib/x.js', 'x\n'), block('a.js', 'a2\n')], { backupDir });
     const files = byPath(report.files);
     assert.equal(files['lib/x.js']?.status, 'failed');
     assert.match(files['lib/x.js']?.reason ?? '', /a file is in the way/);
@@ -229,7 +229,7 @@ describe('failures lose nothing', () => {
     assert.equal(read('lib'), 'I am a file\n');
   });
 
-  it('loses nothing on a real full device', (t) => {
+  it('loses nothing on a real full device', async (t) => {
     const mount = tempFolder({}, 'deepwork-full-');
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
@@ -241,7 +241,7 @@ describe('failures lose nothing', () => {
       fs.writeFileSync(path.join(mount, 'big.txt'), 'original\n');
       const backupDir = path.join(tempFolder({}, 'deepwork-backups-'), 'backup');
       const box = createSandbox(mount, { backupDir });
-      const report = applyFiles(box, [block('big.txt', 'y'.repeat(200_000) + '\n')], { backupDir });
+      const report = await applyFiles(box, [block('big.txt', 'y'.repeat(200_000) + '\n')], { backupDir });
       assert.equal(report.files[0]?.status, 'failed');
       assert.match(report.files[0]?.reason ?? '', /disk is full \(ENOSPC\)/);
       assert.equal(fs.readFileSync(path.join(mount, 'big.txt'), 'utf8'), 'original\n');
@@ -254,10 +254,10 @@ describe('failures lose nothing', () => {
 });
 
 describe('undoLast', () => {
-  it('restores old versions, removes created files and folders, and marks the set undone', () => {
+  it('restores old versions, removes created files and folders, and marks the set undone', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
     fs.chmodSync(path.join(root, 'a.js'), 0o750);
-    applyFiles(box, [block('a.js', 'a2\n'), block('new/dir/b.js', 'b\n')], { backupDir });
+    await applyFiles(box, [block('a.js', 'a2\n'), block('new/dir/b.js', 'b\n')], { backupDir });
     const report = undoLast(box, backupDir);
     assert.deepEqual(report.files.map((f) => [f.path, f.action]), [['a.js', 'restored'], ['new/dir/b.js', 'removed']]);
     assert.equal(read('a.js'), 'a1\n');
@@ -268,29 +268,29 @@ describe('undoLast', () => {
     assert.equal(undoLast(box, backupDir).set, undefined);
   });
 
-  it('undoes a named set and leaves the others', () => {
+  it('undoes a named set and leaves the others', async () => {
     const { backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
-    const first = applyFiles(box, [block('a.js', 'a2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
-    applyFiles(box, [block('b.js', 'b2\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
+    const first = await applyFiles(box, [block('a.js', 'a2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
+    await applyFiles(box, [block('b.js', 'b2\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
     const report = undoLast(box, backupDir, undefined, path.basename(first.backupSet ?? ''));
     assert.deepEqual(report.files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
     assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b2\n']);
     assert.equal(undoLast(box, backupDir, undefined, path.basename(first.backupSet ?? '')).set, undefined);
   });
 
-  it('undoes sets one after another, newest first', () => {
+  it('undoes sets one after another, newest first', async () => {
     const { backupDir, box, read } = setup({ 'a.js': 'v1\n' });
-    applyFiles(box, [block('a.js', 'v2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
-    applyFiles(box, [block('a.js', 'v3\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
+    await applyFiles(box, [block('a.js', 'v2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
+    await applyFiles(box, [block('a.js', 'v3\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
     undoLast(box, backupDir);
     assert.equal(read('a.js'), 'v2\n');
     undoLast(box, backupDir);
     assert.equal(read('a.js'), 'v1\n');
   });
 
-  it('leaves alone a file changed after deepwork wrote it, and says where its old version is', () => {
+  it('leaves alone a file changed after deepwork wrote it, and says where its old version is', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
-    applyFiles(box, [block('a.js', 'a2\n')], { backupDir });
+    await applyFiles(box, [block('a.js', 'a2\n')], { backupDir });
     fs.writeFileSync(path.join(root, 'a.js'), 'edited by hand\n');
     const report = undoLast(box, backupDir);
     assert.equal(report.files[0]?.action, 'left');
@@ -298,10 +298,10 @@ describe('undoLast', () => {
     assert.equal(read('a.js'), 'edited by hand\n');
   });
 
-  it('keeps the sets of other projects apart', () => {
+  it('keeps the sets of other projects apart', async () => {
     const one = setup({ 'a.js': '1\n' });
     const other = createSandbox(tempFolder({ 'a.js': '1\n' }), { backupDir: one.backupDir });
-    applyFiles(one.box, [block('a.js', '2\n')], { backupDir: one.backupDir });
+    await applyFiles(one.box, [block('a.js', '2\n')], { backupDir: one.backupDir });
     assert.equal(undoLast(other, one.backupDir).set, undefined);
     assert.equal(setsOf(one.backupDir, one.box.root).length, 1);
   });

@@ -124,7 +124,10 @@ describe('usage and config errors', () => {
   const usage: Array<[string, string[], RegExp]> = [
     ['no question', [], /No question given/],
     ['an unknown flag', ['q', '--frobnicate'], /Unknown option '--frobnicate'/],
-    ['a bad --steps', ['q', '--steps', 'many'], /--steps must be a whole number above 0, not "many"/],
+    ['a bad --steps', ['q', '--steps', 'many'], /--steps must be a whole number from 1 to 50, not "many"/],
+    ['--steps in exponent form', ['q', '--steps', '1e9'], /--steps must be a whole number from 1 to 50, not "1e9"/],
+    ['--steps in hex', ['q', '--steps', '0x10'], /--steps must be a whole number from 1 to 50, not "0x10"/],
+    ['--steps past the range', ['q', '--steps', '51'], /--steps must be a whole number from 1 to 50, not "51"/],
   ];
   for (const [name, args, message] of usage) {
     it(`exits 2 with usage on ${name}`, async () => {
@@ -138,7 +141,7 @@ describe('usage and config errors', () => {
   const broken: Array<[string, unknown, RegExp]> = [
     ['broken JSON', '{\n  "steps": 4,\n}', /is not valid JSON: line 3, column 1/],
     ['an unknown key', { stpes: 4 }, /unknown key "stpes"/],
-    ['a wrong type', { steps: '4' }, /"steps" must be a whole number above 0, not "4"/],
+    ['a wrong type', { steps: '4' }, /"steps" must be a whole number from 1 to 50, not "4"/],
   ];
   for (const [name, value, message] of broken) {
     it(`exits 1 naming the file on ${name}`, async () => {

@@ -29,7 +29,11 @@ describe('loadConfig', () => {
   const bad: Array<[string, string, RegExp]> = [
     ['a list instead of an object', '[1]', /must hold one JSON object/],
     ['a port out of range', '{"port": 70000}', /"port" must be a port number from 1 to 65535, not 70000/],
-    ['secret names that are not strings', '{"secretNames": [1]}', /"secretNames" must be a list of strings/],
+    ['secret names that are not strings', '{"secretNames": [1]}', /"secretNames" must be a list of at most 1,000 file name patterns .*; 1 is not one/],
+    ['an empty secret name', '{"secretNames": [""]}', /"secretNames" must be a list .*; "" is not one/],
+    ['a timeout past what a timer can wait', '{"timeoutMinutes": 100000}', /"timeoutMinutes" must be a number of minutes above 0, at most 1,440 \(a day\), not 100000/],
+    ['steps past the range', '{"steps": 1000000000}', /"steps" must be a whole number from 1 to 50, not 1000000000/],
+    ['a reply cap below any answer', '{"maxReplyChars": 5}', /"maxReplyChars" must be a whole number from 10,000 to 1,000,000,000, not 5/],
     ['an empty host', '{"deepseekHost": " "}', /"deepseekHost" must be a non-empty string/],
   ];
   for (const [name, text, message] of bad) {

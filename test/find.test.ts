@@ -34,8 +34,8 @@ describe('createFinder', () => {
       files.push({ rel, abs: path.join(root, rel) });
     }
   }
-  const parallel = createFinder(1);
-  const alone = createFinder(0);
+  const parallel = createFinder(root, 1);
+  const alone = createFinder(root, 0);
   after(() => Promise.all([parallel.close(), alone.close()]));
   const options = { maxHits: 100, lineChars: 200 };
 
@@ -74,7 +74,7 @@ describe('createFinder', () => {
     fs.writeFileSync(path.join(big, 'long-line.min.js'), `${'a'.repeat(2_500_000)}needle_big${'b'.repeat(100)}`);
     fs.writeFileSync(path.join(big, 'big.bin'), Buffer.concat([Buffer.alloc(2_000_000, 0), Buffer.from('needle_big')]));
     const list = ['big.log', 'long-line.min.js', 'big.bin'].map((rel) => ({ rel, abs: path.join(big, rel) }));
-    const finder = createFinder(0);
+    const finder = createFinder(big, 0);
     try {
       const [found] = await finder.find(list, ['needle_big'], { maxHits: 10_000, lineChars: 60 });
       const expected = lines.flatMap((l, i) => (l.includes('needle_big') ? [`big.log:${i + 1}`] : []));

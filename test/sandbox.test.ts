@@ -87,9 +87,10 @@ describe('resolvePath', () => {
     });
   }
 
-  it('lets a config list change which names count as secrets', () => {
+  it('adds a config list of secret names to the built-in one, which it cannot turn off', () => {
     const custom = createSandbox(root, { secretNames: ['*.js'] });
     assert.equal(resolvePath(custom, 'a.js').kind, 'withheld');
-    assert.equal(resolvePath(custom, '.env').kind, 'file');
+    assert.equal(resolvePath(custom, '.env').kind, 'withheld');
+    assert.equal(resolvePath(custom, 'src/b.ts').kind, 'file');
   });
 });

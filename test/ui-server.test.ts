@@ -113,7 +113,7 @@ describe('the pult server', () => {
     assert.equal(await upgrade(pult.port, `/ws?token=${token}`, { ...local(), Origin: 'http://evil.example' }), 403);
     assert.equal(await upgrade(pult.port, `/ws?token=${token}`, local()), 403);
     assert.equal(await upgrade(pult.port, `/ws?token=${token}`, { Host: 'evil.example', Origin: origin }), 403);
-    assert.equal(await upgrade(pult.port, `/other?token=${token}`, { ...local(), Origin: origin }), 403);
+    assert.equal(await upgrade(pult.port, `/other?token=${token}`, { ...local(), Origin: origin }), 404);
   });
 
   it('runs a question over the API, reports it over the WebSocket, and answers 404 for a file nobody proposed', async () => {
@@ -131,7 +131,7 @@ describe('the pult server', () => {
     assert.match(done.run.answerHtml, /<code>a\.js<\/code> line 1/);
     assert.ok(messages.some((m) => isRecord(m) && m.type === 'error'), 'an unknown WebSocket message is answered with an error');
 
-    const written = await post('/api/write', { run: 1, path: 'nope.js' });
+    const written = await post('/api/write', { run: 1, path: 'nope.js', base: 'x' });
     assert.equal(written.status, 404);
     ws.close();
   });

@@ -5,7 +5,8 @@
 // See https://github.com/webpack/webpack-dev-server/issues/1604 for the rebinding attack this stops.
 
 import crypto from 'node:crypto';
-import type http from 'node:http';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 
 export function newToken(): string {
   return crypto.randomBytes(24).toString('base64url');
@@ -74,4 +75,20 @@ export function gate(req: http.IncomingMessage, url: URL, port: number, token: s
     return { ok: false, status: 403, message: 'Forbidden: changes need a JSON body.' };
   }
   return { ok: true };
+}
+
+// Refuses a WebSocket upgrade on its raw socket: a status line, a short text body that says why, then the socket is
+// closed once that is sent. Never throws, whatever state the socket is in.
+export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  socket.on('error', () => {});
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = `${message}\n`;
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

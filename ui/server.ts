@@ -11,7 +11,7 @@ import { absOf, walk } from '../protocol/walk.ts';
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import { checkBridge, type CheckReport } from '../bridge/check.ts';
 import { createDemoBridge, DEMO_LABEL } from '../bridge/demo.ts';
-import { checkOrigin, gate, newToken, tokenMatches, checkHost } from './security.ts';
+import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
 import { isRecord } from '../protocol/unknown.ts';
 
@@ -71,8 +71,10 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     },
     'POST /api/stop': () => ({ stopped: session.stop() }),
     'POST /api/write': (body) => {
-      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.path !== 'string') throw badRequest('Expected {"run": number, "path": string, "force"?: boolean}.');
-      return session.write(body.run, body.path, body.force === true);
+      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.path !== 'string' || typeof body.base !== 'string') {
+        throw badRequest('Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean}.');
+      }
+      return session.write(body.run, body.path, body.force === true, body.base);
     },
     'POST /api/undo': (body) => {
       if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
@@ -81,8 +83,14 @@ export async function startPult(options: PultOptions): Promise<Pult> {
   };
 
   const server = http.createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => reply(res, 500, { error: messageOf(error) }));
+    void handle(req, res).catch((error: unknown) => {
+      if (error instanceof DeepworkError && error.code === 'TOO_LARGE') return reply(res, 413, { error: error.message }, true);
+      if (!res.headersSent) reply(res, 500, { error: messageOf(error) });
+      else res.destroy();
+    });
   });
+  // A malformed request line or headers: answered 400 by this handler, not by an exception.
+  server.on('clientError', (_error, socket) => refuseUpgrade(socket, 400, 'Bad request.'));
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     let url: URL;
@@ -105,10 +113,11 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     if (route === undefined) return reply(res, 404, { error: `No such route: ${req.method ?? ''} ${url.pathname}` });
     let body: unknown;
     if (req.method === 'POST') {
+      const text = await readBody(req);
       try {
-        body = JSON.parse(await readBody(req));
-      } catch (error) {
-        return reply(res, 400, { error: error instanceof DeepworkError ? error.message : 'Bad request: the body is not JSON.' });
+        body = JSON.parse(text);
+      } catch {
+        return reply(res, 400, { error: 'Bad request: the body is not JSON.' });
       }
     }
     try {
@@ -119,34 +128,49 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     }
   }
 
-  // Upgrades are checked before the handshake: Host, Origin (always sent by browsers) and the token.
+  // Upgrades are checked before the handshake: Host, Origin (always sent by browsers) and the token. Any page in the
+  // user's browser can open a socket here, so nothing it sends may end the server: every failure is a refusal.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const host = checkHost(req.headers.host, port);
-    const origin = checkOrigin(req.headers.origin, port, true);
-    if (url.pathname !== '/ws' || !host.ok || !origin.ok || !tokenMatches(url.searchParams.get('token'), token)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    } catch {
+      return refuseUpgrade(socket, 400, 'Bad request: malformed URL.');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      sockets.add(ws);
-      ws.on('close', () => sockets.delete(ws));
-      ws.on('message', (data) => {
-        let message: unknown;
-        try {
-          message = JSON.parse(String(data));
-        } catch {
-          message = undefined;
-        }
-        if (isRecord(message) && message.type === 'hello') {
-          for (const run of session.runs) ws.send(JSON.stringify({ type: 'run', run }));
-        } else {
-          ws.send(JSON.stringify({ type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' }));
-        }
-      });
-    });
+    const host = checkHost(req.headers.host, port);
+    if (!host.ok) return refuseUpgrade(socket, host.status, host.message);
+    const origin = checkOrigin(req.headers.origin, port, true);
+    if (!origin.ok) return refuseUpgrade(socket, origin.status, origin.message);
+    if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, `No WebSocket at ${url.pathname}; the pult's is /ws.`);
+    if (!tokenMatches(url.searchParams.get('token'), token)) return refuseUpgrade(socket, 403, 'Forbidden: missing or wrong token.');
+    try {
+      wss.handleUpgrade(req, socket, head, (ws) => welcome(ws));
+    } catch (error) {
+      refuseUpgrade(socket, 400, `Bad request: ${messageOf(error)}`);
+    }
   });
+
+  // A connected page. An oversized or malformed frame makes ws emit 'error' and close the socket; the server goes on.
+  function welcome(ws: WebSocket): void {
+    sockets.add(ws);
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => sockets.delete(ws));
+    ws.on('message', (data) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(String(data));
+      } catch {
+        message = undefined;
+      }
+      if (isRecord(message) && message.type === 'hello') {
+        for (const run of session.runs) ws.send(JSON.stringify({ type: 'run', run }));
+      } else {
+        ws.send(JSON.stringify({ type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' }));
+      }
+    });
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -172,10 +196,15 @@ export async function startPult(options: PultOptions): Promise<Pult> {
   };
 }
 
-function reply(res: http.ServerResponse, status: number, value: unknown): void {
+// `close`: the request's body was not read to its end, so the connection cannot carry another request.
+function reply(res: http.ServerResponse, status: number, value: unknown, close = false): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+    ...(close ? { connection: 'close' } : {}),
+  });
   res.end(body);
+  if (close) res.once('finish', () => res.req.destroy());
 }
 
 function sendFile(res: http.ServerResponse, file: string, type: string): void {
@@ -187,15 +216,20 @@ function sendFile(res: http.ServerResponse, file: string, type: string): void {
   res.end(body);
 }
 
+// The body as text, at most MAX_BODY bytes: a larger one (by its Content-Length or as it arrives) is refused with
+// TOO_LARGE, answered 413, and the rest is not read.
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
+    const tooLarge = () => new DeepworkError('TOO_LARGE', `Payload too large: a request body may hold at most ${MAX_BODY >> 20} MB.`);
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return reject(tooLarge());
     const parts: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        reject(badRequest('Bad request: the body is over 1 MB.'));
-        req.destroy();
+        req.removeAllListeners('data');
+        req.pause();
+        reject(tooLarge());
         return;
       }
       parts.push(chunk);

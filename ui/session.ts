@@ -5,9 +5,10 @@ import MarkdownIt from 'markdown-it';
 import type { Executor } from '../protocol/execute.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import { applyFiles, type Applied } from '../protocol/apply.ts';
+import { applyFiles, previewFiles, type Applied } from '../protocol/apply.ts';
 import { undoLast, type UndoReport } from '../protocol/undo.ts';
 import type { FileBlock } from '../protocol/parse.ts';
+import { normalizeRequest } from '../protocol/sandbox.ts';
 import { DeepworkError, messageOf } from '../protocol/errors.ts';
 import { formatDuration } from '../bridge/http.ts';
 import { formatCount } from '../protocol/text.ts';
@@ -96,13 +97,22 @@ export class Session {
     return true;
   }
 
-  // Writes one proposed file of a run, with the same code as --apply.
-  write(runId: number, path: string, force: boolean): FileView {
+  // Writes one proposed file of a run, with the same code as --apply, if the file is still what its diff was made
+  // against (`base`, from the preview the page showed).
+  async write(runId: number, path: string, force: boolean, base: string): Promise<FileView> {
     const run = this.runs.find((r) => r.id === runId);
-    const block = this.blocks.get(runId)?.find((b) => b.path === path || normalize(b.path) === path);
+    // The page names a file as the preview did: the model's path made tidy by the path rule.
+    const block = this.blocks.get(runId)?.findLast((b) => b.path === path || tidy(b.path) === path);
     if (run === undefined || block === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${path} in run ${runId}.`);
-    const report = applyFiles(this.options.executor.box, [block], { backupDir: this.options.backupDir, force, diff: true });
-    const result: FileView = { ...(report.files[0] ?? { path, status: 'failed', added: 0, removed: 0, written: false }), backupSet: report.backupSet };
+    const expected = new Map([[tidy(block.path), base]]);
+    const box = this.options.executor.box;
+    const report = await applyFiles(box, [block], { backupDir: this.options.backupDir, force, diff: true, expected });
+    let result: FileView = { ...(report.files[0] ?? { path, status: 'failed', added: 0, removed: 0, written: false }), backupSet: report.backupSet };
+    const now = previewFiles(box, [block], { diff: true })[0];
+    if (!result.written && now !== undefined && now.base !== base) {
+      // Not written because the file is no longer what the page showed: show it as it is now, to be written again.
+      result = { ...now, reason: `not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.` };
+    }
     run.files = run.files.map((f) => (f.path === result.path ? result : f));
     this.refreshOthers(run.id);
     this.options.send({ type: 'run', run });
@@ -120,7 +130,7 @@ export class Session {
   // A run's proposals as they stand against the disk now, written nothing.
   private preview(runId: number): FileView[] {
     const blocks = this.blocks.get(runId) ?? [];
-    return applyFiles(this.options.executor.box, blocks, { backupDir: this.options.backupDir, dryRun: true, diff: true }).files;
+    return previewFiles(this.options.executor.box, blocks, { diff: true });
   }
 
   // After a write or an undo the disk changed: every other run's statuses and diffs are recomputed.
@@ -155,6 +165,7 @@ export class Session {
   }
 }
 
-function normalize(p: string): string {
-  return p.replaceAll('\\', '/').replace(/^(\.\/)+/, '');
+function tidy(p: string): string {
+  const normal = normalizeRequest(p);
+  return 'rel' in normal ? normal.rel : p;
 }

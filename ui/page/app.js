@@ -3,7 +3,7 @@
 // Everything from a model's reply is put in as text; the answer's HTML comes from the server's markdown renderer,
 // which keeps raw HTML as text, and the page's CSP runs no script but this one.
 
-/** @typedef {{ path: string, status: string, added: number, removed: number, written: boolean, reason?: string, diff?: string, backupSet?: string }} FileView */
+/** @typedef {{ path: string, status: string, added: number, removed: number, written: boolean, reason?: string, diff?: string, base?: string, backupSet?: string }} FileView */
 /** @typedef {{ id: number, question: string, attached: string[], bridge: string, state: string, log: string[], waiting?: { step: number, since: number, received: number }, answerHtml?: string, stop?: string, error?: string, files: FileView[] }} RunView */
 /** @typedef {{ name: string, path: string, dirs: Map<string, Folder>, files: Array<{ name: string, path: string, size: number }>, count: number }} Folder */
 
@@ -179,7 +179,7 @@ function fileView(run, file) {
   } else if (file.status === 'new' || file.status === 'changed' || file.status === 'held back') {
     const force = file.status === 'held back';
     const write = h('button', { type: 'button', 'aria-label': `Write ${file.path}${force ? ' anyway' : ''}` }, [force ? 'Write anyway' : 'Write']);
-    write.addEventListener('click', () => void api('POST', '/api/write', { run: run.id, path: file.path, force }).catch(showError));
+    write.addEventListener('click', () => void api('POST', '/api/write', { run: run.id, path: file.path, base: file.base ?? '', force }).catch(showError));
     item.append(write);
   }
   return item;
