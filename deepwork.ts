@@ -276,13 +276,16 @@ function undo(config: Config, guard: Guard, list: boolean, cwd: string, io: Io):
 }
 
 function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
-  const lines = report.files.map((f) => {
+  // An apply stopped with Ctrl-C leaves many files unwritten for one reason: they are counted on one line.
+  const stopped = report.files.filter((f) => f.status === 'stopped');
+  const lines = report.files.filter((f) => !stopped.includes(f)).map((f) => {
     const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
-    const state = f.written ? 'written' : 'not written';
-    const reason = f.reason === undefined ? '' : `: ${f.reason}`;
-    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${applied ? `  ${state}` : ''}${reason}`;
+    const state = !applied ? '' : f.written ? '  written' : f.reason?.startsWith('not written') === true ? '' : '  not written';
+    const reason = f.reason === undefined ? '' : `${state === '' && applied ? '  ' : ': '}${f.reason}`;
+    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
     return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
   });
+  if (stopped.length > 0) lines.push(`  stopped    ${formatCount(stopped.length)} more file${stopped.length === 1 ? '' : 's'} not written: Ctrl-C stopped the apply before them; they are as they were`);
   const head = applied ? 'Files:' : 'Proposed files (not written; --apply writes them, or `deepwork apply` now):';
   const backup = report.backupSet === undefined ? '' : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
   return `${head}\n${lines.join('\n')}${backup}`;

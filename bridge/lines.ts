@@ -3,6 +3,7 @@
 // `maxLineBytes` ends the stream with an error instead of filling the memory.
 
 import { DeepworkError } from '../protocol/errors.ts';
+import { formatCount } from '../protocol/text.ts';
 
 export async function* lines(body: AsyncIterable<Buffer>, maxLineBytes: number, what: string): AsyncGenerator<string> {
   let pending: Buffer[] = [];
@@ -27,5 +28,5 @@ export async function* lines(body: AsyncIterable<Buffer>, maxLineBytes: number, 
 }
 
 function tooLong(what: string, max: number): DeepworkError {
-  return new DeepworkError('BRIDGE_PROTOCOL', `${what} sent a line of more than ${Math.round(max / 1e6)} MB without a line end; that is not an answer. Check the bridge, or raise maxReplyChars in config.json if the answer was real.`);
+  return new DeepworkError('BRIDGE_PROTOCOL', `${what} sent a line of more than ${formatCount(max)} bytes without a line end; that is not an answer. Check the bridge, or raise maxReplyChars in config.json if the answer was real.`);
 }

@@ -18,7 +18,8 @@ import { errnoOf, messageOf } from './errors.ts';
 import { createSet, saveManifest, setName, sha256, tempNameFor, writeAtomic, type FsOps, type Manifest } from './backup.ts';
 import { diffTexts } from './diff.ts';
 
-export type ApplyStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed';
+// `stopped`: not reached, because the apply was stopped (Ctrl-C) before it.
+export type ApplyStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed' | 'stopped';
 
 export type Applied = {
   path: string;
@@ -91,7 +92,8 @@ export async function applyFiles(box: Sandbox, blocks: readonly FileBlock[], opt
     const entry = manifest.files[i];
     if (entry === undefined) continue;
     if (options.signal?.aborted === true) {
-      fail(p, 'not written: stopped before this file; the file on disk is as it was');
+      p.applied.status = 'stopped';
+      p.applied.reason = 'not written: the apply was stopped before this file; it is as it was';
       continue;
     }
     try {

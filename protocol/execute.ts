@@ -9,7 +9,7 @@ import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
 import { openFile, readLines, type Opened } from './read.ts';
-import { holdsPrivateKey, isBinary } from './search.js';
+import { holdsPrivateKey, isBinary, KEY_WHOLE_FILE } from './search.js';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
 import { formatCount } from './text.ts';
@@ -166,8 +166,8 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     const sniff = Buffer.alloc(Math.min(file.size, 8000));
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     if (isBinary(sniff)) return { kind: 'binary', request, path: place.rel, bytes: file.size };
-    if (fileHoldsPrivateKey(file)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     const lines = readLines(file, from, to, budget.left);
+    if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     budget.left -= lines.text.length;
     return { kind: 'file', request, path: place.rel, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
   } finally {
@@ -175,17 +175,22 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
   }
 }
 
-// The whole file is looked at, a piece at a time, whatever range was asked: a range that skips the BEGIN line must not
-// send the key's body. Costs about a millisecond per MB.
-function fileHoldsPrivateKey(file: Opened): boolean {
-  const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(file.size, 1)));
+// Files up to this size are looked at whole for a private key, whatever range was asked: a range that skips the BEGIN
+// line must not send the key's body. A larger file (a log, a dump) is looked at around what is sent: a key block is a
+// few KB, so its BEGIN line lies within KEY_MARGIN before any part of it. About a millisecond per MB looked at.
+const KEY_MARGIN = 64 << 10;
+
+function holdsKey(file: Opened, start: number, end: number): boolean {
+  const from = file.size <= KEY_WHOLE_FILE ? 0 : Math.max(0, start - KEY_MARGIN);
+  const to = file.size <= KEY_WHOLE_FILE ? file.size : Math.min(file.size, end + KEY_MARGIN);
+  const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(to - from, 1)));
   // Pieces overlap by a marker line's length, so a marker across two pieces is seen whole in one.
   const overlap = 128;
-  for (let pos = 0; pos < file.size; pos += piece.length - overlap) {
-    const n = fs.readSync(file.fd, piece, 0, piece.length, pos);
+  for (let pos = from; pos < to; pos += piece.length - overlap) {
+    const n = fs.readSync(file.fd, piece, 0, Math.min(piece.length, to - pos), pos);
     if (n === 0) break;
     if (holdsPrivateKey(piece.subarray(0, n))) return true;
-    if (pos + n >= file.size || n < piece.length) break;
+    if (pos + n >= to || n < piece.length) break;
   }
   return false;
 }

@@ -35,6 +35,9 @@ export type Lines = {
   whole: boolean;
   // What was left out of the asked range, when not whole. Counted exactly up to REST_COUNTED bytes, else estimated.
   rest: { lines: number; chars: number; exact: boolean };
+  // Where the text sent lies in the file, in bytes.
+  start: number;
+  end: number;
 };
 
 const REST_COUNTED = 32 << 20;
@@ -85,9 +88,10 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
     whole = false;
   }
   const last = from + countLines(text) - 1;
-  if (whole) return { text, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true } };
-  const restStart = Math.max(startByte, 0) + Buffer.byteLength(text);
-  return { text, first: from, last, whole, rest: countRest(file, restStart, to - last) };
+  const start = Math.max(startByte, 0);
+  const end = start + Buffer.byteLength(text);
+  if (whole) return { text, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true }, start, end };
+  return { text, first: from, last, whole, rest: countRest(file, end, to - last), start, end };
 }
 
 // Lines and UTF-16 characters from byte `start` to the end of the file or of `maxLines` lines, without decoding.

@@ -12,6 +12,8 @@ const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.
 // Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
 const SNIFF = 8000;
 
+// Files up to this size are looked at whole for a private key; larger ones where they are read.
+export const KEY_WHOLE_FILE = 64 << 20;
 const BEGIN = Buffer.from('-----' + 'BEGIN ');
 const PRIVATE = Buffer.from('PRIVATE ' + 'KEY');
 const PUTTY = Buffer.from('PuTTY-User-' + 'Key-File-');
@@ -123,7 +125,9 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
   const found = [];
   let key = false;
   try {
-    if (!fs.fstatSync(fd).isFile()) return;
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return;
+    const size = stat.size;
     let carry = 0;
     let position = 0;
     let lineBase = 0;
@@ -150,7 +154,13 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
         left[p] = wanted - hits.length;
         if (wanted - hits.length > 0) open++;
       }
-      if (end || open === 0) return;
+      if (end) return;
+      if (open === 0) {
+        // Enough hits: the rest of a file up to KEY_WHOLE_FILE is still looked at for a key, so that a key further on
+        // takes back the hits; a larger file is judged by the pieces read.
+        if (found.length > 0 && size <= KEY_WHOLE_FILE) key = restHoldsKey(fd, buffer, position - (filled - cut), size);
+        return;
+      }
       lineBase += countNewlines(piece, 0, piece.length);
       carry = filled - cut;
       buffer.copy(buffer, 0, cut, filled);
@@ -163,6 +173,25 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
     if (key) for (const [p] of found) left[p] = (left[p] ?? 0) + 1;
     else for (const [p, hit] of found) onHit(p, hit);
   }
+}
+
+/**
+ * Whether the bytes of an open file from `from` to `size` hold a private key, read a buffer at a time with an overlap
+ * of a marker line's length, so a marker across two reads is seen whole.
+ * @param {number} fd
+ * @param {Buffer} buffer
+ * @param {number} from
+ * @param {number} size
+ */
+function restHoldsKey(fd, buffer, from, size) {
+  const overlap = 128;
+  for (let pos = Math.max(0, from - overlap); pos < size; pos += buffer.length - overlap) {
+    const n = fs.readSync(fd, buffer, 0, buffer.length, pos);
+    if (n === 0) return false;
+    if (holdsPrivateKey(buffer.subarray(0, n))) return true;
+    if (n < buffer.length) return false;
+  }
+  return false;
 }
 
 // How common each byte is in source code, roughly (0 rare, 9 everywhere): a search jumps between occurrences of the

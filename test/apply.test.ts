@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -304,5 +305,143 @@ describe('undoLast', () => {
     await applyFiles(one.box, [block('a.js', '2\n')], { backupDir: one.backupDir });
     assert.equal(undoLast(other, one.backupDir).set, undefined);
     assert.equal(setsOf(one.backupDir, one.box.root).length, 1);
+  });
+});
+
+describe('hardening (issue 9): writes and undo', () => {
+  it('writes nothing into .git through a committed symlink, for new and existing files', async () => {
+    const { root, backupDir, box } = setup({ '.git/config': '[core]\n', '.git/hooks/.keep': '', 'src/a.js': 'a\n' });
+    fs.symlinkSync('.git', path.join(root, 'docs'));
+    const targets = ['docs/hooks/pre-commit', 'docs/commondir', 'docs/info/attributes', 'docs/config', '.Git/config', 'GIT~1/config'];
+    const report = await applyFiles(box, targets.map((t) => block(t, '#!/bin/sh\ntouch /tmp/pwned\n')), { backupDir });
+    assert.deepEqual(report.files.map((f) => f.status), targets.map(() => 'refused'));
+    assert.deepEqual(allFiles(path.join(root, '.git')), ['config', 'hooks/.keep']);
+    assert.equal(report.backupSet, undefined);
+  });
+
+  it('undoes a write through a symlink by restoring the file it led to, and leaves the link a link', async () => {
+    const { root, backupDir, box, read } = setup({ 'realdir/t.txt': 'original\n' });
+    fs.symlinkSync('realdir/t.txt', path.join(root, 'tlink'));
+    const report = await applyFiles(box, [block('tlink', 'model text\n')], { backupDir });
+    assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['changed', true]);
+    assert.match(report.files[0]?.reason ?? '', /a link to realdir\/t\.txt; written there/);
+    assert.equal(read('realdir/t.txt'), 'model text\n');
+    const undone = undoLast(box, backupDir);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['realdir/t.txt', 'restored']]);
+    assert.equal(read('realdir/t.txt'), 'original\n');
+    assert.ok(fs.lstatSync(path.join(root, 'tlink')).isSymbolicLink());
+  });
+
+  it('touches nothing outside when a manifest was edited to name ../ paths, absolute paths or a link', async () => {
+    const outside = tempFolder({ 'x': 'outside\n' }, 'deepwork-victim-');
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
+    const report = await applyFiles(box, [block('a.js', 'a2\n')], { backupDir });
+    const set = report.backupSet ?? '';
+    const manifestFile = path.join(set, 'manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { files: Array<Record<string, unknown>>; createdDirs: string[] };
+    const a = manifest.files[0] ?? {};
+    const rel = path.relative(root, path.join(outside, 'x'));
+    manifest.files.push({ ...a, path: rel, existed: false, after: crypto.createHash('sha256').update('outside\n').digest('hex') });
+    manifest.files.push({ ...a, path: path.join(outside, 'x'), existed: false });
+    manifest.files.push({ ...a, path: 'a.js', temp: '../../x' });
+    manifest.createdDirs.push(path.relative(root, outside));
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    const undone = undoLast(box, backupDir);
+    assert.equal(fs.readFileSync(path.join(outside, 'x'), 'utf8'), 'outside\n');
+    assert.ok(fs.existsSync(outside));
+    assert.equal(read('a.js'), 'a1\n');
+    assert.deepEqual(undone.files.filter((f) => f.action === 'failed').length, 2);
+  });
+
+  it('undoes what an interrupted apply wrote, from the manifest written before the first file', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n', 'c.js': 'c1\n' });
+    const controller = new AbortController();
+    // Stops after the first file, as Ctrl-C between two files does.
+    const ops: FsOps = { ...fs, renameSync: ((from: string, to: string) => {
+      fs.renameSync(from, to);
+      if (to === path.join(root, 'a.js')) controller.abort();
+    }) as typeof fs.renameSync };
+    const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n'), block('new/c2.js', 'c\n')], { backupDir, ops, signal: controller.signal });
+    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['a.js', 'changed', true], ['b.js', 'stopped', false], ['new/c2.js', 'stopped', false]]);
+    assert.match(report.files[1]?.reason ?? '', /the apply was stopped before this file/);
+    assert.deepEqual([read('a.js'), read('b.js')], ['a2\n', 'b1\n']);
+    assert.equal(fs.existsSync(path.join(root, 'new')), false);
+    const [set] = setsOf(backupDir, box.root);
+    assert.equal(set?.manifest.complete, false);
+    const undone = undoLast(box, backupDir);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b1\n']);
+  });
+
+  it('undoes a set whose process was killed mid-write: restores the written files and removes the temp file left behind', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+    // A kill -9 between b.js's temp file and its rename: the process ends inside writeSync.
+    const killed = new Error('killed');
+    const ops: FsOps = { ...fs, renameSync: ((from: string, to: string) => {
+      if (to === path.join(root, 'b.js')) throw killed;
+      fs.renameSync(from, to);
+    }) as typeof fs.renameSync, unlinkSync: ((p: string) => {
+      if (path.dirname(p) === root && p.includes('.b.js.deepwork-')) throw killed;
+      fs.unlinkSync(p);
+    }) as typeof fs.unlinkSync, rmSync: (() => { throw killed; }) as typeof fs.rmSync };
+    await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops }).catch(() => undefined);
+    // What a killed process leaves: the first manifest only, a.js written, b.js's temp file.
+    const [set] = setsOf(backupDir, box.root);
+    const first = JSON.parse(fs.readFileSync(path.join(set?.dir ?? '', 'manifest.json'), 'utf8')) as { complete: boolean };
+    fs.writeFileSync(path.join(set?.dir ?? '', 'manifest.json'), JSON.stringify({ ...first, complete: false, files: (set?.manifest.files ?? []).map((f) => ({ ...f, written: false })) }));
+    assert.ok(allFiles(root).some((f) => /^\.b\.js\.deepwork-[0-9a-f]{8}\.tmp$/.test(f)), allFiles(root).join());
+    const undone = undoLast(box, backupDir);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b1\n']);
+    assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
+  });
+
+  it('refuses a write whose file changed since its diff was shown, or became a link to another file', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'other.js': 'a1\n' });
+    const [seen] = previewFiles(box, [block('a.js', 'a2\n')]);
+    const base = seen?.base ?? '';
+    fs.writeFileSync(path.join(root, 'a.js'), 'edited meanwhile\n');
+    const changed = await applyFiles(box, [block('a.js', 'a2\n')], { backupDir, expected: new Map([['a.js', base]]) });
+    assert.deepEqual([changed.files[0]?.status, changed.files[0]?.written], ['refused', false]);
+    assert.match(changed.files[0]?.reason ?? '', /changed since its diff was shown/);
+    assert.equal(read('a.js'), 'edited meanwhile\n');
+    // Same bytes, but now a link to another file: not the file the user saw.
+    fs.rmSync(path.join(root, 'a.js'));
+    fs.symlinkSync('other.js', path.join(root, 'a.js'));
+    const swapped = await applyFiles(box, [block('a.js', 'a2\n')], { backupDir, expected: new Map([['a.js', base]]) });
+    assert.equal(swapped.files[0]?.status, 'refused');
+    assert.equal(read('other.js'), 'a1\n');
+  });
+
+  it('removes the folders it made for a new file that then failed, and can name a file at the 255-byte limit', async () => {
+    const { root, backupDir, box, read } = setup({ 'blocker': 'I am a file\n' });
+    const long = `${'n'.repeat(251)}.txt`;
+    fs.writeFileSync(path.join(root, long), 'old\n');
+    const report = await applyFiles(box, [block('deep/er/blocker/x.js', 'x\n'), block('deep/er/x.js', 'x\n'), block('made/for/nothing/blocker/y.js', 'y\n'), block(long, 'new\n')], {
+      backupDir,
+      ops: { ...fs, openSync: ((p: string, ...rest: Parameters<typeof fs.openSync> extends [unknown, ...infer R] ? R : never) => {
+        if (p.includes(`${path.sep}made${path.sep}`)) throw Object.assign(new Error('EACCES: injected'), { code: 'EACCES' });
+        return fs.openSync(p, ...rest);
+      }) as typeof fs.openSync },
+    });
+    const files = byPath(report.files);
+    assert.equal(files['made/for/nothing/blocker/y.js']?.status, 'failed');
+    assert.equal(files['deep/er/x.js']?.written, true);
+    assert.equal(files[long]?.written, true, files[long]?.reason);
+    assert.equal(read(long), 'new\n');
+    assert.equal(fs.existsSync(path.join(root, 'made')), false);
+    assert.ok(fs.existsSync(path.join(root, 'deep', 'er')));
+  });
+
+  it('sums up a rewrite too large to diff instead of spending minutes on it', async () => {
+    const before = Array.from({ length: 20_000 }, (_, i) => `const a${i} = ${i};`).join('\n') + '\n';
+    const after = Array.from({ length: 20_000 }, (_, i) => `let b${i} = ${i * 2};`).join('\n') + '\n';
+    const { backupDir, box, read } = setup({ 'big.js': before });
+    const [seen] = previewFiles(box, [block('big.js', after)], { diff: true });
+    assert.deepEqual([seen?.status, seen?.added, seen?.removed], ['changed', 20_000, 20_000]);
+    assert.equal(seen?.diff, 'rewritten: 20000 lines → 20000 lines (too many changes to show as a diff)');
+    const report = await applyFiles(box, [block('big.js', after)], { backupDir });
+    assert.equal(report.files[0]?.written, true);
+    assert.equal(read('big.js'), after);
   });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOllamaBridge } from '../bridge/ollama.ts';
+import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { DeepworkError } from '../protocol/errors.ts';
 import { startFakeBridge, type ChatBehaviour } from './fake-bridge.ts';
@@ -93,6 +94,76 @@ describe('createOllamaBridge', () => {
   it('refuses a host that is not an http URL', () => {
     assert.throws(() => createOllamaBridge({ host: 'localhost:11500', model: 'm', timeoutMs: 1 }), /not an http:\/\/ or https:\/\/ URL/);
     assert.throws(() => createOllamaBridge({ host: 'not a url', model: 'm', timeoutMs: 1 }), /is not a URL/);
+  });
+});
+
+describe('the bridge client against a runaway or flaky bridge (hardening issue 9)', () => {
+  it('ends a reply past maxReplyChars with a clear error instead of filling the memory', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'flood', text: 'x'.repeat(1000), lines: 1_000_000 }) });
+    const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 50_000 }).chat('x', { signal });
+    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /passed 50,000 characters \(maxReplyChars in config\.json\); no model writes that much/);
+  });
+
+  it('ends a single line past the cap without a line end', async () => {
+    const body = `{"message":{"content":"${'y'.repeat(2_000_000)}"},"done":true}`;
+    const { reply } = await chatWith({ kind: 'raw', contentType: 'application/json', body });
+    assert.equal((await reply).length, 2_000_000);
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'raw', contentType: 'application/json', body }) });
+    const capped = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 100_000 }).chat('x', { signal });
+    await rejectsWith(capped, 'BRIDGE_PROTOCOL', /sent a line of more than 1,648,576 bytes without a line end/);
+  });
+
+  it('sends again once when the bridge closed the kept-alive connection meanwhile', async () => {
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => {
+        // The second request arrives on the connection the first one left open: the bridge drops it, as one that
+        // timed out an idle connection does.
+        if (requests === 2) return void req.socket.destroy();
+        res.writeHead(200, { 'content-type': 'application/x-ndjson', connection: 'keep-alive' });
+        res.end(`${JSON.stringify({ message: { content: `answer ${requests}` }, done: true })}\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const bridge = createOllamaBridge({ host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, model: 'm', timeoutMs: 5000 });
+      assert.equal(await bridge.chat('one', { signal }), 'answer 1');
+      assert.equal(await bridge.chat('two', { signal }), 'answer 3');
+      assert.equal(requests, 3);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('lines', () => {
+  async function* chunks(...parts: string[]): AsyncGenerator<Buffer> {
+    for (const part of parts) yield Buffer.from(part);
+  }
+  const all = async (body: AsyncIterable<Buffer>, max = 1000) => {
+    const out: string[] = [];
+    for await (const line of lines(body, max, 'test')) out.push(line);
+    return out;
+  };
+
+  it('joins lines across chunks and keeps multi-byte characters whole', async () => {
+    const snow = Buffer.from('☃');
+    async function* split(): AsyncGenerator<Buffer> {
+      yield Buffer.from('a\nb');
+      yield Buffer.from('c\n');
+      yield snow.subarray(0, 1);
+      yield Buffer.concat([snow.subarray(1), Buffer.from('\n\nlast')]);
+    }
+    assert.deepEqual(await all(split()), ['a', 'bc', '☃', '', 'last']);
+    assert.deepEqual(await all(chunks('only')), ['only']);
+  });
+
+  it('refuses a line longer than its bound, whether it comes in one chunk or many', async () => {
+    await assert.rejects(all(chunks('x'.repeat(2000), '\n'), 1000), /more than/);
+    await assert.rejects(all(chunks(...Array.from({ length: 30 }, () => 'x'.repeat(50))), 1000), /more than/);
   });
 });
 

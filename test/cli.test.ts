@@ -310,3 +310,92 @@ describe('start-deepwork.sh', () => {
     assert.match(run.stderr, /"\/nonexistent\/folder" is not a folder/);
   });
 });
+
+describe('hardening (issue 9): the command line', () => {
+  it('prints a model\'s control characters as visible escapes, on stdout and in the step log', async () => {
+    const dir = tempFolder({ 'a.js': 'a\n' });
+    const evil = 'Answer\x1b]52;c;cm0gLXJmIH4=\x07 then \x1b[2J\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\rstep 9/9: fake\u202e\n=== FILE: x\x1b[8m.js ===\nx\n=== END ===';
+    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: a\x1b[2J.js ===' : evil }) });
+    const run = await deepwork(['q', '--host', fake.host], dir);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stdout + run.stderr, /[\x1b\x07\r\u202e]/);
+    assert.match(run.stdout, /Answer\\x1b\]52;c;cm0gLXJmIH4=\\x07 then \\x1b\[2J/);
+    assert.match(run.stdout, /\\x0dstep 9\/9: fake\\u202e/);
+    assert.match(run.stdout, /refused +x\\x1b\[8m\.js: the name holds control characters/);
+    assert.match(run.stderr, /asks NEED a\\x1b\[2J\.js/);
+    const json = await deepwork(['q', '--host', fake.host, '--json'], dir);
+    assert.doesNotMatch(json.stdout, /[\x1b\x07\r\u202e]/);
+    assert.match((JSON.parse(json.stdout) as { answer: string }).answer, /\x1b\]52;c;/);
+  });
+
+  it('exits 1 with --apply when a proposed file could not be written, naming it', async () => {
+    const dir = tempFolder({ 'app.js': 'old\n' });
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FILE: app.js/inner.js ===\nx\n=== END ===\n=== FILE: ok.js ===\nok\n=== END ===' }) });
+    const run = await deepwork(['q', '--apply', '--host', fake.host], dir);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /failed +app\.js\/inner\.js  not written: a file is in the way of a folder on its path \(EEXIST\)/);
+    assert.match(run.stdout, /new +ok\.js \+1  written/);
+  });
+
+  it('keeps deepwork\'s own config, state and backups out of reach when the project is deepwork\'s own folder', async () => {
+    const own = tempFolder({ 'deepwork.ts': '// the tool\n', 'state/pult-1.json': '{"token":"live-token"}\n', 'state/runs/r.json': '{"question":"other project"}\n', 'backup/set/manifest.json': '{}\n' });
+    const config = configFile(own, { stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
+    const replies = [
+      '=== NEED: config.json, state/pult-1.json, STATE/runs/r.json, backup/set/manifest.json ===\n=== FIND: live-token ===\n=== LIST: ** ===',
+      '=== FILE: config.json ===\n{"secretNames": []}\n=== END ===\n=== FILE: state/runs/r.json ===\n{}\n=== END ===\n=== FILE: backup/set/manifest.json ===\n{}\n=== END ===',
+    ];
+    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: replies[i] ?? 'done' }) });
+    const run = await deepwork(['q', '--apply', '--json', '--host', fake.host, '--config', config], own);
+    const second = fake.chats[1]?.content ?? '';
+    assert.match(second, /RESULT NEED config\.json: withheld: deepwork's config file/);
+    assert.match(second, /RESULT NEED state\/pult-1\.json: withheld: deepwork's state folder/);
+    assert.match(second, /RESULT NEED STATE\/runs\/r\.json: withheld: deepwork's state folder/);
+    assert.match(second, /RESULT NEED backup\/set\/manifest\.json: withheld: deepwork's backup folder/);
+    assert.match(second, /RESULT FIND live-token: no hits/);
+    assert.match(second, /RESULT LIST \*\*: 1 paths ===\ndeepwork\.ts\n/);
+    assert.doesNotMatch(second, /live-token"/);
+    const out = JSON.parse(run.stdout) as { files: Array<{ path: string; status: string; applied: boolean }> };
+    assert.deepEqual(out.files.map((f) => [f.path, f.status, f.applied]), [['config.json', 'refused', false], ['state/runs/r.json', 'refused', false], ['backup/set/manifest.json', 'refused', false]]);
+    assert.equal(fs.readFileSync(path.join(own, 'state', 'runs', 'r.json'), 'utf8'), '{"question":"other project"}\n');
+  });
+
+  it('stops an apply on Ctrl-C after a whole file, exits 130, and undo puts back what was written', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) files[`f/${i}.txt`] = `old ${i}\n`;
+    const dir = tempFolder(files);
+    const reply = Array.from({ length: 3000 }, (_, i) => `=== FILE: f/${i}.txt ===\nnew ${i}\n=== END ===`).join('\n');
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
+    const asked = await deepwork(['q', '--host', fake.host], dir);
+    assert.equal(asked.code, 0, asked.stderr);
+    const backups = path.join(configs, 'backup');
+    const before = new Set(fs.existsSync(backups) ? fs.readdirSync(backups) : []);
+    // Ctrl-C once the set is made, that is once the writes have begun: seen by watching the backup folder.
+    const run = await deepwork(['apply'], dir, {
+      onStart: (child) => {
+        const watch = setInterval(() => {
+          const made = fs.existsSync(backups) && fs.readdirSync(backups).some((name) => !before.has(name) && !name.endsWith('.incomplete'));
+          if (made) {
+            clearInterval(watch);
+            child.kill('SIGINT');
+          }
+        }, 1);
+        child.on('close', () => clearInterval(watch));
+      },
+    });
+    const written = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8').startsWith('new'));
+    if (run.code === 130) {
+      assert.ok(written.length < 3000, `${written.length} written`);
+      assert.match(run.stdout, new RegExp(`\\n  stopped +${(3000 - written.length).toLocaleString('en-US')} more files? not written: Ctrl-C stopped the apply before them`));
+    } else {
+      // The machine wrote all 3,000 files before the signal arrived: the undo below must still hold.
+      assert.equal(run.code, 0, run.stderr);
+    }
+    const list = await deepwork(['undo', '--list'], dir);
+    if (run.code === 130) assert.match(list.stdout, new RegExp(`cut short: ${written.length} of 3000 files written`));
+    const undo = await deepwork(['undo'], dir);
+    assert.equal(undo.code, 0, undo.stderr);
+    const still = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8') !== files[rel]);
+    assert.deepEqual(still, []);
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'f')).filter((n) => n.endsWith('.tmp')), []);
+  });
+});

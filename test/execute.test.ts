@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createExecutor } from '../protocol/execute.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
+import { openFile, readLines } from '../protocol/read.ts';
 import { tempFolder, thirtyThousandFiles, writeFiles } from './helpers.ts';
 
 async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {
@@ -242,5 +243,100 @@ describe('tree', () => {
     assert.match(tree, /^\S+\/ \(30,001 files\)/);
     assert.match(tree, /pkg0\/ \(1,000 files\)|mod0\/ \(100 files\)/);
     assert.match(tree, /README\.md/);
+  });
+});
+
+// Built from pieces so that this test file does not itself hold a key marker.
+const KEY_BEGIN = '-----' + 'BEGIN OPENSSH PRIVATE KEY-----';
+const KEY_END = '-----' + 'END OPENSSH PRIVATE KEY-----';
+
+describe('hardening (issue 9): reads', () => {
+  it('withholds a file holding a private key from NEED and FIND, whatever its name, and a range that skips the BEGIN line', async () => {
+    const body = Array.from({ length: 20 }, (_, i) => `b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB${i}`).join('\n');
+    const root = tempFolder({
+      'notes/deploy.txt': `deploy notes\n${KEY_BEGIN}\n${body}\n${KEY_END}\n`,
+      'notes/putty.txt': 'PuTTY-User-' + 'Key-File-3: ssh-ed25519\nEncryption: none\n',
+      'notes/plain.txt': 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB is not a key here\n',
+    });
+    for (const need of ['notes/deploy.txt', 'notes/deploy.txt:3-10', 'notes/putty.txt']) {
+      const r = only(await ask(root, `=== NEED: ${need} ===`), 'withheld');
+      assert.match(r.reason, /private key/);
+    }
+    const hits = only(await ask(root, '=== FIND: b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB ==='), 'find').hits;
+    assert.deepEqual(hits.map((h) => h.path), ['notes/plain.txt']);
+    assert.deepEqual(only(await ask(root, '=== FIND: Encryption: none ==='), 'find').hits, []);
+  });
+
+  it('withholds a key deep in a file larger than its buffer from FIND', async () => {
+    const root = tempFolder({}, 'deepwork-bigkey-', true);
+    const filler = 'filler line with needle_k\n'.repeat(80_000);
+    fs.writeFileSync(path.join(root, 'big.log'), `${filler}${KEY_BEGIN}\nneedle_k\n${KEY_END}\n`);
+    assert.deepEqual(only(await ask(root, '=== FIND: needle_k ==='), 'find').hits, []);
+  });
+
+  it('does not follow a file or folder swapped for a symlink to the outside after the walk (FIND)', async () => {
+    const outside = tempFolder({ 'loot.txt': 'needle_swap outside file\n', 'dir/inner.txt': 'needle_swap outside folder\n' }, 'deepwork-outside-');
+    const root = tempFolder({ 'notes.txt': 'nothing\n', 'sub/inner.txt': 'nothing\n', 'keep.txt': 'needle_swap inside\n' });
+    const executor = createExecutor(root);
+    try {
+      // The walk happens here and is kept for the run.
+      await executor.answer(parseReply('=== LIST: ** ===').requests);
+      fs.rmSync(path.join(root, 'notes.txt'));
+      fs.symlinkSync(path.join(outside, 'loot.txt'), path.join(root, 'notes.txt'));
+      fs.rmSync(path.join(root, 'sub'), { recursive: true });
+      fs.symlinkSync(path.join(outside, 'dir'), path.join(root, 'sub'));
+      const [found] = await executor.answer(parseReply('=== FIND: needle_swap ===').requests);
+      assert.equal(found?.kind, 'find');
+      if (found?.kind === 'find') assert.deepEqual(found.hits.map((h) => h.path), ['keep.txt']);
+      const refused = await executor.answer(parseReply('=== NEED: notes.txt, sub/inner.txt ===').requests);
+      assert.deepEqual(refused.map((r) => r.kind), ['refused', 'refused']);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('reads a file without line ends only up to the limit (a sparse 3 GB file)', async () => {
+    const root = tempFolder({}, 'deepwork-sparse-');
+    const file = path.join(root, 'one-line.bin');
+    fs.writeFileSync(file, 'x'.repeat(10_000));
+    fs.truncateSync(file, 3 * 1024 ** 3);
+    const opened = openFile(file);
+    assert.ok(opened !== undefined);
+    try {
+      const lines = readLines(opened, 1, Infinity, 1_000);
+      assert.equal(lines.text, 'x'.repeat(1_000));
+      assert.equal(lines.whole, false);
+      assert.deepEqual([lines.start, lines.end], [0, 1_000]);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  });
+
+  it('reads at most 100 paths per step and names the rest; looks up closest paths for the first 10 missing only', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 50; i++) files[`src/mod${i}.js`] = `// ${i}\n`;
+    const root = tempFolder(files);
+    const asked = Array.from({ length: 650 }, (_, i) => `src/mod${i}.ts`);
+    const results = await ask(root, `=== NEED: ${asked.join(', ')} ===`);
+    assert.equal(results.length, 101);
+    const missing = results.filter((r) => r.kind === 'missing');
+    assert.equal(missing.length, 100);
+    assert.equal(missing.filter((r) => r.kind === 'missing' && r.closest.length > 0).length, 10);
+    const rest = results[100];
+    assert.equal(rest?.kind, 'too-many');
+    assert.match(renderResults(results.slice(100)), /NEED \(550 more\): not read: one step reads at most 100 paths; ask for these in the next step: src\/mod100\.ts, .* and 530 more/);
+  });
+
+  it('answers only what NEED would: no .git file, no state folder or config file, no .GIT spelled folder (LIST, FIND, tree)', async () => {
+    const root = tempFolder({
+      'a.js': 'needle_own\n', '.git': 'gitdir: ../.git/modules/x\n', 'sub/.git': 'gitdir: needle_own\n', '.GIT/config': 'needle_own\n',
+      'state/runs/r.json': 'needle_own\n', 'config.json': 'needle_own\n', 'Node_Modules/d/i.js': 'needle_own\n',
+    });
+    const options = { guard: [{ path: path.join(root, 'state'), what: "deepwork's state folder" }, { path: path.join(root, 'config.json'), what: "deepwork's config file" }] };
+    assert.deepEqual(only(await ask(root, '=== LIST: ** ===', options), 'list').paths, ['a.js']);
+    assert.deepEqual(only(await ask(root, '=== FIND: needle_own ===', options), 'find').hits.map((h) => h.path), ['a.js']);
+    const executor = createExecutor(root, options);
+    assert.equal(executor.tree(), `${path.basename(root)}/ (1 file)\n  sub/\n  a.js`);
+    await executor.close();
   });
 });

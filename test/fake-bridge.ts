@@ -11,7 +11,9 @@ export type ChatBehaviour =
   | { kind: 'error-in-stream'; before: string; error: string }
   | { kind: 'cut-stream'; before: string }
   | { kind: 'slow'; ms: number; text: string }
-  | { kind: 'raw'; contentType: string; body: string };
+  | { kind: 'raw'; contentType: string; body: string }
+  // `lines` NDJSON lines of `text` each, written as fast as the client takes them, never done; stops when the client goes.
+  | { kind: 'flood'; text: string; lines: number };
 
 export type FakeBridge = {
   host: string;
@@ -106,5 +108,19 @@ function respond(res: http.ServerResponse, b: ChatBehaviour, model: string): voi
       res.writeHead(200, { 'content-type': b.contentType });
       res.end(b.body);
       return;
+    case 'flood': {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      let sent = 0;
+      const more = () => {
+        while (sent < b.lines && !res.destroyed) {
+          sent++;
+          if (!res.write(line(model, b.text, false))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => (sent = b.lines));
+      more();
+      return;
+    }
   }
 }

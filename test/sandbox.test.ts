@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createSandbox, normalizeRequest, resolvePath } from '../protocol/sandbox.ts';
+import { createSandbox, normalizeRequest, resolvePath, resolveTarget } from '../protocol/sandbox.ts';
 import { tempFolder, writeFiles } from './helpers.ts';
 
 describe('normalizeRequest', () => {
@@ -92,5 +92,97 @@ describe('resolvePath', () => {
     assert.equal(resolvePath(custom, 'a.js').kind, 'withheld');
     assert.equal(resolvePath(custom, '.env').kind, 'withheld');
     assert.equal(resolvePath(custom, 'src/b.ts').kind, 'file');
+  });
+});
+
+describe('the path rule against spellings and links (hardening issue 9)', () => {
+  const root = tempFolder({
+    '.git/config': '[remote "origin"]\n  url = https://token@example.com/x.git\n',
+    '.git/hooks/.keep': '',
+    'node_modules/dep/index.js': 'x\n',
+    'src/a.js': 'a\n',
+    '.ssh/deploy_key': 'k\n',
+    'home/.ssh/config': 'Host x\n',
+    'putty.ppk': 'k\n',
+    '.kube/config': 'apiVersion: v1\n',
+    '.pgpass': 'h:5432:*:u:p\n',
+    '.docker/config.json': '{}\n',
+    'infra/terraform.tfstate': '{}\n',
+    'infra/terraform.tfstate.backup': '{}\n',
+    '.my.cnf': '[client]\n',
+    'state/pult-1.json': '{"token":"t"}\n',
+    'state/runs/x.json': '{}\n',
+    'config.json': '{}\n',
+  });
+  fs.symlinkSync('.git', path.join(root, 'docs'));
+  fs.symlinkSync('node_modules', path.join(root, 'deps'));
+  const box = createSandbox(root, {
+    backupDir: path.join(root, 'backup'),
+    guard: [{ path: path.join(root, 'state'), what: "deepwork's state folder" }, { path: path.join(root, 'config.json'), what: "deepwork's config file" }],
+  });
+
+  const withheld: Array<[string, RegExp]> = [
+    ['.GIT/config', /git internals/],
+    ['.Git/config', /git internals/],
+    ['.git./config', /git internals/],
+    ['.git /config', /git internals/],
+    ['docs/config', /git internals/],
+    ['docs/hooks/pre-commit', /git internals/],
+    ['.ssh/deploy_key', /secret/],
+    ['home/.ssh/config', /secret/],
+    ['putty.ppk', /secret/],
+    ['.kube/config', /secret/],
+    ['.pgpass', /secret/],
+    ['.docker/config.json', /secret/],
+    ['infra/terraform.tfstate', /secret/],
+    ['infra/terraform.tfstate.backup', /secret/],
+    ['.my.cnf', /secret/],
+    ['state/pult-1.json', /state folder/],
+    ['STATE/runs/x.json', /state folder/],
+    ['config.json', /config file/],
+    ['backup/2026/files/a.js', /backup folder/],
+  ];
+  for (const [rel, reason] of withheld) {
+    it(`withholds ${rel} from reading`, () => {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'withheld', JSON.stringify(place));
+      if (place.kind === 'withheld') assert.match(place.reason, reason);
+    });
+  }
+
+  const unwritable: Array<[string, RegExp]> = [
+    ['docs/hooks/pre-commit', /git internals/],
+    ['docs/commondir', /git internals/],
+    ['docs/info/attributes', /git internals/],
+    ['docs/new-folder/x', /git internals/],
+    ['.GIT/config', /\.git/],
+    ['.Git/hooks/post-checkout', /\.git/],
+    ['.git./config', /\.git/],
+    ['NODE_MODULES/dep/index.js', /node_modules/],
+    ['Node_Modules/x.js', /node_modules/],
+    ['deps/dep/index.js', /node_modules/],
+    ['deps/new.js', /node_modules/],
+    ['GIT~1/config', /short name/],
+    ['NODE_M~1/x.js', /short name/],
+    ['src/a.js:stream', /data stream/],
+    ['src/NUL.txt', /device name/],
+    ['src/a.js.', /dot or space/],
+    ['state/runs/x.json', /state folder/],
+    ['state/new.json', /state folder/],
+    ['config.json', /config file/],
+    ['backup/2026/manifest.json', /backup folder/],
+    ['.ssh/authorized_keys', /secret/],
+  ];
+  for (const [rel, reason] of unwritable) {
+    it(`refuses to write ${rel}`, () => {
+      const target = resolveTarget(box, rel);
+      assert.equal(target.kind, 'refused', JSON.stringify(target));
+      if (target.kind === 'refused') assert.match(target.reason, reason);
+    });
+  }
+
+  it('still writes ordinary new and existing files, by their real place', () => {
+    assert.deepEqual(resolveTarget(box, 'src/a.js'), { kind: 'existing', rel: 'src/a.js', real: path.join(root, 'src', 'a.js'), realRel: 'src/a.js' });
+    assert.deepEqual(resolveTarget(box, 'src/new/b.js'), { kind: 'new', rel: 'src/new/b.js', real: path.join(root, 'src', 'new', 'b.js'), realRel: 'src/new/b.js' });
   });
 });

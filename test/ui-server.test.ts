@@ -152,6 +152,76 @@ describe('the pult server', () => {
   });
 });
 
+describe('the pult server under attack (hardening issue 9)', () => {
+  let pult: Pult;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n' });
+  const backupDir = path.join(tempFolder(), 'backup');
+  const token = 'test-token-0123456789abcdef';
+  const proposing = { label: 'proposing', chat: () => Promise.resolve('Here.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===') };
+  before(async () => {
+    pult = await startPult({ executor: createExecutor(root, { backupDir }), bridge: proposing, host: 'h', model: 'm', steps: 2, backupDir, port: 0, token });
+  });
+  after(() => pult.close());
+  const origin = () => `http://127.0.0.1:${pult.port}`;
+  const headers = () => ({ Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': token, 'content-type': 'application/json' });
+  const alive = async () => assert.equal((await send(pult.port, { path: '/api/ping', headers: headers() })).status, 200);
+  const open = async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${pult.port}/ws?token=${token}`, { origin: origin() });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    return ws;
+  };
+
+  it('survives an upgrade to a URL that does not parse, before any check, answering 400', async () => {
+    assert.equal(await upgrade(pult.port, '//[x', { Host: `127.0.0.1:${pult.port}`, Origin: origin() }), 400);
+    assert.equal(await upgrade(pult.port, '//[x', { Host: 'evil.example' }), 400);
+    await alive();
+  });
+
+  it('survives a WebSocket message over 64 KB and a text frame that is not UTF-8, and keeps serving other pages', async () => {
+    const other = await open();
+    for (const payload of [Buffer.alloc(70 * 1024, 0x61), Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {
+      const ws = await open();
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      ws.on('error', () => {});
+      ws.send(payload, { binary: false });
+      assert.ok([1007, 1009].includes(await closed));
+      await alive();
+    }
+    const reply = new Promise<unknown>((resolve) => other.once('message', (data) => resolve(JSON.parse(String(data)))));
+    other.send('{"type":"nonsense"}');
+    assert.ok(isRecord(await reply));
+    other.close();
+  });
+
+  it('answers a request body over 1 MB with 413 and stays up', async () => {
+    const big = JSON.stringify({ question: 'x'.repeat(2 << 20) });
+    const res = await send(pult.port, { method: 'POST', path: '/api/ask', body: big, headers: headers() });
+    assert.equal(res.status, 413);
+    assert.match(res.body, /at most 1 MB/);
+    await alive();
+  });
+
+  it('refuses a Write whose file changed after its diff was shown, shows the new diff, and writes on a second Write', async () => {
+    const post = (route: string, body: unknown) => send(pult.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: headers() });
+    assert.equal((await post('/api/ask', { question: 'change it' })).status, 200);
+    const state = await waitFor(async () => {
+      const value: unknown = JSON.parse((await send(pult.port, { path: '/api/state', headers: headers() })).body);
+      return isRecord(value) && Array.isArray(value.runs) && isRecord(value.runs[0]) && value.runs[0].state === 'answered' ? value.runs[0] : undefined;
+    });
+    const file = Array.isArray(state.files) && isRecord(state.files[0]) ? state.files[0] : {};
+    assert.equal(typeof file.base, 'string');
+    fs.writeFileSync(path.join(root, 'a.js'), 'const a = 100; // edited meanwhile\n');
+    const stale = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: file.base })).body) as { written: boolean; reason: string; base: string; diff: string };
+    assert.equal(stale.written, false);
+    assert.match(stale.reason, /changed since its diff was shown/);
+    assert.match(stale.diff, /-const a = 100; \/\/ edited meanwhile/);
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 100; // edited meanwhile\n');
+    const again = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: stale.base })).body) as { written: boolean };
+    assert.equal(again.written, true);
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
+  });
+});
+
 describe('launchPult', () => {
   it('reuses a pult already serving the same folder, and names the way out for a port taken by another program', async () => {
     const root = tempFolder({ 'a.js': '' });
@@ -190,10 +260,10 @@ function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: strin
   return isRecord(m) && m.type === 'run' && isRecord(m.run);
 }
 
-async function waitFor<T>(find: () => T | undefined, ms = 10_000): Promise<T> {
+async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
-    const found = find();
+    const found = await find();
     if (found !== undefined) return found;
     if (Date.now() > until) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 20));
