@@ -265,7 +265,7 @@ function unwritableName(parts: readonly string[]): string | undefined {
     const folded = foldName(part);
     if (UNWRITABLE_FOLDERS.has(folded)) return `deepwork does not write into ${folded}`;
     if (part.includes(':')) return `"${part}" holds ":", which names a hidden data stream on Windows`;
-    if (SHORT_NAME.test(part)) return `"${part}" looks like a Windows short name (like GIT~1), which may stand for another folder`;
+    if (SHORT_NAME.test(part)) return `"${part}" looks like a Windows short name, which may stand for another folder (GIT~1 can be .git)`;
     if (WINDOWS_DEVICES.test(part)) return `"${part}" is a device name on Windows`;
     if (/[. ]$/.test(part)) return `"${part}" ends in a dot or space, which Windows drops`;
     if (/[\x00-\x1f\x7f]/.test(part)) return 'the name holds control characters';

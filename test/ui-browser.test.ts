@@ -4,6 +4,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -163,3 +165,59 @@ describe('the pult in Chromium on a 30,000-file folder', { skip: executable === 
   });
 });
 
+
+describe('a hostile page in the same Chromium (hardening issue 9)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  let pult: Pult;
+  let hostile: http.Server;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n' });
+  let asked = 0;
+
+  before(async () => {
+    const bridge = { label: 'counting', chat: () => Promise.resolve(`answer ${++asked}`) };
+    pult = await startPult({ executor: createExecutor(root), bridge, host: 'h', model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 });
+    // Another site the user has open: a page on another loopback port, so another origin.
+    hostile = http.createServer((_req, res) => res.end('<!doctype html><title>evil</title>'));
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await pult?.close();
+    hostile?.close();
+  });
+
+  it('cannot end the pult or start a run, whatever it sends', async () => {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`);
+    // The page's script as text: what a hostile site would run (and not rewritten by the TypeScript loader).
+    const attack = `(async (port) => {
+      const socket = (url) => new Promise((resolve) => {
+        let ws;
+        try { ws = new WebSocket(url); } catch (error) { return resolve('throws ' + error); }
+        ws.onopen = () => resolve('open');
+        ws.onerror = () => resolve('refused');
+      });
+      const tries = [
+        await socket('ws://127.0.0.1:' + port + '//[x'),
+        await socket('ws://127.0.0.1:' + port + '/ws'),
+        await socket('ws://127.0.0.1:' + port + '/ws?token=guess'),
+      ];
+      const post = async (type) => {
+        try {
+          const res = await fetch('http://127.0.0.1:' + port + '/api/ask', { method: 'POST', mode: 'no-cors', headers: { 'content-type': type }, body: '{"question":"pwn","demo":true}' });
+          return 'status ' + res.status;
+        } catch { return 'blocked'; }
+      };
+      tries.push(await post('text/plain'), await post('application/json'));
+      return tries;
+    })(${pult.port})`;
+    const outcomes = await page.evaluate(attack) as string[];
+    assert.deepEqual(outcomes.slice(0, 3), ['refused', 'refused', 'refused']);
+    const ping = await fetch(`http://127.0.0.1:${pult.port}/api/ping?token=${pult.token}`);
+    assert.equal(ping.status, 200);
+    const state = await (await fetch(`http://127.0.0.1:${pult.port}/api/state?token=${pult.token}`)).json() as { runs: unknown[] };
+    assert.deepEqual(state.runs, []);
+    assert.equal(asked, 0);
+  });
+});
