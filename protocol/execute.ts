@@ -9,7 +9,7 @@ import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
 import { openFile, readLines, type Opened } from './read.ts';
-import { holdsPrivateKey, isBinary, KEY_WHOLE_FILE } from './search.js';
+import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.js';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
 import { formatCount } from './text.ts';
@@ -181,18 +181,9 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
 const KEY_MARGIN = 64 << 10;
 
 function holdsKey(file: Opened, start: number, end: number): boolean {
-  const from = file.size <= KEY_WHOLE_FILE ? 0 : Math.max(0, start - KEY_MARGIN);
-  const to = file.size <= KEY_WHOLE_FILE ? file.size : Math.min(file.size, end + KEY_MARGIN);
-  const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(to - from, 1)));
-  // Pieces overlap by a marker line's length, so a marker across two pieces is seen whole in one.
-  const overlap = 128;
-  for (let pos = from; pos < to; pos += piece.length - overlap) {
-    const n = fs.readSync(file.fd, piece, 0, Math.min(piece.length, to - pos), pos);
-    if (n === 0) break;
-    if (holdsPrivateKey(piece.subarray(0, n))) return true;
-    if (pos + n >= to || n < piece.length) break;
-  }
-  return false;
+  const whole = file.size <= KEY_WHOLE_FILE;
+  const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(file.size, 1)));
+  return restHoldsKey(file.fd, piece, whole ? 0 : Math.max(0, start - KEY_MARGIN), whole ? file.size : Math.min(file.size, end + KEY_MARGIN));
 }
 
 // A folder named in NEED: its entries, folders first, with sizes. An explicit request, so node_modules and ignored

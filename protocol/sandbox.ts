@@ -90,11 +90,28 @@ function secretMatcher(patterns: readonly string[]): (rel: string, name?: string
   const combine = (list: readonly string[]) =>
     list.length === 0 ? undefined : new RegExp(list.map((p) => picomatch.makeRe(p, options).source).join('|'), 'i');
   const names = patterns.filter((p) => !p.includes('/'));
+  const paths = patterns.filter((p) => p.includes('/'));
   const byName = combine(names);
-  const byPath = combine(patterns.filter((p) => p.includes('/')));
+  const byPath = combine(paths);
   const worthTesting = nameFilter(names);
+  const pathWorthTesting = pathFilter(paths);
   return (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) =>
-    (worthTesting(name) && (byName?.test(name) ?? false)) || (byPath?.test(rel) ?? false);
+    (worthTesting(name) && (byName?.test(name) ?? false)) || (byPath !== undefined && pathWorthTesting(rel) && byPath.test(rel));
+}
+
+// The same for path patterns (`**/.ssh/**`): a path can only match one whose literal folder name (`.ssh`) it holds.
+// picomatch's regular expressions for `**` test every character with lookaheads; this one look is far cheaper.
+function pathFilter(patterns: readonly string[]): (rel: string) => boolean {
+  const literals: string[] = [];
+  for (const pattern of patterns) {
+    const literal = pattern.split('/').find((part) => part !== '' && !/[*?[\]{}()!+@]/.test(part));
+    if (literal === undefined) return () => true;
+    literals.push(literal.toLowerCase());
+  }
+  return (rel) => {
+    const lower = rel.toLowerCase();
+    return literals.some((literal) => lower.includes(literal));
+  };
 }
 
 // A cheap look that rules most names out before the regular expression: a name can only match a pattern that starts

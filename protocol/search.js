@@ -93,7 +93,6 @@ function readFile(abs, buffer) {
     return undefined;
   }
   try {
-    if (!fs.fstatSync(fd).isFile()) return undefined;
     const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
     return n < buffer.length ? buffer.subarray(0, n) : 'large';
   } catch {
@@ -140,10 +139,6 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
       const lastNewline = end ? filled - 1 : buffer.lastIndexOf(10, filled - 1);
       const cut = end || lastNewline === -1 ? filled : lastNewline + 1;
       const piece = buffer.subarray(0, cut);
-      if (holdsPrivateKey(piece)) {
-        key = true;
-        return;
-      }
       let open = 0;
       for (let p = 0; p < needles.length; p++) {
         const needle = needles[p];
@@ -154,17 +149,14 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
         left[p] = wanted - hits.length;
         if (wanted - hits.length > 0) open++;
       }
-      if (end) return;
-      if (open === 0) {
-        // Enough hits: the rest of a file up to KEY_WHOLE_FILE is still looked at for a key, so that a key further on
-        // takes back the hits; a larger file is judged by the pieces read.
-        if (found.length > 0 && size <= KEY_WHOLE_FILE) key = restHoldsKey(fd, buffer, position - (filled - cut), size);
-        return;
-      }
+      if (end || open === 0) break;
       lineBase += countNewlines(piece, 0, piece.length);
       carry = filled - cut;
       buffer.copy(buffer, 0, cut, filled);
     }
+    // A file with hits is looked at for a private key, which takes its hits back: whole up to KEY_WHOLE_FILE, else
+    // as far as it was read. Files without hits cost nothing more.
+    if (found.length > 0) key = restHoldsKey(fd, buffer, 0, size <= KEY_WHOLE_FILE ? size : position);
   } catch {
     // Unreadable midway: what was found stands.
   } finally {
@@ -177,19 +169,19 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
 
 /**
  * Whether the bytes of an open file from `from` to `size` hold a private key, read a buffer at a time with an overlap
- * of a marker line's length, so a marker across two reads is seen whole.
+ * of a marker line's length, so a marker across two reads is seen whole. Exported for NEED, which looks the same way.
  * @param {number} fd
  * @param {Buffer} buffer
  * @param {number} from
  * @param {number} size
  */
-function restHoldsKey(fd, buffer, from, size) {
+export function restHoldsKey(fd, buffer, from, size) {
   const overlap = 128;
-  for (let pos = Math.max(0, from - overlap); pos < size; pos += buffer.length - overlap) {
-    const n = fs.readSync(fd, buffer, 0, buffer.length, pos);
+  for (let pos = from; pos < size; pos += buffer.length - overlap) {
+    const n = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - pos), pos);
     if (n === 0) return false;
     if (holdsPrivateKey(buffer.subarray(0, n))) return true;
-    if (n < buffer.length) return false;
+    if (pos + n >= size) return false;
   }
   return false;
 }
