@@ -1,26 +1,17 @@
-// The command line: argv to wiring. The only place that prints to the console or sets the exit code.
+// The command line: argv to wiring. The only place that prints to the console or sets the exit code. Each command
+// loads what it needs when it runs: `--version` and `--help` load nothing else, a question loads no pult.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DeepworkError, errnoOf, messageOf } from './protocol/errors.ts';
-import { defaultConfigPath, loadConfig, STEPS, type Config } from './protocol/config.ts';
-import { createExecutor } from './protocol/execute.ts';
-import { createSandbox, type Sandbox } from './protocol/sandbox.ts';
-import { loadTexts } from './protocol/transcript.ts';
-import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from './protocol/loop.ts';
-import { applyFiles, previewFiles, type ApplyReport } from './protocol/apply.ts';
-import { undoLast } from './protocol/undo.ts';
-import { setsOf } from './protocol/backup.ts';
-import { loadRun, saveRun } from './protocol/runs.ts';
+import { DeepworkError, errnoOf, messageOf } from './app/errors.ts';
+import type { Config } from './app/config.ts';
+import type { Bridge } from './protocol/loop.ts';
 import type { FileBlock } from './protocol/parse.ts';
-import { createOllamaBridge } from './bridge/ollama.ts';
-import { createDemoBridge } from './bridge/demo.ts';
-import { checkBridge } from './bridge/check.ts';
-import { formatDuration } from './bridge/http.ts';
-import { escapeControls, formatCount } from './protocol/text.ts';
-import { runSelftest } from './protocol/selftest.ts';
-import { launchPult, openInBrowser } from './ui/launch.ts';
+import type { Sandbox, SandboxOptions } from './reading/sandbox.ts';
+import type { ApplyReport } from './writing/apply.ts';
+import { forPeople, type Io } from './console/output.ts';
 
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
@@ -31,13 +22,11 @@ const USAGE = `Usage:
   --diff shows a unified diff per proposed file; --force writes files held back for looking elided.
   deepwork --check [--json]      is the bridge up, and its model?
   deepwork --selftest            built-in checks; sends nothing anywhere
+  deepwork --version             the version
 
 Runs in the current folder: the model reads files there, and proposed files are written there with --apply.`;
 
 const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const;
-
-// `json` prints a JSON value's text as it is; `status` a terminal status line with its own cursor controls.
-type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void };
 
 const options = {
   files: { type: 'string' },
@@ -55,13 +44,14 @@ const options = {
   demo: { type: 'boolean' },
   check: { type: 'boolean' },
   selftest: { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+type Flags = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>['values'];
+
 export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promise<number> {
-  // Everything printed for people has control characters made visible: a model's answer, paths and messages can
-  // carry terminal escapes. JSON is printed through `raw` with its own escaping.
-  const io: Io = { out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err };
+  const io = forPeople(raw);
   let args: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>;
   try {
     args = parseArgs({ args: argv, options, allowPositionals: true });
@@ -73,25 +63,31 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promis
     io.out(USAGE);
     return EXIT.ok;
   }
+  if (flags.version === true) {
+    io.out(`deepwork ${version()}`);
+    return EXIT.ok;
+  }
 
   try {
-    if (flags.selftest === true) return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
-    const configPath = flags.config === undefined ? defaultConfigPath : path.resolve(cwd, flags.config);
-    const config = withFlags(flags.config === undefined ? loadConfig() : loadConfig(configPath, true), flags);
-    const guard = guardOf(config, configPath);
+    if (flags.selftest === true) {
+      const { runSelftest } = await import('./app/selftest.ts');
+      return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
+    }
+    const { configPathOf, loadConfig } = await import('./app/config.ts');
+    const configPath = configPathOf(flags.config, cwd);
+    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags);
+    const box = sandboxOf(config, configPath.file);
     if (flags.check === true) return await check(config, flags.json === true, io);
     const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
-    if (args.positionals[0] === 'apply' && args.positionals.length === 1) return await applyLastRun(config, guard, write, cwd, io);
-    if (args.positionals[0] === 'undo' && args.positionals.length === 1) return undo(config, guard, flags.list === true, cwd, io);
-    if (args.positionals[0] === 'ui' && args.positionals.length === 1) return await ui(config, guard, flags, cwd, io);
+    const [command, ...rest] = args.positionals;
+    if (command === 'apply' && rest.length === 0) return await applyLastRun(config, box, write, cwd, io);
+    if (command === 'undo' && rest.length === 0) return await undo(config, box, flags.list === true, cwd, io);
+    if (command === 'ui' && rest.length === 0) return await ui(config, box, flags, cwd, io);
 
     const question = args.positionals.join(' ').trim();
     if (question === '') return usage(io, 'No question given.');
-    const bridge = flags.demo === true
-      ? createDemoBridge()
-      : createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
-    return await ask({ bridge, config, guard, question, files, apply: flags.apply === true, write, cwd }, io);
+    return await ask({ bridge: await bridgeOf(config, flags.demo === true), config, box, question, files, apply: flags.apply === true, write, cwd }, io);
   } catch (error) {
     if (error instanceof DeepworkError) {
       if (error.code === 'USAGE') return usage(io, error.message);
@@ -102,25 +98,39 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promis
   }
 }
 
-type Flags = { steps?: string | undefined; host?: string | undefined; model?: string | undefined; port?: string | undefined };
-
-// deepwork's own places, which the model may neither read nor write even when the project is deepwork's own folder.
-type Guard = ReadonlyArray<{ path: string; what: string }>;
-
-function guardOf(config: Config, configPath: string): Guard {
-  return [
-    { path: config.stateDir, what: "deepwork's state folder" },
-    { path: configPath, what: "deepwork's config file" },
-  ];
+// The version in package.json, read when asked (no JSON import: it would load for every command).
+function version(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = path.dirname(dir)) {
+    try {
+      const value: unknown = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      if (typeof value === 'object' && value !== null && 'name' in value && value.name === 'deepwork' && 'version' in value && typeof value.version === 'string') return value.version;
+    } catch {
+      // Not here: one folder up.
+    }
+    if (path.dirname(dir) === dir) return 'unknown';
+  }
 }
 
-function sandboxOf(config: Config, guard: Guard): { backupDir: string; guard: Guard; secretNames: string[] } {
-  return { backupDir: config.backupDir, guard, secretNames: config.secretNames };
+async function bridgeOf(config: Config, demo: boolean): Promise<Bridge> {
+  if (demo) return (await import('./bridge/demo.ts')).createDemoBridge();
+  const { createOllamaBridge } = await import('./bridge/ollama.ts');
+  return createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
+}
+
+// The sandbox's settings: deepwork's own places, which the model may neither read nor write even when the project
+// is deepwork's own folder, and the secret names.
+function sandboxOf(config: Config, configFile: string): SandboxOptions {
+  return {
+    backupDir: config.backupDir,
+    guard: [{ path: config.stateDir, what: "deepwork's state folder" }, { path: configFile, what: "deepwork's config file" }],
+    secretNames: config.secretNames,
+  };
 }
 
 function withFlags(config: Config, flags: Flags): Config {
   const result = { ...config };
-  if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, STEPS.min, STEPS.max);
+  if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, 1, 50);
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
   if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
@@ -140,59 +150,63 @@ function usage(io: Io, problem: string): number {
 }
 
 async function check(config: Config, json: boolean, io: Io): Promise<number> {
+  const [{ checkBridge }, { printJson }] = await Promise.all([import('./bridge/check.ts'), import('./console/output.ts')]);
   const report = await checkBridge(config.deepseekHost, config.deepseekModel);
   if (json) printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
   else io.out(`${report.state}: ${report.message}`);
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
 }
 
-// JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
-// bidirectional overrides as they are.
-function printJson(io: Io, value: unknown): void {
-  const text = JSON.stringify(value).replace(/[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  (io.json ?? io.out)(text);
-}
-
 type Write = { force: boolean; diff: boolean; json: boolean };
-type Ask = { bridge: Bridge; config: Config; guard: Guard; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
+type Ask = { bridge: Bridge; config: Config; box: SandboxOptions; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
 
 async function ask(a: Ask, io: Io): Promise<number> {
-  const executor = createExecutor(a.cwd, sandboxOf(a.config, a.guard));
+  const [{ createExecutor }, { runQuestion }, output] = await Promise.all([
+    import('./reading/execute.ts'), import('./app/question.ts'), import('./console/output.ts'),
+  ]);
+  const executor = createExecutor(a.cwd, a.box);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
-  const log = stepLog(io, a.config.steps);
+  const log = output.stepLog(io, a.config.steps);
   io.err(`deepwork: ${a.bridge.label}; folder ${executor.box.root}; at most ${a.config.steps} step${a.config.steps === 1 ? '' : 's'}`);
-  let outcome: LoopOutcome;
+  let result: Awaited<ReturnType<typeof runQuestion>>;
   try {
-    outcome = await runLoop({
-      bridge: a.bridge, executor, texts: loadTexts(executor.limits), question: a.question, files: a.files,
-      steps: a.config.steps, signal: controller.signal, onEvent: log.event,
+    result = await runQuestion({
+      bridge: a.bridge, executor, question: a.question, files: a.files, steps: a.config.steps, stateDir: a.config.stateDir,
+      signal: controller.signal, onEvent: log.event,
     });
   } finally {
     log.stop();
     process.off('SIGINT', onSigint);
     await executor.close();
   }
-  try {
-    saveRun(a.config.stateDir, { root: executor.box.root, question: a.question, time: new Date().toISOString(), files: outcome.files });
-  } catch (error) {
-    io.err(`deepwork: the run's proposals could not be kept in ${a.config.stateDir} (${errnoOf(error) ?? messageOf(error)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`);
+  const { outcome, saveError } = result;
+  if (saveError !== undefined) {
+    io.err(`deepwork: the run's proposals could not be kept in ${a.config.stateDir} (${errnoOf(saveError) ?? messageOf(saveError)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`);
   }
-  const written = a.apply ? await writeFiles(executor.box, outcome.files, a.config, a.write) : undefined;
-  const report = written?.report ?? { files: previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
+  let report: ApplyReport;
+  let code: number = EXIT.ok;
+  if (a.apply) {
+    ({ report, code } = await writeFiles(executor.box, outcome.files, a.config, a.write));
+  } else {
+    const { previewFiles } = await import('./writing/apply.ts');
+    report = { files: outcome.files.length === 0 ? [] : previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
+  }
   if (a.write.json) {
-    printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) });
+    output.printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...output.filesJson(report) });
   } else {
     io.out(outcome.answer);
-    if (report.files.length > 0) io.out(`\n${listFiles(report, a.apply, a.write.diff)}`);
+    if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
   }
-  return written === undefined ? EXIT.ok : written.code;
+  return code;
 }
 
 // Writes proposals. Ctrl-C meanwhile finishes the file being written, records it in the set and stops (exit 130);
 // a file that could not be written makes the exit code 1.
 async function writeFiles(box: Sandbox, files: readonly FileBlock[], config: Config, write: Write): Promise<{ report: ApplyReport; code: number }> {
+  if (files.length === 0) return { report: { files: [], backupSet: undefined }, code: EXIT.ok };
+  const { applyFiles } = await import('./writing/apply.ts');
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -205,21 +219,17 @@ async function writeFiles(box: Sandbox, files: readonly FileBlock[], config: Con
   }
 }
 
-function filesJson(report: ApplyReport): { files: Array<{ path: string; status: string; applied: boolean; reason?: string }>; backupSet: string | null } {
-  return {
-    files: report.files.map((f) => ({ path: f.path, status: f.status, applied: f.written, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
-    backupSet: report.backupSet ?? null,
-  };
-}
-
 // `deepwork ui`: serves the pult until Ctrl-C; the URL with its token goes to stdout.
-async function ui(config: Config, guard: Guard, flags: { 'no-open'?: boolean | undefined }, cwd: string, io: Io): Promise<number> {
-  const executor = createExecutor(cwd, sandboxOf(config, guard));
+async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string, io: Io): Promise<number> {
+  const [{ createExecutor }, { launchPult, openInBrowser }, { createOllamaBridge }, { createDemoBridge }, { checkBridge }] = await Promise.all([
+    import('./reading/execute.ts'), import('./ui/launch.ts'), import('./bridge/ollama.ts'), import('./bridge/demo.ts'), import('./bridge/check.ts'),
+  ]);
+  const executor = createExecutor(cwd, box);
   const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
-  const launched = await launchPult(
-    { executor, bridge, host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, backupDir: config.backupDir, port: config.port },
-    config.stateDir,
-  );
+  const launched = await launchPult({
+    executor, bridge, demo: createDemoBridge, check: () => checkBridge(config.deepseekHost, config.deepseekModel),
+    host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
+  });
   io.out(launched.url);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
   if (flags['no-open'] !== true && !(await openInBrowser(launched.url))) io.err('deepwork: could not start the default browser; open the URL above.');
@@ -239,29 +249,27 @@ async function ui(config: Config, guard: Guard, flags: { 'no-open'?: boolean | u
 }
 
 // `deepwork apply`: the last run's proposals for this folder, written now.
-async function applyLastRun(config: Config, guard: Guard, write: Write, cwd: string, io: Io): Promise<number> {
-  const box = createSandbox(cwd, sandboxOf(config, guard));
+async function applyLastRun(config: Config, options: SandboxOptions, write: Write, cwd: string, io: Io): Promise<number> {
+  const [{ createSandbox }, { loadRun }, output] = await Promise.all([import('./reading/sandbox.ts'), import('./writing/runs.ts'), import('./console/output.ts')]);
+  const box = createSandbox(cwd, options);
   const run = loadRun(config.stateDir, box.root);
   if (run === undefined || run.files.length === 0) {
     io.err(`deepwork: ${run === undefined ? 'no run of deepwork in this folder yet' : 'the last run proposed no files'}; nothing to apply. Ask a question first.`);
     return EXIT.failure;
   }
   const { report, code } = await writeFiles(box, run.files, config, write);
-  if (write.json) printJson(io, filesJson(report));
-  else io.out(listFiles(report, true, write.diff));
+  if (write.json) output.printJson(io, output.filesJson(report));
+  else io.out(output.listFiles(report, true, write.diff));
   return code;
 }
 
-function undo(config: Config, guard: Guard, list: boolean, cwd: string, io: Io): number {
-  const box = createSandbox(cwd, sandboxOf(config, guard));
+async function undo(config: Config, options: SandboxOptions, list: boolean, cwd: string, io: Io): Promise<number> {
+  const [{ createSandbox }, { undoLast }, { setsOf }, output] = await Promise.all([
+    import('./reading/sandbox.ts'), import('./writing/undo.ts'), import('./writing/backup-sets.ts'), import('./console/output.ts'),
+  ]);
+  const box = createSandbox(cwd, options);
   if (list) {
-    const sets = setsOf(config.backupDir, box.root);
-    if (sets.length === 0) io.out('No applied sets for this folder.');
-    for (const set of sets) {
-      const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
-      const state = set.manifest.undone ? ' (undone)' : set.manifest.complete ? '' : ` (cut short: ${files.length} of ${set.manifest.files.length} files written)`;
-      io.out(`${set.name}${state}: ${files.join(', ')}`);
-    }
+    io.out(output.listSets(setsOf(config.backupDir, box.root)));
     return EXIT.ok;
   }
   const report = undoLast(box, config.backupDir);
@@ -269,64 +277,8 @@ function undo(config: Config, guard: Guard, list: boolean, cwd: string, io: Io):
     io.err('deepwork: no applied set of this folder to undo.');
     return EXIT.failure;
   }
-  io.out(`Undoing ${report.set.name}:`);
-  if (report.files.length === 0) io.out('  nothing to put back: no file of the set was written');
-  for (const f of report.files) io.out(`  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
+  io.out(output.undoneReport({ ...report, set: report.set }));
   return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
-}
-
-function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
-  // An apply stopped with Ctrl-C leaves many files unwritten for one reason: they are counted on one line.
-  const stopped = report.files.filter((f) => f.status === 'stopped');
-  const lines = report.files.filter((f) => !stopped.includes(f)).map((f) => {
-    const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
-    const state = !applied ? '' : f.written ? '  written' : f.reason?.startsWith('not written') === true ? '' : '  not written';
-    const reason = f.reason === undefined ? '' : `${state === '' && applied ? '  ' : ': '}${f.reason}`;
-    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
-    return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
-  });
-  if (stopped.length > 0) lines.push(`  stopped    ${formatCount(stopped.length)} more file${stopped.length === 1 ? '' : 's'} not written: Ctrl-C stopped the apply before them; they are as they were`);
-  const head = applied ? 'Files:' : 'Proposed files (not written; --apply writes them, or `deepwork apply` now):';
-  const backup = report.backupSet === undefined ? '' : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
-  return `${head}\n${lines.join('\n')}${backup}`;
-}
-
-// The step log on stderr; on a terminal, an elapsed-time line while the model is thinking.
-function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  let started = 0;
-  let received = 0;
-  let waitingStep = 0;
-  // The status line's own cursor controls go out as they are; nothing in it comes from the model.
-  const status = io.status ?? io.err;
-  const clear = () => {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-    if (io.isTTY) status('\r\x1b[K');
-  };
-  const tick = () => {
-    const so = received > 0 ? `, ${formatCount(received)} characters so far` : '';
-    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
-  };
-  return {
-    event(e) {
-      if (e.kind === 'sending') {
-        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters`);
-        started = Date.now();
-        received = 0;
-        waitingStep = e.step;
-        if (io.isTTY) timer = setInterval(tick, 1000);
-      } else if (e.kind === 'receiving') {
-        received = e.chars;
-      } else if (e.kind === 'replied') {
-        clear();
-        const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
-        const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
-        io.err(`step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
-      }
-    },
-    stop: clear,
-  };
 }
 
 // Runs the command line in this process: the entry point of bin/deepwork.js.
@@ -346,5 +298,3 @@ export function run(argv: string[]): void {
     },
   );
 }
-
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) run(process.argv.slice(2));

@@ -1,6 +1,6 @@
 // Run by the benchmark in a fresh process: what a FIND-heavy run does on the corpus, then the peak RSS in KB.
 
-import { createExecutor } from '../protocol/execute.ts';
+import { createExecutor } from '../reading/execute.ts';
 import { CORPUS } from './tools.ts';
 
 const executor = createExecutor(CORPUS);

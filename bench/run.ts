@@ -5,15 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createExecutor, type Executor } from '../protocol/execute.ts';
+import { fileURLToPath } from 'node:url';
+import { createExecutor, type Executor } from '../reading/execute.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import { defaultSecretNames } from '../protocol/sandbox.ts';
+import { defaultSecretNames } from '../reading/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
-import { adversarialReplies, realisticReply } from './replies.ts';
-import { growthFactor } from './growth.ts';
+import { adversarialReplies, realisticReply } from '../test/replies.ts';
+import { growthFactor } from '../test/growth.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const RARE = 'zzqqxxyy_rare';
@@ -43,26 +44,26 @@ async function main(): Promise<void> {
   // FIND, a full scan: a cold step (folder walked, nothing kept) against ripgrep's whole process.
   const rgRare = median(Array.from({ length: RUNS }, () => rg(RARE).ms));
   const cold = await measure(async () => {
-    executor.forget();
+    executor.reset();
     await find([RARE]);
   });
   rows.push(ratioRow('FIND rare text, full scan (walk included)', cold, rgRare, 'rg -F', 1.5));
 
   const rgCommon = median(Array.from({ length: RUNS }, () => rg(COMMON, '| head -100').ms));
   const common = await measure(async () => {
-    executor.forget();
+    executor.reset();
     await find([COMMON]);
   });
   rows.push(ratioRow('FIND common text, first 100 hits', common, rgCommon, 'rg -F | head -100', null));
 
   const five = await measure(async () => {
-    executor.forget();
+    executor.reset();
     await find(FIVE);
   });
   rows.push(ratioRow('5 FINDs in one step', five, cold, 'one FIND', 1.3));
 
   // FIND later in the same run: the walk and the text read before are kept.
-  executor.forget();
+  executor.reset();
   await find([RARE]);
   const warm = await measure(() => find([RARE_2]));
   rows.push(ratioRow('FIND again in the same run (warm)', warm, rgRare, 'rg -F', 0.3));
@@ -70,13 +71,13 @@ async function main(): Promise<void> {
   // LIST **/*.ts, first 300, against fd with the same rules.
   const fdList = median(Array.from({ length: RUNS }, () => processTime(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300`, CORPUS).ms));
   const list = await measure(async () => {
-    executor.forget();
+    executor.reset();
     await executor.answer([{ kind: 'list', mask: '**/*.ts', line: 0 }]);
   });
   rows.push(ratioRow('LIST **/*.ts, first 300 (walk included)', list, fdList, 'fd | head -300', 2));
 
   const tree = await measure(() => {
-    executor.forget();
+    executor.reset();
     return executor.tree();
   });
   rows.push(absoluteRow("First message's folder tree", tree, 50, 'ms'));
@@ -190,7 +191,7 @@ async function stepRow(executor: Executor, where: string, replies: string[], tar
 
 // Peak RSS of a fresh process doing what a FIND-heavy run does on the corpus.
 function peakRssRow(): Row {
-  const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(BENCH, 'rss-probe.ts')], { encoding: 'utf8', cwd: path.dirname(BENCH) });
+  const probe = spawnSync(process.execPath, [fileURLToPath(new URL('./rss-probe.js', import.meta.url))], { encoding: 'utf8', cwd: path.dirname(BENCH) });
   const kb = Number(probe.stdout.trim());
   const mb = kb / 1024;
   return { what: 'Peak RSS during FIND on the corpus', deepwork: `${mb.toFixed(0)} MB`, reference: '—', ratio: '—', target: '≤ 200 MB', met: Number.isFinite(mb) ? mb <= 200 : false };

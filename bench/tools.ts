@@ -3,9 +3,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { INSTALL_DIR } from '../app/install.ts';
 
-export const BENCH = path.dirname(fileURLToPath(import.meta.url));
+// The bench folder of the sources (the compiled bench runs from dist/bench): the corpus and results live there.
+export const BENCH = path.join(INSTALL_DIR, 'bench');
 export const CORPUS = path.join(BENCH, 'corpus', 'node_modules');
 
 // The corpus: real code from the pinned packages of bench/corpus/package-lock.json, installed on first use.

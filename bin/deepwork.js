@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// Starts deepwork from any folder. The sources are TypeScript; tsx runs them on every Node version from 20 on
-// (Node's own type stripping does not work for packages installed under node_modules).
-import { register } from 'tsx/esm/api';
+// Starts deepwork from any folder: the compiled JavaScript in dist/, which `npm install` builds.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { run } = await import(new URL('../deepwork.ts', import.meta.url).href);
+const entry = new URL('../dist/deepwork.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(`deepwork: it is not built yet (${fileURLToPath(entry)} is missing). Run "npm install" in deepwork's folder.\n`);
+  process.exit(1);
+}
+const { run } = await import(entry.href);
 run(process.argv.slice(2));

@@ -3,7 +3,8 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import { DeepworkError, errnoOf, messageOf } from '../protocol/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
+import { formatDuration } from '../app/text.ts';
 
 export type Response = { status: number; contentType: string; body: AsyncIterable<Buffer> };
 
@@ -86,12 +87,4 @@ function connectionError(url: URL, error: unknown): DeepworkError {
     return new DeepworkError('BRIDGE_DOWN', `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge (deepseek-api: its start.cmd; Ollama: ollama serve), or point deepseekHost in config.json or --host at it.`, { cause: error });
   }
   return new DeepworkError('BRIDGE_DOWN', `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`, { cause: error });
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
-  return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }

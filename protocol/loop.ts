@@ -1,7 +1,7 @@
 // The loop: send the transcript, read the reply, answer its requests, send the grown transcript, until the model
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
-import type { Executor } from './execute.ts';
+import type { Executor } from '../reading/execute.ts';
 import { parseReply, type FileBlock, type Request } from './parse.ts';
 import { renderResults } from './results.ts';
 import { firstMessage, nextMessage, type Texts } from './transcript.ts';
@@ -18,7 +18,7 @@ export type LoopEvent =
   | { kind: 'sending'; step: number; steps: number; chars: number }
   | { kind: 'receiving'; step: number; chars: number }
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
-  | { kind: 'answered-requests'; step: number; results: number; chars: number };
+  | { kind: 'answered-requests'; step: number; requests: number; chars: number };
 
 export type LoopInput = {
   bridge: Bridge;
@@ -47,7 +47,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const { bridge, executor, texts, steps } = input;
   const signal = input.signal ?? new AbortController().signal;
   const emit = input.onEvent ?? (() => {});
-  executor.forget();
+  executor.reset();
   const attached = input.files !== undefined && input.files.length > 0
     ? renderResults(await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }]))
     : '';
@@ -82,7 +82,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     previousKey = key;
 
     const results = renderResults(await executor.answer(parsed.requests));
-    emit({ kind: 'answered-requests', step, results: parsed.requests.length, chars: results.length });
+    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars: results.length });
     message = nextMessage(message, reply, results, texts, step + 1 >= steps);
   }
 }

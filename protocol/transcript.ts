@@ -2,8 +2,9 @@
 // the first message, then each previous answer and the results of its requests.
 
 import fs from 'node:fs';
-import type { Limits } from './execute.ts';
-import { formatCount } from './text.ts';
+import type { Limits } from '../reading/execute.ts';
+import { formatCount } from '../app/text.ts';
+import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
 
 export type Texts = { instructions: string; reminder: string; lastStep: string };
 
@@ -14,7 +15,13 @@ const INSTRUCTIONS = new URL('./instructions.md', import.meta.url);
 export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Texts {
   const sections = new Map<string, string[]>();
   let current: string[] | undefined;
-  for (const line of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
+  let source: string;
+  try {
+    source = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} cannot be read (${errnoOf(error) ?? messageOf(error)}). Reinstall deepwork (npm install) to bring it back.`, { cause: error });
+  }
+  for (const line of source.split(/\r?\n/)) {
     if (line.startsWith('# ')) {
       current = [];
       sections.set(line.slice(2).trim(), current);
@@ -24,7 +31,9 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
   }
   const section = (name: string): string => {
     const lines = sections.get(name);
-    if (lines === undefined) throw new Error(`${String(file)} has no "# ${name}" section`);
+    if (lines === undefined) {
+      throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} has no "# ${name}" section. It needs "# instructions", "# reminder" and "# last step"; compare with the one deepwork ships.`);
+    }
     return lines.join('\n').trim().replace(/\{(\w+)\}/g, (all, key: string) => {
       const value = (limits as Record<string, number | undefined>)[key];
       return value === undefined ? all : formatCount(value);

@@ -4,10 +4,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { applyFiles, previewFiles, type Applied } from '../protocol/apply.ts';
-import { createSandbox } from '../protocol/sandbox.ts';
-import { setsOf, type FsOps } from '../protocol/backup.ts';
-import { undoLast } from '../protocol/undo.ts';
+import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
+import { createSandbox } from '../reading/sandbox.ts';
+import { setsOf } from '../writing/backup-sets.ts';
+import type { FsOps } from '../writing/atomic.ts';
+import { undoLast } from '../writing/undo.ts';
 import type { FileBlock } from '../protocol/parse.ts';
 import { tempFolder } from './helpers.ts';
 

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startFakeBridge } from './fake-bridge.ts';
+import { INSTALL_DIR } from '../app/install.ts';
 import { freePort, tempFolder } from './helpers.ts';
 
-const HOME = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const HOME = INSTALL_DIR;
 const BIN = path.join(HOME, 'bin', 'deepwork.js');
 
 type Run = { code: number | null; stdout: string; stderr: string };
@@ -28,7 +28,7 @@ function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?
 
 // A copy of deepwork at another place, as an install there would look; node_modules is linked, not copied.
 function installCopy(install: string): void {
-  for (const item of ['bin', 'protocol', 'bridge', 'ui', 'deepwork.ts', 'package.json', 'start-deepwork.sh']) {
+  for (const item of ['bin', 'dist', 'package.json', 'start-deepwork.sh']) {
     fs.cpSync(path.join(HOME, item), path.join(install, item), { recursive: true });
   }
   fs.symlinkSync(path.join(HOME, 'node_modules'), path.join(install, 'node_modules'));
@@ -161,7 +161,7 @@ describe('usage and config errors', () => {
 
   it('takes host, model and steps from the config, and lets flags win', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: x ===' }) });
-    const file = configFile(configs, { deepseekHost: fake.host, deepseekModel: 'from-config', steps: 2 });
+    const file = configFile(configs, { deepseekHost: fake.host, deepseekModel: 'from-config', steps: 2, stateDir: path.join(configs, 'state'), backupDir: path.join(configs, 'backup') });
     const run = await deepwork(['q', '--config', file, '--json'], project);
     assert.equal((JSON.parse(run.stdout) as { steps: number }).steps, 2);
     assert.equal(fake.chats[0]?.model, 'from-config');

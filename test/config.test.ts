@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { HOME, defaultConfig, loadConfig } from '../protocol/config.ts';
+import { defaultConfig, loadConfig } from '../app/config.ts';
+import { INSTALL_DIR as HOME } from '../app/install.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('loadConfig', () => {

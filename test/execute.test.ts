@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createExecutor } from '../protocol/execute.ts';
+import { createExecutor } from '../reading/execute.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
-import { openFile, readLines } from '../protocol/read.ts';
+import { openFile, readLines } from '../reading/read.ts';
 import { tempFolder, thirtyThousandFiles, writeFiles } from './helpers.ts';
 
 async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {

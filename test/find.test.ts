@@ -2,8 +2,8 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFinder, type SearchFile } from '../protocol/find.ts';
-import { indexOfNeedle, needleOf } from '../protocol/search.js';
+import { createFinder, type SearchFile } from '../reading/find.ts';
+import { indexOfNeedle, needleOf } from '../reading/search.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('indexOfNeedle', () => {
@@ -52,11 +52,11 @@ describe('createFinder', () => {
     assert.deepEqual([nowhere?.hits.length, nowhere?.cut], [0, false]);
   });
 
-  it('answers a later step from what it kept, and reads again after forget()', async () => {
+  it('answers a later step from what it kept, and reads again after reset()', async () => {
     const first = await parallel.find(files, ['needle_rare'], options);
     assert.equal(first[0]?.hits.length, 1);
     fs.appendFileSync(path.join(root, 'd0/f1.js'), 'needle_rare(2);\n');
-    parallel.forget();
+    parallel.reset();
     const fresh = await parallel.find(files, ['needle_rare'], options);
     assert.deepEqual(fresh[0]?.hits.map((h) => h.path), ['d0/f1.js', 'd25/f99.js']);
   });

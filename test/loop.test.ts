@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createExecutor } from '../protocol/execute.ts';
+import { createExecutor } from '../reading/execute.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';

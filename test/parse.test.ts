@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReply, type Request } from '../protocol/parse.ts';
-import { adversarialReplies } from '../bench/replies.ts';
-import { growthFactor } from '../bench/growth.ts';
+import { adversarialReplies } from './replies.ts';
+import { growthFactor } from './growth.ts';
 
 function requests(reply: string): Request[] {
   return parseReply(reply).requests.map((r) => ({ ...r, line: 0 }));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createSandbox, normalizeRequest, resolvePath, resolveTarget } from '../protocol/sandbox.ts';
+import { createSandbox, normalizeRequest, resolvePath, resolveTarget } from '../reading/sandbox.ts';
 import { tempFolder, writeFiles } from './helpers.ts';
 
 describe('normalizeRequest', () => {

@@ -4,20 +4,22 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
-import { createExecutor } from '../protocol/execute.ts';
+import { pultOptions } from './pult-options.ts';
+import { createExecutor } from '../reading/execute.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
 import { tempFolder, thirtyThousandFiles } from './helpers.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+// Screenshots go to DEEPWORK_ARTIFACTS when it is set, else to a temp folder: a test run writes nothing into the repository.
+const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
 const required = process.env.DEEPWORK_REQUIRE_BROWSER === '1';
 
 if (executable === undefined) {
@@ -59,7 +61,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     });
     const executor = createExecutor(root, { backupDir });
     const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 });
-    pult = await startPult({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, port: 0 });
+    pult = await startPult(pultOptions({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, port: 0 }));
     browser = await chromium.launch({
       executablePath: executable ?? '',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -141,7 +143,7 @@ describe('the pult in Chromium on a 30,000-file folder', { skip: executable === 
 
   before(async () => {
     const executor = createExecutor(root);
-    pult = await startPult({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir: path.join(root, '..', 'unused-backup'), port: 0 });
+    pult = await startPult(pultOptions({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir: path.join(root, '..', 'unused-backup'), port: 0 }));
     browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   });
   after(async () => {
@@ -175,7 +177,7 @@ describe('a hostile page in the same Chromium (hardening issue 9)', { skip: exec
 
   before(async () => {
     const bridge = { label: 'counting', chat: () => Promise.resolve(`answer ${++asked}`) };
-    pult = await startPult({ executor: createExecutor(root), bridge, host: 'h', model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 });
+    pult = await startPult(pultOptions({ executor: createExecutor(root), bridge, host: 'h', model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 }));
     // Another site the user has open: a page on another loopback port, so another origin.
     hostile = http.createServer((_req, res) => res.end('<!doctype html><title>evil</title>'));
     await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));

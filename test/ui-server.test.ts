@@ -6,12 +6,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startPult, type Pult } from '../ui/server.ts';
+import { pultOptions } from './pult-options.ts';
 import { launchPult } from '../ui/launch.ts';
-import { createExecutor } from '../protocol/execute.ts';
+import { createExecutor } from '../reading/execute.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
-import { DeepworkError } from '../protocol/errors.ts';
+import { DeepworkError } from '../app/errors.ts';
 import { tempFolder } from './helpers.ts';
-import { isRecord } from '../protocol/unknown.ts';
+import { isRecord } from '../app/unknown.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -50,7 +51,7 @@ describe('the pult server', () => {
   const token = 'test-token-0123456789abcdef';
   before(async () => {
     const executor = createExecutor(root, { backupDir });
-    pult = await startPult({ executor, bridge: createDemoBridge(), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir, port: 0, token });
+    pult = await startPult(pultOptions({ executor, bridge: createDemoBridge(), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir, port: 0, token }));
   });
   after(() => pult.close());
 
@@ -139,7 +140,7 @@ describe('the pult server', () => {
   it('refuses a second question while one runs', async () => {
     const executor = createExecutor(root, { backupDir });
     const slow = { label: 'slow', chat: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 1000)) };
-    const busy = await startPult({ executor, bridge: slow, host: 'h', model: 'm', steps: 1, backupDir, port: 0, token });
+    const busy = await startPult(pultOptions({ executor, bridge: slow, host: 'h', model: 'm', steps: 1, backupDir, port: 0, token }));
     try {
       const post = (route: string, body: unknown) => send(busy.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { Host: `127.0.0.1:${busy.port}`, 'x-deepwork-token': token, 'content-type': 'application/json' } });
       assert.equal((await post('/api/ask', { question: 'one' })).status, 200);
@@ -159,7 +160,7 @@ describe('the pult server under attack (hardening issue 9)', () => {
   const token = 'test-token-0123456789abcdef';
   const proposing = { label: 'proposing', chat: () => Promise.resolve('Here.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===') };
   before(async () => {
-    pult = await startPult({ executor: createExecutor(root, { backupDir }), bridge: proposing, host: 'h', model: 'm', steps: 2, backupDir, port: 0, token });
+    pult = await startPult(pultOptions({ executor: createExecutor(root, { backupDir }), bridge: proposing, host: 'h', model: 'm', steps: 2, backupDir, port: 0, token }));
   });
   after(() => pult.close());
   const origin = () => `http://127.0.0.1:${pult.port}`;
@@ -227,33 +228,48 @@ describe('launchPult', () => {
     const root = tempFolder({ 'a.js': '' });
     const stateDir = tempFolder();
     const backupDir = path.join(stateDir, 'backup');
-    const options = { executor: createExecutor(root, { backupDir }), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir, port: 0 };
-    const first = await launchPult(options, stateDir);
+    const options = pultOptions({ executor: createExecutor(root, { backupDir }), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir, port: 0, stateDir });
+    const first = await launchPult(options);
     assert.ok(first.pult !== undefined);
+    const registration = path.join(stateDir, `pult-${first.pult.port}.json`);
     try {
-      const again = await launchPult({ ...options, port: first.pult.port }, stateDir);
+      assert.ok(fs.existsSync(registration));
+      const again = await launchPult({ ...options, port: first.pult.port });
       assert.deepEqual([again.reused, again.url], [true, first.url]);
       const other = { ...options, executor: createExecutor(tempFolder(), { backupDir }), port: first.pult.port };
-      await assert.rejects(launchPult(other, stateDir), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN' && /--port \d+/.test(error.message));
+      await assert.rejects(launchPult(other), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN' && /--port \d+/.test(error.message));
     } finally {
       await first.pult.close();
     }
+    // A pult that stopped takes its registration with it.
+    assert.equal(fs.existsSync(registration), false);
     const blocker = http.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      await assert.rejects(launchPult({ ...options, port }, stateDir), new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is taken by another program`));
+      await assert.rejects(launchPult({ ...options, port }), new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is taken by another program`));
     } finally {
       blocker.close();
     }
-    assert.ok(fs.existsSync(path.join(stateDir, `pult-${first.pult.port}.json`)));
+  });
+
+  it('removes the registrations of pults whose process is gone', async () => {
+    const stateDir = tempFolder({ 'pult-1.json': JSON.stringify({ root: '/x', url: 'http://127.0.0.1:1/?token=dead', instance: 'i', pid: 2 ** 22 + 1 }), 'pult-2.json': 'not json', 'other.json': '{}' });
+    const options = pultOptions({ executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 0, stateDir });
+    const launched = await launchPult(options);
+    try {
+      assert.deepEqual(fs.readdirSync(stateDir).filter((n) => n !== `pult-${launched.pult?.port ?? 0}.json`).sort(), ['other.json']);
+    } finally {
+      await launched.pult?.close();
+    }
   });
 
   it('names the port and the way out when it cannot listen there at all', async () => {
-    const options = { executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 70_000 };
-    await assert.rejects(launchPult(options, tempFolder()), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN' && /cannot listen on 127\.0\.0\.1:70000 .*--port/.test(error.message));
+    const options = pultOptions({ executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 70_000 });
+    await assert.rejects(launchPult(options), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_INVALID' && /cannot listen on 127\.0\.0\.1:70000 .*--port/.test(error.message));
   });
 });
+
 
 
 function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } {

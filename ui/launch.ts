@@ -5,8 +5,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { DeepworkError, errnoOf, messageOf } from '../protocol/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
+import { isRecord } from '../app/unknown.ts';
+import { writeAtomic } from '../writing/atomic.ts';
 
 type Registration = { root: string; url: string; instance: string; pid: number };
 
@@ -16,22 +18,26 @@ function registrationFile(stateDir: string, port: number): string {
 
 export type Launched = { pult: Pult | undefined; url: string; reused: boolean };
 
-// Starts the pult, or finds the one already serving this folder on that port.
-export async function launchPult(options: PultOptions, stateDir: string): Promise<Launched> {
+// Starts the pult, or finds the one already serving this folder on that port. Registrations of pults that are gone
+// are removed on the way.
+export async function launchPult(options: PultOptions): Promise<Launched> {
+  const { stateDir } = options;
+  removeStale(stateDir);
   try {
     const pult = await startPult(options);
     const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
     try {
       fs.mkdirSync(stateDir, { recursive: true });
-      fs.writeFileSync(registrationFile(stateDir, pult.port), JSON.stringify(registration), { mode: 0o600 });
+      writeAtomic(fs, registrationFile(stateDir, pult.port), Buffer.from(JSON.stringify(registration)), 0o600);
     } catch {
       // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
     }
-    return { pult, url: pult.url, reused: false };
+    const close = pult.close;
+    return { pult: { ...pult, close: () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port))) }, url: pult.url, reused: false };
   } catch (error) {
     const code = errnoOf(error);
-    if (code === 'EACCES') throw new DeepworkError('PORT_TAKEN', `Port ${options.port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
-    if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_TAKEN', `The pult cannot listen on 127.0.0.1:${options.port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${options.port + 1}`, { cause: error });
+    if (code === 'EACCES') throw new DeepworkError('PORT_DENIED', `Port ${options.port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
+    if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_INVALID', `The pult cannot listen on 127.0.0.1:${options.port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${Math.min(options.port + 1, 65535)}`, { cause: error });
   }
   const running = await samePult(stateDir, options.port, options.executor.box.root);
   if (running !== undefined) return { pult: undefined, url: running, reused: true };
@@ -40,22 +46,56 @@ export async function launchPult(options: PultOptions, stateDir: string): Promis
 
 // The URL of a live pult for `root` on `port`, proven by asking it for its instance id.
 async function samePult(stateDir: string, port: number, root: string): Promise<string | undefined> {
-  let registration: unknown;
+  const registration = readRegistration(registrationFile(stateDir, port));
+  if (registration === undefined || registration.root !== root) return undefined;
+  const url = new URL(registration.url);
+  const answer = await getJson(`http://127.0.0.1:${port}/api/ping?token=${url.searchParams.get('token') ?? ''}`);
+  return isRecord(answer) && answer.instance === registration.instance ? registration.url : undefined;
+}
+
+function readRegistration(file: string): Registration | undefined {
+  let value: unknown;
   try {
-    registration = JSON.parse(fs.readFileSync(registrationFile(stateDir, port), 'utf8'));
+    value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     return undefined;
   }
-  if (!isRegistration(registration) || registration.root !== root) return undefined;
-  const url = new URL(registration.url);
-  const answer = await getJson(`http://127.0.0.1:${port}/api/ping?token=${url.searchParams.get('token') ?? ''}`);
-  return typeof answer === 'object' && answer !== null && 'instance' in answer && answer.instance === registration.instance ? registration.url : undefined;
+  if (!isRecord(value) || typeof value.root !== 'string' || typeof value.url !== 'string' || typeof value.instance !== 'string' || typeof value.pid !== 'number') return undefined;
+  return { root: value.root, url: value.url, instance: value.instance, pid: value.pid };
 }
 
-function isRegistration(value: unknown): value is Registration {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return typeof r.root === 'string' && typeof r.url === 'string' && typeof r.instance === 'string' && typeof r.pid === 'number';
+// Registrations whose process is gone (a pult killed, a machine restarted): they hold a dead token and nothing else.
+function removeStale(stateDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^pult-\d+\.json$/.test(name)) continue;
+    const file = path.join(stateDir, name);
+    const registration = readRegistration(file);
+    if (registration === undefined || !isAlive(registration.pid)) removeQuietly(file);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return errnoOf(error) === 'EPERM';
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already gone.
+  }
 }
 
 function getJson(url: string): Promise<unknown> {

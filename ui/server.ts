@@ -5,15 +5,13 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Executor } from '../protocol/execute.ts';
+import type { Executor } from '../reading/execute.ts';
 import type { Bridge } from '../protocol/loop.ts';
-import { absOf, walk } from '../protocol/walk.ts';
-import { DeepworkError, messageOf } from '../protocol/errors.ts';
-import { checkBridge, type CheckReport } from '../bridge/check.ts';
-import { createDemoBridge, DEMO_LABEL } from '../bridge/demo.ts';
+import { readPathOf, walk } from '../reading/walk.ts';
+import { DeepworkError, messageOf } from '../app/errors.ts';
 import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
-import { isRecord } from '../protocol/unknown.ts';
+import { isRecord } from '../app/unknown.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -25,9 +23,17 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 const MAX_BODY = 1 << 20;
 const TREE_LIMIT = 50_000;
 
+// What the page shows of the bridge's state: as --check reports it.
+export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; model: string; message: string };
+
 export type PultOptions = {
   executor: Executor;
   bridge: Bridge;
+  // The offline demo bridge, for a question asked with "demo"; and the bridge's check, for the state line.
+  demo: () => Bridge;
+  check: () => Promise<BridgeCheck>;
+  // Where runs are kept for `deepwork apply`, and the pult's registration.
+  stateDir: string;
   host: string;
   model: string;
   steps: number;
@@ -47,8 +53,9 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     const text = JSON.stringify(message);
     for (const socket of sockets) socket.send(text);
   };
-  const session = new Session({ executor: options.executor, backupDir: options.backupDir, steps: options.steps, send });
-  let lastCheck: CheckReport | undefined;
+  const session = new Session({ executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, send });
+  let lastCheck: BridgeCheck | undefined;
+  const demoLabel = options.demo().label;
   let port = options.port;
 
   const api: Record<string, (body: unknown) => Promise<unknown> | unknown> = {
@@ -56,17 +63,17 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     'GET /api/state': () => ({
       root: options.executor.box.root,
       rootName: path.basename(options.executor.box.root),
-      bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: DEMO_LABEL },
+      bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: demoLabel },
       steps: options.steps,
       check: lastCheck ?? null,
       running: session.running,
       runs: session.runs,
     }),
     'GET /api/tree': () => fileTree(options.executor),
-    'GET /api/check': async () => (lastCheck = await checkBridge(options.host, options.model)),
+    'GET /api/check': async () => (lastCheck = await options.check()),
     'POST /api/ask': (body) => {
       const input = askInput(body, options.steps);
-      const bridge = input.demo ? createDemoBridge() : options.bridge;
+      const bridge = input.demo ? options.demo() : options.bridge;
       return { id: session.ask(input.question, input.files, input.steps, bridge).id };
     },
     'POST /api/stop': () => ({ stopped: session.stop() }),
@@ -249,7 +256,7 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
     if (files.length >= TREE_LIMIT) continue;
     let size = 0;
     try {
-      size = fs.statSync(absOf(executor.box, entry.rel)).size;
+      size = fs.statSync(readPathOf(executor.box, entry)).size;
     } catch {
       // Gone since the walk saw it: size unknown.
     }

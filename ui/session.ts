@@ -2,16 +2,16 @@
 // server feeds actions in; every change goes out to the page as a message.
 
 import MarkdownIt from 'markdown-it';
-import type { Executor } from '../protocol/execute.ts';
-import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
-import { loadTexts } from '../protocol/transcript.ts';
-import { applyFiles, previewFiles, type Applied } from '../protocol/apply.ts';
-import { undoLast, type UndoReport } from '../protocol/undo.ts';
+import type { Executor } from '../reading/execute.ts';
+import type { Bridge, LoopEvent } from '../protocol/loop.ts';
+import { runQuestion } from '../app/question.ts';
+import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
+import { undoLast, type UndoReport } from '../writing/undo.ts';
 import type { FileBlock } from '../protocol/parse.ts';
-import { normalizeRequest } from '../protocol/sandbox.ts';
-import { DeepworkError, messageOf } from '../protocol/errors.ts';
-import { formatDuration } from '../bridge/http.ts';
-import { formatCount } from '../protocol/text.ts';
+import { normalizeRequest } from '../reading/sandbox.ts';
+import { DeepworkError, messageOf } from '../app/errors.ts';
+import { formatDuration } from '../app/text.ts';
+import { formatCount } from '../app/text.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });
@@ -37,7 +37,7 @@ export type Outgoing =
   | { type: 'run'; run: RunView }
   | { type: 'progress'; id: number; received: number };
 
-export type SessionOptions = { executor: Executor; backupDir: string; steps: number; send: (message: Outgoing) => void };
+export type SessionOptions = { executor: Executor; backupDir: string; stateDir: string; steps: number; send: (message: Outgoing) => void };
 
 export class Session {
   readonly runs: RunView[] = [];
@@ -63,12 +63,10 @@ export class Session {
     this.runs.push(run);
     const controller = new AbortController();
     this.controller = controller;
-    const { executor } = this.options;
-    runLoop({
-      bridge, executor, texts: loadTexts(executor.limits), question, files, steps, signal: controller.signal,
-      onEvent: (e) => this.onEvent(run, e, steps),
-    }).then(
-      (outcome) => {
+    const { executor, stateDir } = this.options;
+    runQuestion({ bridge, executor, question, files, steps, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
+      ({ outcome, saveError }) => {
+        if (saveError !== undefined) run.log.push(`The proposals could not be kept in ${stateDir} (${messageOf(saveError)}); \`deepwork apply\` will not find them.`);
         run.state = 'answered';
         run.stop = outcome.stop;
         run.answerHtml = markdown.render(outcome.answer);
@@ -159,7 +157,7 @@ export class Session {
       const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
       run.log.push(`Step ${e.step}/${steps}: reply of ${n(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}.`);
     } else {
-      run.log.push(`Step ${e.step}/${steps}: answered ${e.results} request${e.results === 1 ? '' : 's'} with ${n(e.chars)} characters.`);
+      run.log.push(`Step ${e.step}/${steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${n(e.chars)} characters.`);
     }
     this.options.send({ type: 'run', run });
   }

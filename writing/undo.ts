@@ -8,9 +8,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { backupCopy, isTempName, saveManifest, setsOf, sha256, writeAtomic, type FsOps, type ManifestFile, type SetInfo } from './backup.ts';
-import { DeepworkError, errnoOf, messageOf } from './errors.ts';
-import { isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from './sandbox.ts';
+import { backupCopy, saveManifest, setsOf, sha256, type ManifestFile, type SetInfo } from './backup-sets.ts';
+import { isTempName, writeAtomic, type FsOps } from './atomic.ts';
+import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
+import { isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 
 export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
 export type UndoReport = { set: SetInfo | undefined; files: Undone[] };

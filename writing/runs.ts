@@ -4,8 +4,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeepworkError } from './errors.ts';
-import type { FileBlock } from './parse.ts';
+import { DeepworkError } from '../app/errors.ts';
+import type { FileBlock } from '../protocol/parse.ts';
+import { isRecord } from '../app/unknown.ts';
+import { writeAtomic } from './atomic.ts';
 
 export type SavedRun = { root: string; question: string; time: string; files: FileBlock[] };
 
@@ -17,9 +19,7 @@ function runFile(stateDir: string, root: string): string {
 export function saveRun(stateDir: string, run: SavedRun): void {
   const file = runFile(stateDir, run.root);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(run));
-  fs.renameSync(temp, file);
+  writeAtomic(fs, file, Buffer.from(JSON.stringify(run)), 0o600);
 }
 
 // The last run of this project, or undefined when there was none.
@@ -37,12 +37,11 @@ export function loadRun(stateDir: string, root: string): SavedRun | undefined {
 }
 
 function isRun(value: unknown): value is SavedRun {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return typeof r.root === 'string' && typeof r.question === 'string' && typeof r.time === 'string'
-    && Array.isArray(r.files) && r.files.every((f: unknown) => {
-      if (typeof f !== 'object' || f === null) return false;
-      const b = f as Record<string, unknown>;
-      return b.kind === 'file' && typeof b.path === 'string' && typeof b.content === 'string' && typeof b.complete === 'boolean' && typeof b.line === 'number';
-    });
+  return isRecord(value) && typeof value.root === 'string' && typeof value.question === 'string' && typeof value.time === 'string'
+    && Array.isArray(value.files) && value.files.every(isFileBlock);
+}
+
+function isFileBlock(value: unknown): value is FileBlock {
+  return isRecord(value) && value.kind === 'file' && typeof value.path === 'string' && typeof value.content === 'string'
+    && typeof value.complete === 'boolean' && typeof value.line === 'number';
 }

@@ -4,9 +4,9 @@
 
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { createKeeper, searchFiles, type Hit } from './search.js';
-import type { FindHit } from './results.ts';
-import { isRecord } from './unknown.ts';
+import { createKeeper, searchFiles, type Hit } from './search.ts';
+import type { FindHit } from '../protocol/results.ts';
+import { isRecord } from '../app/unknown.ts';
 
 // Below this many files, a worker costs more than it saves.
 const PARALLEL_MIN_FILES = 2_000;
@@ -21,7 +21,7 @@ export type FindOptions = { maxHits: number; lineChars: number };
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
   // Drops what was kept: the next FIND reads the files again.
-  forget(): void;
+  reset(): void;
   close(): Promise<void>;
 };
 
@@ -77,7 +77,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       }
       return outcomes(files, list, found, options.maxHits);
     },
-    forget() {
+    reset() {
       assigned = undefined;
     },
     close: stop,
@@ -95,7 +95,7 @@ function outcomes(files: readonly SearchFile[], texts: string[], found: Hit[], m
 
 function startWorkers(count: number): Worker[] {
   return Array.from({ length: count }, () => {
-    // execArgv empty: the worker is plain JavaScript and needs no TypeScript loader, which costs seconds to start.
+    // The compiled worker beside this compiled file; execArgv empty: it needs none of the parent's flags.
     const worker = new Worker(new URL('./find-worker.js', import.meta.url), {
       execArgv: [],
       // A small young generation: the worker allocates little besides its arena, and each MB here is RSS.

@@ -1,9 +1,6 @@
-// @ts-check
-// The literal search over one file's bytes, shared by the main thread and the search workers. Plain JavaScript (typed
-// with JSDoc and checked by tsc) because worker threads load it without a TypeScript loader.
+// The literal search over one file's bytes, shared by the main thread and the search workers.
 
 import fs from 'node:fs';
-
 import path from 'node:path';
 
 // Non-blocking, so a file swapped for a FIFO cannot hang the read; no-follow, so a file swapped for a symlink since
@@ -18,14 +15,10 @@ const BEGIN = Buffer.from('-----' + 'BEGIN ');
 const PRIVATE = Buffer.from('PRIVATE ' + 'KEY');
 const PUTTY = Buffer.from('PuTTY-User-' + 'Key-File-');
 
-/**
- * Whether bytes hold a private key: a PEM block (`-----BEGIN … PRIVATE KEY-----`, which covers RSA, EC, OpenSSH,
- * PKCS#8 and PGP's `PRIVATE KEY BLOCK`) or a PuTTY key file. Such a file is never sent, whatever its name.
- * (The markers are built from pieces so that this file does not hold one.)
- * @param {Uint8Array} bytes
- * @returns {boolean}
- */
-export function holdsPrivateKey(bytes) {
+// Whether bytes hold a private key: a PEM block (`-----BEGIN … PRIVATE KEY-----`, which covers RSA, EC, OpenSSH,
+// PKCS#8 and PGP's `PRIVATE KEY BLOCK`) or a PuTTY key file. Such a file is never sent, whatever its name.
+// (The markers are built from pieces so that this file does not hold one.)
+export function holdsPrivateKey(bytes: Uint8Array): boolean {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.indexOf(PUTTY) !== -1) return true;
   for (let at = b.indexOf(BEGIN); at !== -1; at = b.indexOf(BEGIN, at + 1)) {
@@ -37,17 +30,11 @@ export function holdsPrivateKey(bytes) {
   return false;
 }
 
-/**
- * Whether the folders on the way to a file are still the real folders the walk saw, not symlinks made since: each
- * folder is looked at once per search (an lstat), up to the root.
- * @param {string} root
- * @returns {(abs: string) => boolean}
- */
-export function createWayCheck(root) {
-  /** @type {Map<string, boolean>} */
-  const known = new Map([[root, true]]);
-  /** @param {string} dir @returns {boolean} */
-  const folderOk = (dir) => {
+// Whether the folders on the way to a file are still the real folders the walk saw, not symlinks made since: each
+// folder is looked at once per search (an lstat), up to the root.
+export function createWayCheck(root: string): (abs: string) => boolean {
+  const known = new Map<string, boolean>([[root, true]]);
+  const folderOk = (dir: string): boolean => {
     const seen = known.get(dir);
     if (seen !== undefined) return seen;
     const up = path.dirname(dir);
@@ -66,27 +53,21 @@ export function createWayCheck(root) {
   return (abs) => folderOk(path.dirname(abs));
 }
 
-/** @typedef {{ line: number, text: string }} LineHit */
-/** @typedef {{ bytes: Buffer, rare: number }} Needle the text and the position of its rarest byte, or -1 */
-/** @typedef {[pattern: number, file: number, line: number, text: string]} Hit */
+type LineHit = { line: number; text: string };
+// The text and the position of its rarest byte, or -1.
+export type Needle = { bytes: Buffer; rare: number };
+export type Hit = [pattern: number, file: number, line: number, text: string];
+// A file of a searcher's share: its index in the run's list and where it is read.
+export type Assigned = { index: number; abs: string };
 
-/**
- * @param {Uint8Array} bytes
- * @returns {boolean}
- */
-export function isBinary(bytes) {
+export function isBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, SNIFF).indexOf(0) !== -1;
 }
 
-/**
- * Reads a file that the walk saw as a regular file into `buffer` when it fits; 'large' when it does not (it is then
- * searched chunk by chunk). Opened non-blocking, so a file swapped for a FIFO cannot hang the read.
- * @param {string} abs
- * @param {Buffer} buffer
- * @returns {Buffer | 'large' | undefined} a view into `buffer`, valid until the next read
- */
-function readFile(abs, buffer) {
-  let fd;
+// Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
+// 'large' when it does not (it is then searched chunk by chunk).
+function readFile(abs: string, buffer: Buffer): Buffer | 'large' | undefined {
+  let fd: number;
   try {
     fd = fs.openSync(abs, OPEN_FLAGS);
   } catch {
@@ -102,26 +83,17 @@ function readFile(abs, buffer) {
   }
 }
 
-/**
- * Searches a file too large for the buffer, one buffer at a time, cut at line ends so lines and their numbers stay
- * whole: memory stays at the buffer's size whatever the file's. A single line longer than the buffer is searched in
- * pieces, and a text that straddles two pieces of it is missed.
- * @param {string} abs
- * @param {Buffer} buffer
- * @param {Needle[]} needles
- * @param {number[]} left hits still wanted per needle; counted down
- * @param {number} lineChars
- * @param {(needle: number, hit: LineHit) => void} onHit
- */
-function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
-  let fd;
+// Searches a file too large for the buffer, one buffer at a time, cut at line ends so lines and their numbers stay
+// whole: memory stays at the buffer's size whatever the file's. A single line longer than the buffer is searched in
+// pieces, and a text that straddles two pieces of it is missed. `left`: hits still wanted per needle, counted down.
+function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], left: number[], lineChars: number, onHit: (needle: number, hit: LineHit) => void): void {
+  let fd: number;
   try {
     fd = fs.openSync(abs, OPEN_FLAGS);
   } catch {
     return;
   }
-  /** @type {Array<[number, LineHit]>} */
-  const found = [];
+  const found: Array<[number, LineHit]> = [];
   let key = false;
   try {
     const stat = fs.fstatSync(fd);
@@ -167,15 +139,9 @@ function searchLarge(abs, buffer, needles, left, lineChars, onHit) {
   }
 }
 
-/**
- * Whether the bytes of an open file from `from` to `size` hold a private key, read a buffer at a time with an overlap
- * of a marker line's length, so a marker across two reads is seen whole. Exported for NEED, which looks the same way.
- * @param {number} fd
- * @param {Buffer} buffer
- * @param {number} from
- * @param {number} size
- */
-export function restHoldsKey(fd, buffer, from, size) {
+// Whether the bytes of an open file from `from` to `size` hold a private key, read a buffer at a time with an overlap
+// of a marker line's length, so a marker across two reads is seen whole. NEED looks the same way.
+export function restHoldsKey(fd: number, buffer: Buffer, from: number, size: number): boolean {
   const overlap = 128;
   for (let pos = from; pos < size; pos += buffer.length - overlap) {
     const n = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - pos), pos);
@@ -190,7 +156,7 @@ export function restHoldsKey(fd, buffer, from, size) {
 // needle's rarest byte (memchr, many GB/s) instead of trying every position. The idea is ripgrep's.
 const COMMONNESS = (() => {
   const table = new Uint8Array(256).fill(1);
-  const set = (/** @type {string} */ chars, /** @type {number} */ level) => {
+  const set = (chars: string, level: number) => {
     for (const c of chars) table[c.charCodeAt(0)] = level;
   };
   set('ETSACRINOLDPMFUBHGW0123456789\t\r<>[]!&|+?', 4);
@@ -201,30 +167,20 @@ const COMMONNESS = (() => {
   return table;
 })();
 
-/**
- * A needle for `text`. `counts` (bytes seen in the folder's files, when known) beats the fixed table: a folder of SVG
- * paths is full of z and x.
- * @param {string} text
- * @param {Uint32Array} [counts]
- * @returns {Needle}
- */
-export function needleOf(text, counts) {
+// A needle for `text`. `counts` (bytes seen in the folder's files, when known) beats the fixed table: a folder of SVG
+// paths is full of z and x.
+export function needleOf(text: string, counts?: Uint32Array): Needle {
   const bytes = Buffer.from(text, 'utf8');
   const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
-  const score = (/** @type {number} */ byte) => (total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4);
+  const score = (byte: number) => (total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4);
   let rare = 0;
   for (let i = 1; i < bytes.length; i++) if (score(bytes[i] ?? 0) < score(bytes[rare] ?? 0)) rare = i;
   // When even the rarest byte is everywhere (over 2 in 100 bytes), jumping between its occurrences loses.
   return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1 };
 }
 
-/**
- * Where `needle` next occurs in `bytes` at or after `from`, or -1.
- * @param {Buffer} bytes
- * @param {Needle} needle
- * @param {number} from
- */
-export function indexOfNeedle(bytes, needle, from) {
+// Where `needle` next occurs in `bytes` at or after `from`, or -1.
+export function indexOfNeedle(bytes: Buffer, needle: Needle, from: number): number {
   const { bytes: n, rare } = needle;
   if (rare === -1) return bytes.indexOf(n, from);
   const byte = n[rare] ?? 0;
@@ -238,17 +194,9 @@ export function indexOfNeedle(bytes, needle, from) {
   return -1;
 }
 
-/**
- * The hits of `needle` in `bytes`, one per line, at most `max`.
- * @param {Buffer} bytes
- * @param {Needle} needle
- * @param {number} max
- * @param {number} lineChars
- * @returns {LineHit[]}
- */
-function searchBytes(bytes, needle, max, lineChars) {
-  /** @type {LineHit[]} */
-  const hits = [];
+// The hits of `needle` in `bytes`, one per line, at most `max`.
+function searchBytes(bytes: Buffer, needle: Needle, max: number, lineChars: number): LineHit[] {
+  const hits: LineHit[] = [];
   let at = indexOfNeedle(bytes, needle, 0);
   if (at === -1) return hits;
   let line = 1;
@@ -266,27 +214,14 @@ function searchBytes(bytes, needle, max, lineChars) {
   return hits;
 }
 
-/**
- * @param {Buffer} bytes
- * @param {number} from
- * @param {number} to
- */
-function countNewlines(bytes, from, to) {
+function countNewlines(bytes: Buffer, from: number, to: number): number {
   let n = 0;
   for (let i = bytes.indexOf(10, from); i !== -1 && i < to; i = bytes.indexOf(10, i + 1)) n++;
   return n;
 }
 
-/**
- * The line of a hit, trimmed, and clipped around the hit when it is long (minified code has megabyte lines).
- * @param {Buffer} bytes
- * @param {number} start
- * @param {number} end
- * @param {number} at
- * @param {number} length
- * @param {number} max
- */
-function clip(bytes, start, end, at, length, max) {
+// The line of a hit, trimmed, and clipped around the hit when it is long (minified code has megabyte lines).
+function clip(bytes: Buffer, start: number, end: number, at: number, length: number, max: number): string {
   if (end - start <= max * 3) {
     const line = bytes.toString('utf8', start, end).replace(/\r$/, '').trim();
     if (line.length <= max) return line;
@@ -297,22 +232,16 @@ function clip(bytes, start, end, at, length, max) {
   return `${from > start ? '… ' : ''}${inner}${to < end ? ' …' : ''}`;
 }
 
-/**
- * Searches files in order for several texts at once: each file is read once and searched for every text still short
- * of its cap; the walk stops when every text has one hit past its cap (which marks the cut).
- * @param {ReadonlyArray<{ index: number, abs: string }>} files
- * @param {string[]} texts
- * @param {number} maxHits
- * @param {number} lineChars
- * @param {(file: { index: number, abs: string }) => Buffer | 'large' | undefined} bytesOf binary files give undefined
- * @param {Buffer} chunk a buffer for reading large files piece by piece
- * @param {Uint32Array} [byteCounts] byte counts of the folder's files, when known
- * @returns {Hit[]}
- */
-export function searchFiles(files, texts, maxHits, lineChars, bytesOf, chunk, byteCounts) {
+// Searches files in order for several texts at once: each file is read once and searched for every text still short
+// of its cap; the walk stops when every text has one hit past its cap (which marks the cut). `bytesOf` gives a file's
+// bytes (undefined for binary files), `chunk` is a buffer for reading large files piece by piece, `byteCounts` the
+// folder's byte counts when known.
+export function searchFiles(
+  files: readonly Assigned[], texts: readonly string[], maxHits: number, lineChars: number,
+  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array,
+): Hit[] {
   const needles = texts.map((text) => needleOf(text, byteCounts));
-  /** @type {Hit[]} */
-  const hits = [];
+  const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
   for (const file of files) {
     if (left.every((n) => n <= 0)) break;
@@ -322,8 +251,7 @@ export function searchFiles(files, texts, maxHits, lineChars, bytesOf, chunk, by
       searchLarge(file.abs, chunk, needles, left, lineChars, (p, hit) => hits.push([p, file.index, hit.line, hit.text]));
       continue;
     }
-    /** @type {Hit[]} */
-    const mine = [];
+    const mine: Hit[] = [];
     for (let p = 0; p < needles.length; p++) {
       const needle = needles[p];
       const wanted = left[p] ?? 0;
@@ -341,43 +269,42 @@ export function searchFiles(files, texts, maxHits, lineChars, bytesOf, chunk, by
   return hits;
 }
 
-/**
- * What a searcher keeps between steps: the text of files that fit its 1 MB read buffer, in one arena of `budget`
- * bytes reused run after run (memory stays at the budget and leaves no garbage); binary and unreadable files are
- * remembered as such. Larger files are searched piece by piece each time: few files, bounded memory.
- * @param {number} budget
- */
-export function createKeeper(budget) {
+export type Keeper = {
+  counts: Uint32Array;
+  chunk: Buffer;
+  // A new run's files under `root`: nothing kept.
+  reset(root: string): void;
+  // A new search: the folders on the way are looked at again.
+  newSearch(): void;
+  bytesOf(file: Assigned): Buffer | 'large' | undefined;
+};
+
+// What a searcher keeps between steps: the text of files that fit its 1 MB read buffer, in one arena of `budget`
+// bytes reused run after run (memory stays at the budget and leaves no garbage); binary and unreadable files are
+// remembered as such. Larger files are searched piece by piece each time: few files, bounded memory.
+export function createKeeper(budget: number): Keeper {
   const arena = Buffer.allocUnsafe(budget);
   let used = 0;
   const read = Buffer.allocUnsafe(1 << 20);
   const chunk = Buffer.allocUnsafe(1 << 20);
-  /** @type {Map<number, Buffer | null>} */
-  let kept = new Map();
+  let kept = new Map<number, Buffer | null>();
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
   const counts = new Uint32Array(256);
   let sampled = 0;
   let root = '';
-  /** @type {(abs: string) => boolean} */
-  let wayOk = () => false;
+  let wayOk: (abs: string) => boolean = () => false;
   return {
     counts,
     chunk,
-    /** A new run's files under `newRoot`: nothing kept. @param {string} newRoot */
     reset(newRoot) {
       kept = new Map();
       used = 0;
       root = newRoot;
       wayOk = createWayCheck(root);
     },
-    /** A new search: the folders on the way are looked at again. */
     newSearch() {
       wayOk = createWayCheck(root);
     },
-    /**
-     * @param {{ index: number, abs: string }} file
-     * @returns {Buffer | 'large' | undefined}
-     */
     bytesOf(file) {
       const known = kept.get(file.index);
       if (known === null) return undefined;

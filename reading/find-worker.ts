@@ -1,41 +1,23 @@
-// @ts-check
 // A search worker: holds its share of the run's files, searches them for a step's FIND texts, and keeps what it read
 // (up to its memory budget) for the next step. Messages come in as unknown and are checked.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKeeper, searchFiles } from './search.js';
+import { createKeeper, searchFiles, type Assigned } from './search.ts';
+import { isRecord } from '../app/unknown.ts';
 
-/** @typedef {{ index: number, abs: string }} Assigned */
+const budget: unknown = isRecord(workerData) ? workerData.cacheBytes : undefined;
+const keeper = createKeeper(typeof budget === 'number' ? budget : 0);
+let files: Assigned[] = [];
 
-const keeper = createKeeper(typeof workerData?.cacheBytes === 'number' ? workerData.cacheBytes : 0);
-/** @type {Assigned[]} */
-let files = [];
-
-/**
- * @param {unknown} value
- * @returns {value is Record<string, unknown>}
- */
-function isRecord(value) {
-  return typeof value === 'object' && value !== null;
-}
-
-/**
- * @param {unknown} value
- * @returns {value is Assigned[]}
- */
-function isAssigned(value) {
+function isAssigned(value: unknown): value is Assigned[] {
   return Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.index === 'number' && typeof f.abs === 'string');
 }
 
-/**
- * @param {unknown} value
- * @returns {value is string[]}
- */
-function isTexts(value) {
+function isTexts(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((t) => typeof t === 'string');
 }
 
-parentPort?.on('message', (/** @type {unknown} */ message) => {
+parentPort?.on('message', (message: unknown) => {
   if (!isRecord(message)) return;
   if (message.type === 'assign' && isAssigned(message.files) && typeof message.root === 'string') {
     files = message.files;

@@ -2,7 +2,7 @@
 // read, and `fstat` on the open descriptor decides what it is.
 
 import fs from 'node:fs';
-import { countLines } from './text.ts';
+import { countLines } from '../app/text.ts';
 
 // Opened at its real path: no-follow, so a file swapped for a symlink since it was resolved is not read through it.
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);

@@ -20,6 +20,9 @@ export type ErrorCode =
   | 'BUSY'
   | 'NOT_FOUND'
   | 'PORT_TAKEN'
+  | 'PORT_DENIED'
+  | 'PORT_INVALID'
+  | 'INSTRUCTIONS_INVALID'
   | 'TOO_LARGE';
 
 export class DeepworkError extends Error {

@@ -2,8 +2,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DeepworkError, errnoOf } from './errors.ts';
+import { INSTALL_DIR } from './install.ts';
 import picomatch from 'picomatch';
 import { formatCount } from './text.ts';
 
@@ -32,8 +32,6 @@ export type Config = {
 // Bridge calls per question, from the command line, the config and the pult alike.
 export const STEPS = { min: 1, max: 50 } as const;
 
-// deepwork's own folder: config.json, backup/ and state/ live here, never in the user's project.
-export const HOME = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 export const defaultConfig: Config = {
   deepseekHost: 'http://localhost:11500',
@@ -83,7 +81,13 @@ function secretPatterns(v: unknown): string | undefined {
   return undefined;
 }
 
-export const defaultConfigPath = path.join(HOME, 'config.json');
+// config.json in deepwork's install folder, where backup/ and state/ also live (never in the user's project).
+export const defaultConfigPath = path.join(INSTALL_DIR, 'config.json');
+
+// The config file to read: the one named with --config (relative to the folder deepwork runs in), or the default.
+export function configPathOf(flag: string | undefined, cwd: string): { file: string; explicit: boolean } {
+  return flag === undefined ? { file: defaultConfigPath, explicit: false } : { file: path.resolve(cwd, flag), explicit: true };
+}
 
 // Reads a config file. A missing file at the default place gives the defaults; a missing file named with --config,
 // broken JSON, an unknown key or a wrong type is an error naming the file and the key.
@@ -119,7 +123,7 @@ export function loadConfig(file = defaultConfigPath, explicit = false): Config {
 }
 
 function resolveDirs(config: Config): Config {
-  return { ...config, backupDir: path.resolve(HOME, config.backupDir), stateDir: path.resolve(HOME, config.stateDir) };
+  return { ...config, backupDir: path.resolve(INSTALL_DIR, config.backupDir), stateDir: path.resolve(INSTALL_DIR, config.stateDir) };
 }
 
 function isKey(key: string): key is keyof Config {

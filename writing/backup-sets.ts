@@ -4,8 +4,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeepworkError, messageOf } from './errors.ts';
-import { isRecord } from './unknown.ts';
+import { DeepworkError, messageOf } from '../app/errors.ts';
+import { isRecord } from '../app/unknown.ts';
+import { writeAtomic, type FsOps } from './atomic.ts';
 
 export type ManifestFile = {
   // The file's real path from the root: the file a symlink led to, never the link.
@@ -125,7 +126,6 @@ function asFileV1(f: unknown): ManifestFile | undefined {
   };
 }
 
-export type FsOps = Pick<typeof fs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'mkdirSync' | 'chmodSync' | 'unlinkSync' | 'rmSync' | 'rmdirSync' | 'readFileSync'>;
 
 // Makes a set: the old files are copied into a staging folder, which becomes the set only once complete, so a
 // failure (a full disk) leaves no half-made set behind.
@@ -158,46 +158,4 @@ export function saveManifest(ops: FsOps, dir: string, manifest: Manifest): void 
 
 export function backupCopy(dir: string, rel: string): string {
   return path.join(dir, 'files', ...rel.split('/'));
-}
-
-// The temp file's name for writing `name`: beside it and named after it, or short when that would pass the 255-byte
-// limit most file systems put on a name.
-export function tempNameFor(name: string, id: string): string {
-  const long = `.${name}.deepwork-${id}.tmp`;
-  return Buffer.byteLength(long) <= 255 ? long : `.deepwork-${id}.tmp`;
-}
-
-// A temp name as a manifest may hold it: one plain name of deepwork's, nothing that could point elsewhere.
-export function isTempName(name: string): boolean {
-  return /^\.(?:[^/\\]*\.)?deepwork-[0-9a-f]{8}\.tmp$/.test(name) && !name.includes('/') && !name.includes('\\');
-}
-
-// Writes through a temp file in the same folder and a rename, so the target is either old or new, never half.
-// On failure the temp file is removed and the target is untouched.
-export function writeAtomic(ops: FsOps, target: string, bytes: Buffer, mode: number | undefined, tempName?: string): void {
-  const temp = path.join(path.dirname(target), tempName ?? tempNameFor(path.basename(target), crypto.randomBytes(4).toString('hex')));
-  let fd: number | undefined;
-  try {
-    fd = ops.openSync(temp, 'wx', mode ?? 0o666);
-    for (let at = 0; at < bytes.length; ) at += ops.writeSync(fd, bytes, at, bytes.length - at);
-    ops.fsyncSync(fd);
-    ops.closeSync(fd);
-    fd = undefined;
-    if (mode !== undefined) ops.chmodSync(temp, mode);
-    ops.renameSync(temp, target);
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        ops.closeSync(fd);
-      } catch {
-        // Already failing; the unlink below is what matters.
-      }
-    }
-    try {
-      ops.unlinkSync(temp);
-    } catch {
-      // The temp file was never made.
-    }
-    throw error;
-  }
 }

@@ -9,13 +9,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileBlock } from './parse.ts';
-import { isInside, resolveTarget, type Sandbox } from './sandbox.ts';
+import type { FileBlock } from '../protocol/parse.ts';
+import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
-import { countLines } from './text.ts';
-import { isBinary } from './search.js';
-import { errnoOf, messageOf } from './errors.ts';
-import { createSet, saveManifest, setName, sha256, tempNameFor, writeAtomic, type FsOps, type Manifest } from './backup.ts';
+import { countLines } from '../app/text.ts';
+import { isBinary } from '../reading/search.ts';
+import { errnoOf, messageOf } from '../app/errors.ts';
+import { createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
+import { tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
 import { diffTexts } from './diff.ts';
 
 // `stopped`: not reached, because the apply was stopped (Ctrl-C) before it.

@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseReply } from './parse.ts';
-import { createExecutor } from './execute.ts';
-import { resolvePath } from './sandbox.ts';
-import { runLoop, type Bridge } from './loop.ts';
-import { loadTexts } from './transcript.ts';
+import { parseReply } from '../protocol/parse.ts';
+import { createExecutor } from '../reading/execute.ts';
+import { resolvePath } from '../reading/sandbox.ts';
+import { runLoop, type Bridge } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
 import { messageOf } from './errors.ts';
 
 type Check = { name: string; run: (root: string) => void | Promise<void> };

@@ -2,17 +2,17 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FindRequest, Request } from './parse.ts';
-import type { Result } from './results.ts';
+import type { FindRequest, Request } from '../protocol/parse.ts';
+import type { Result } from '../protocol/results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
 import { openFile, readLines, type Opened } from './read.ts';
-import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.js';
+import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
-import { formatCount } from './text.ts';
+import { formatCount } from '../app/text.ts';
 
 export type Limits = {
   // Characters of file text sent for all NEED requests of one step.
@@ -51,7 +51,7 @@ export type Executor = {
   tree(): string;
   // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
   // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
-  forget(): void;
+  reset(): void;
   close(): Promise<void>;
 };
 
@@ -77,18 +77,18 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     limits,
     answer: (requests) => answer(box, limits, folder, requests),
     tree: () => buildTree(folder.entries(), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
-    forget: () => {
+    reset: () => {
       entries = undefined;
       files = undefined;
       searchable = undefined;
       index = undefined;
-      finder.forget();
+      finder.reset();
     },
     close: () => finder.close(),
   };
 }
 
-// The run's view of the folder: walked once, kept until forget().
+// The run's view of the folder: walked once, kept until reset().
 type Folder = {
   entries: () => WalkEntry[];
   files: () => WalkEntry[];

@@ -1,0 +1,33 @@
+// One question, start to end, as the console and the pult both run it: the loop with the instructions, then the run
+// kept in deepwork's state folder so `deepwork apply` finds its proposals, whichever of them asked.
+
+import type { Executor } from '../reading/execute.ts';
+import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import { saveRun } from '../writing/runs.ts';
+
+export type Question = {
+  bridge: Bridge;
+  executor: Executor;
+  question: string;
+  files: readonly string[];
+  steps: number;
+  stateDir: string;
+  signal: AbortSignal;
+  onEvent: (event: LoopEvent) => void;
+};
+
+// `saveError`: why the run could not be kept, when it could not; the answer stands all the same.
+export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown }> {
+  const outcome = await runLoop({
+    bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files,
+    steps: q.steps, signal: q.signal, onEvent: q.onEvent,
+  });
+  let saveError: unknown;
+  try {
+    saveRun(q.stateDir, { root: q.executor.box.root, question: q.question, time: new Date().toISOString(), files: outcome.files });
+  } catch (error) {
+    saveError = error;
+  }
+  return { outcome, saveError };
+}

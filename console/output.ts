@@ -1,0 +1,101 @@
+// What the console prints: lists of proposed files, undo reports, JSON, and the step log with its status line.
+// Everything meant for people passes through `forPeople`, which makes a model's control characters visible.
+
+import type { ApplyReport } from '../writing/apply.ts';
+import type { UndoReport } from '../writing/undo.ts';
+import type { SetInfo } from '../writing/backup-sets.ts';
+import type { LoopEvent } from '../protocol/loop.ts';
+import { escapeControls, formatCount, formatDuration } from '../app/text.ts';
+
+// The console: `out` is stdout, `err` stderr; `json` prints JSON text as it is; `status` a terminal status line with
+// its own cursor controls.
+export type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void };
+
+// The same console with control characters made visible in all text for people: a model's answer, paths and messages
+// can carry terminal escapes (clear the screen, set the clipboard through OSC 52, hide a link through OSC 8).
+export function forPeople(raw: Io): Io {
+  return { out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err };
+}
+
+// JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
+// bidirectional overrides as they are.
+export function printJson(io: Io, value: unknown): void {
+  const text = JSON.stringify(value).replace(/[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  (io.json ?? io.out)(text);
+}
+
+export function filesJson(report: ApplyReport): { files: Array<{ path: string; status: string; applied: boolean; reason?: string }>; backupSet: string | null } {
+  return {
+    files: report.files.map((f) => ({ path: f.path, status: f.status, applied: f.written, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
+    backupSet: report.backupSet ?? null,
+  };
+}
+
+// The proposals, one line each (`--diff` adds each file's diff); an apply stopped with Ctrl-C counts the files it
+// did not reach on one line.
+export function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
+  const stopped = report.files.filter((f) => f.status === 'stopped');
+  const lines = report.files.filter((f) => f.status !== 'stopped').map((f) => {
+    const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
+    const state = !applied ? '' : f.written ? '  written' : f.reason?.startsWith('not written') === true ? '' : '  not written';
+    const reason = f.reason === undefined ? '' : `${state === '' && applied ? '  ' : ': '}${f.reason}`;
+    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
+    return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
+  });
+  if (stopped.length > 0) lines.push(`  stopped    ${formatCount(stopped.length)} more file${stopped.length === 1 ? '' : 's'} not written: Ctrl-C stopped the apply before them; they are as they were`);
+  const head = applied ? 'Files:' : 'Proposed files (not written; --apply writes them, or `deepwork apply` now):';
+  const backup = report.backupSet === undefined ? '' : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
+  return `${head}\n${lines.join('\n')}${backup}`;
+}
+
+export function listSets(sets: readonly SetInfo[]): string {
+  if (sets.length === 0) return 'No applied sets for this folder.';
+  return sets.map((set) => {
+    const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
+    const state = set.manifest.undone ? ' (undone)' : set.manifest.complete ? '' : ` (cut short: ${files.length} of ${set.manifest.files.length} files written)`;
+    return `${set.name}${state}: ${files.join(', ')}`;
+  }).join('\n');
+}
+
+export function undoneReport(report: UndoReport & { set: SetInfo }): string {
+  const lines = report.files.map((f) => `  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
+  return [`Undoing ${report.set.name}:`, ...(lines.length === 0 ? ['  nothing to put back: no file of the set was written'] : lines)].join('\n');
+}
+
+// The step log on stderr; on a terminal, an elapsed-time line while the model is thinking.
+export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let started = 0;
+  let received = 0;
+  let waitingStep = 0;
+  // The status line's own cursor controls go out as they are; nothing in it comes from the model.
+  const status = io.status ?? io.err;
+  const clear = () => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+    if (io.isTTY) status('\r\x1b[K');
+  };
+  const tick = () => {
+    const so = received > 0 ? `, ${formatCount(received)} characters so far` : '';
+    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
+  };
+  return {
+    event(e) {
+      if (e.kind === 'sending') {
+        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters`);
+        started = Date.now();
+        received = 0;
+        waitingStep = e.step;
+        if (io.isTTY) timer = setInterval(tick, 1000);
+      } else if (e.kind === 'receiving') {
+        received = e.chars;
+      } else if (e.kind === 'replied') {
+        clear();
+        const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
+        const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
+        io.err(`step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
+      }
+    },
+    stop: clear,
+  };
+}
