@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/deepwork.js', import.meta.url);
+const entry = new URL('../dist/bundle/deepwork.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write(`deepwork: it is not built yet (${fileURLToPath(entry)} is missing). Run "npm install" in deepwork's folder.\n`);
   process.exit(1);

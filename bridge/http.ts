@@ -2,7 +2,6 @@
 // headers, and a web-chat answer can take many minutes before its first byte.
 
 import http from 'node:http';
-import https from 'node:https';
 import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
 import { formatDuration } from '../app/text.ts';
 
@@ -18,8 +17,9 @@ export function request(url: URL, options: RequestOptions): Promise<Response> {
   return send(url, options, true);
 }
 
-function send(url: URL, options: RequestOptions, retry: boolean): Promise<Response> {
-  const client = url.protocol === 'https:' ? https : http;
+// node:https (and TLS with it) is loaded only for an https:// bridge: most bridges are local http.
+async function send(url: URL, options: RequestOptions, retry: boolean): Promise<Response> {
+  const client = url.protocol === 'https:' ? (await import('node:https')).default : http;
   return new Promise((resolve, reject) => {
     if (options.signal.aborted) return reject(aborted());
     const req = client.request(url, {

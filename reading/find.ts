@@ -3,7 +3,7 @@
 // gets its part of every corner of the tree); each keeps what it read for the next step, within a memory budget.
 
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { createKeeper, searchFiles, type Hit } from './search.ts';
 import type { FindHit } from '../protocol/results.ts';
 import { isRecord } from '../app/unknown.ts';
@@ -46,7 +46,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
   };
 
   const search = async (files: readonly SearchFile[], texts: string[], options: FindOptions): Promise<Hit[]> => {
-    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= startWorkers(workerCount)) : [];
+    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= await startWorkers(workerCount)) : [];
     if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
     const id = nextId++;
     const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars }, id));
@@ -93,7 +93,9 @@ function outcomes(files: readonly SearchFile[], texts: string[], found: Hit[], m
   });
 }
 
-function startWorkers(count: number): Worker[] {
+// worker_threads is loaded here, when a big folder first needs a worker: most runs never do.
+async function startWorkers(count: number): Promise<Worker[]> {
+  const { Worker } = await import('node:worker_threads');
   return Array.from({ length: count }, () => {
     // The compiled worker beside this compiled file; execArgv empty: it needs none of the parent's flags.
     const worker = new Worker(new URL('./find-worker.js', import.meta.url), {

@@ -282,8 +282,9 @@ export type Keeper = {
 // What a searcher keeps between steps: the text of files that fit its 1 MB read buffer, in one arena of `budget`
 // bytes reused run after run (memory stays at the budget and leaves no garbage); binary and unreadable files are
 // remembered as such. Larger files are searched piece by piece each time: few files, bounded memory.
+// The arena is allocated at the first read: a run that never searches never pays for it.
 export function createKeeper(budget: number): Keeper {
-  const arena = Buffer.allocUnsafe(budget);
+  let arena: Buffer | undefined;
   let used = 0;
   const read = Buffer.allocUnsafe(1 << 20);
   const chunk = Buffer.allocUnsafe(1 << 20);
@@ -317,6 +318,7 @@ export function createKeeper(budget: number): Keeper {
         return undefined;
       }
       if (used + bytes.length > budget) return bytes;
+      arena ??= Buffer.allocUnsafe(budget);
       const view = arena.subarray(used, used + bytes.length);
       bytes.copy(view);
       if (sampled < 8 << 20) {
