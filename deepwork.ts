@@ -189,9 +189,11 @@ async function ask(a: Ask, io: Io): Promise<number> {
   let code: number = EXIT.ok;
   if (a.apply) {
     ({ report, code } = await writeFiles(executor.box, outcome.files, a.config, a.write));
+  } else if (outcome.files.length === 0) {
+    report = { files: [], backupSet: undefined };
   } else {
     const { previewFiles } = await import('./writing/apply.ts');
-    report = { files: outcome.files.length === 0 ? [] : previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
+    report = { files: previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
   }
   if (a.write.json) {
     output.printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...output.filesJson(report) });
