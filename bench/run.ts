@@ -14,6 +14,7 @@ import { defaultSecretNames } from '../reading/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
+import { processTimes } from './process.ts';
 import { growthFactor } from '../test/growth.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -31,6 +32,9 @@ async function main(): Promise<void> {
   process.stderr.write(`Corpus: ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(1)} MB; ${RUNS} runs each.\n`);
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.
   const rows: Row[] = parserRows();
+  const whole = await processTimes(RUNS * 2);
+  rows.push(ratioRow('Whole process: a run with no requests, start to answer (small folder, loopback bridge)', whole.run, whole.node, 'node -e 0', 2));
+  rows.push(ratioRow('Whole process: --version', whole.version, whole.node, 'node -e 0', 1.5));
   const executor = createExecutor(CORPUS);
   const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find', text, line: 0 })));
   // Same skip rules as deepwork: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
