@@ -35,8 +35,8 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
       throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} has no "# ${name}" section. It needs "# instructions", "# reminder" and "# last step"; compare with the one deepwork ships.`);
     }
     return lines.join('\n').trim().replace(/\{(\w+)\}/g, (all, key: string) => {
-      const value = (limits as Record<string, number | undefined>)[key];
-      return value === undefined ? all : formatCount(value);
+      const value: unknown = Object.hasOwn(limits, key) ? Object.entries(limits).find(([name]) => name === key)?.[1] : undefined;
+      return typeof value === 'number' ? formatCount(value) : all;
     });
   };
   return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };

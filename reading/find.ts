@@ -37,7 +37,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
 
   // Splits the files between this thread and the workers, once per run.
   const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
-    const shares = [[], ...helpers.map(() => [])] as Share[];
+    const shares: Share[] = [[], ...helpers.map((): Share => [])];
     files.forEach((f, index) => shares[Math.floor(index / CHUNK) % shares.length]?.push({ index, abs: f.abs }));
     helpers.forEach((w, i) => w.postMessage({ type: 'assign', root, files: shares[i + 1] }));
     mine = shares[0] ?? [];

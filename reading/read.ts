@@ -3,9 +3,8 @@
 
 import fs from 'node:fs';
 import { countLines } from '../app/text.ts';
+import { READ_FLAGS } from './search.ts';
 
-// Opened at its real path: no-follow, so a file swapped for a symlink since it was resolved is not read through it.
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 const CHUNK = 1 << 20;
 
 export type Opened = { fd: number; size: number };
@@ -14,7 +13,7 @@ export type Opened = { fd: number; size: number };
 export function openFile(abs: string): Opened | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(abs, OPEN_FLAGS);
+    fd = fs.openSync(abs, READ_FLAGS);
   } catch {
     return undefined;
   }

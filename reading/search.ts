@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// Non-blocking, so a file swapped for a FIFO cannot hang the read; no-follow, so a file swapped for a symlink since
-// the walk is not read through it (a symlinked file the walk accepted is read at its target).
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
+// How every file is opened for reading, by FIND and NEED alike. Non-blocking, so a file swapped for a FIFO cannot
+// hang the read; no-follow, so a file swapped for a symlink since it was judged is not read through it (a symlinked
+// file the walk accepted is read at its target).
+export const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
 // Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
 const SNIFF = 8000;
 
@@ -69,7 +70,7 @@ export function isBinary(bytes: Uint8Array): boolean {
 function readFile(abs: string, buffer: Buffer): Buffer | 'large' | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(abs, OPEN_FLAGS);
+    fd = fs.openSync(abs, READ_FLAGS);
   } catch {
     return undefined;
   }
@@ -89,7 +90,7 @@ function readFile(abs: string, buffer: Buffer): Buffer | 'large' | undefined {
 function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], left: number[], lineChars: number, onHit: (needle: number, hit: LineHit) => void): void {
   let fd: number;
   try {
-    fd = fs.openSync(abs, OPEN_FLAGS);
+    fd = fs.openSync(abs, READ_FLAGS);
   } catch {
     return;
   }

@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Executor } from '../reading/execute.ts';
 import type { Bridge } from '../protocol/loop.ts';
@@ -186,7 +185,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const address = server.address();
+  port = typeof address === 'object' && address !== null ? address.port : port;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
