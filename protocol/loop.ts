@@ -2,7 +2,8 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Executor } from '../reading/execute.ts';
-import { parseReply, type FileBlock, type Request } from './parse.ts';
+import { parseReply, type FileBlock } from './parse.ts';
+import { describeRequest, type Request } from './requests.ts';
 import { renderResults } from './results.ts';
 import { firstMessage, nextMessage, type Texts } from './transcript.ts';
 
@@ -68,7 +69,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     }
     emit({
       kind: 'replied', step, chars: reply.length, ms: Date.now() - started,
-      requests: parsed.requests.map(describeRequest), files: parsed.files.map((f) => f.path),
+      requests: parsed.requests.map((r) => describeRequest(r)), files: parsed.files.map((f) => f.path),
     });
 
     const outcome = (stop: Stop, unanswered: Request[]): LoopOutcome => ({
@@ -87,24 +88,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   }
 }
 
-export function describeRequest(r: Request): string {
-  switch (r.kind) {
-    case 'need':
-      return `NEED ${r.paths.join(', ')}`;
-    case 'list':
-      return `LIST ${r.mask}`;
-    case 'find':
-      return `FIND ${r.text}`;
-  }
-}
-
 // Two steps ask the same when their requests are the same, in any order.
 function requestsKey(requests: readonly Request[]): string {
-  return requests.map(describeRequest).sort().join('\n');
+  return requests.map((r) => describeRequest(r)).sort().join('\n');
 }
 
 function cutShortNote(stop: Stop, step: number, unanswered: readonly Request[]): string {
-  const asked = unanswered.map(describeRequest).join('; ');
+  const asked = unanswered.map((r) => describeRequest(r)).join('; ');
   const why = stop === 'repeat'
     ? `the model repeated its previous requests, so the loop stopped at step ${step}`
     : `the steps ran out after ${step} step${step === 1 ? '' : 's'}`;

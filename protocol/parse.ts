@@ -4,11 +4,9 @@
 // constant number of times, so a reply of any shape parses in time linear in its length.
 
 import { markerOf, fenceOf, type Fence } from './markers.ts';
+import { cleanPath, isRequestKind, requestKinds, type Request } from './requests.ts';
 
-export type NeedRequest = { kind: 'need'; paths: string[]; line: number };
-export type ListRequest = { kind: 'list'; mask: string; line: number };
-export type FindRequest = { kind: 'find'; text: string; line: number };
-export type Request = NeedRequest | ListRequest | FindRequest;
+export type { Request, NeedRequest, ListRequest, FindRequest } from './requests.ts';
 
 // A proposed whole file. `complete` is false when the reply ended before the block's END marker.
 export type FileBlock = { kind: 'file'; path: string; content: string; complete: boolean; line: number };
@@ -17,38 +15,8 @@ export type Block = Request | FileBlock;
 
 export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[] };
 
-// How each keyword becomes a block. A request kind reads its one-line payload; a body kind also owns the lines up to
-// its END marker. A new block kind is one more entry here.
-type RequestKind = { body: false; read: (payload: string, line: number) => Request | undefined };
-type BodyKind = { body: true; read: (payload: string, content: string, complete: boolean, line: number) => Block };
-
-const kinds = new Map<string, RequestKind | BodyKind>(Object.entries({
-  need: {
-    body: false,
-    read: (payload, line) => {
-      const paths = unique(payload.split(',').map(cleanPath).filter((p) => p !== ''));
-      return paths.length > 0 ? { kind: 'need', paths, line } : undefined;
-    },
-  },
-  list: {
-    body: false,
-    read: (payload, line) => {
-      const mask = cleanPath(payload);
-      return mask !== '' ? { kind: 'list', mask, line } : undefined;
-    },
-  },
-  find: {
-    body: false,
-    read: (payload, line) => {
-      const text = unwrap(payload, '`');
-      return text !== '' ? { kind: 'find', text, line } : undefined;
-    },
-  },
-  file: {
-    body: true,
-    read: (payload, content, complete, line) => ({ kind: 'file', path: cleanPath(payload), content, complete, line }),
-  },
-} satisfies Record<string, RequestKind | BodyKind>));
+// The one kind with a body: FILE owns the lines up to its END marker. Request kinds come from requests.ts.
+const BODY_KEYWORD = 'file';
 
 // The lines that can matter: those whose first non-blank character can start a marker or a fence (= * _ ` ~ - + or a
 // digit). Prose lines are passed over without a trace, so memory follows the markup, not the reply's length.
@@ -71,16 +39,15 @@ export function parseReply(text: string): Reply {
     if (ends.isMarker[i] !== 1) continue;
     const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
-    const kind = kinds.get(marker.keyword);
-    if (kind === undefined) continue;
     const line = lines.number[i] ?? 0;
-    if (!kind.body) {
-      const block = kind.read(marker.payload, line);
-      if (block !== undefined) blocks.push(block);
+    if (isRequestKind(marker.keyword)) {
+      const request = requestKinds[marker.keyword].read(marker.payload, line);
+      if (request !== undefined) blocks.push(request);
       continue;
     }
+    if (marker.keyword !== BODY_KEYWORD) continue;
     const body = bodyAfter(text, lines, ends, i);
-    blocks.push(kind.read(marker.payload, body.content, body.complete, line));
+    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: body.content, complete: body.complete, line });
     i = body.endLine;
   }
 
@@ -184,7 +151,7 @@ function endMarkers(text: string, lines: Lines): EndIndex {
     const line = slice(text, lines, i);
     const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
-    if (marker !== undefined && kinds.has(marker.keyword)) isMarker[i] = 1;
+    if (marker !== undefined && (isRequestKind(marker.keyword) || marker.keyword === BODY_KEYWORD)) isMarker[i] = 1;
     if (marker !== undefined && marker.keyword === 'end') kind[i] = afterFence ? 2 : 1;
     const fence = fenceOf(line);
     previousIsBareFence = fence !== undefined && fence.info === '';
@@ -237,20 +204,4 @@ function closingFence(text: string, lines: Lines, opener: Fence, first: number, 
 // Whether only blank lines follow markup line `i` to the end of the text.
 function lastIsTrailing(text: string, lines: Lines, i: number): boolean {
   return text.slice(lines.next[i] ?? text.length).trim() === '';
-}
-
-// A path as models write it: in backticks or quotes, with `./` in front.
-function cleanPath(raw: string): string {
-  let path = unwrap(unwrap(unwrap(raw.trim(), '`'), '"'), "'").trim();
-  while (path.startsWith('./')) path = path.slice(2);
-  return path;
-}
-
-function unwrap(text: string, quote: string): string {
-  const t = text.trim();
-  return t.length >= 2 && t.startsWith(quote) && t.endsWith(quote) ? t.slice(1, -1) : t;
-}
-
-function unique(items: string[]): string[] {
-  return [...new Set(items)];
 }

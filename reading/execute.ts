@@ -2,7 +2,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FindRequest, Request } from '../protocol/parse.ts';
+import { isRequestKind, type FindRequest, type NeedRequest, type Request, type RequestKind, type RequestOf } from '../protocol/requests.ts';
 import type { Result } from '../protocol/results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
@@ -97,34 +97,65 @@ type Folder = {
   finder: ReturnType<typeof createFinder>;
 };
 
+// What the answerers of one step share.
+type Step = { box: Sandbox; limits: Limits; folder: Folder };
+
+// Answers the requests of one kind in a step, in their order: a list of results for each request.
+type Answerer<K extends RequestKind> = (requests: ReadonlyArray<RequestOf<K>>, step: Step) => Result[][] | Promise<Result[][]>;
+
+// One answerer per request kind (the text side of each kind is in protocol/requests.ts).
+const answerers: { [K in RequestKind]: Answerer<K> } = {
+  need: answerNeeds,
+  list: (requests, step) => requests.map((r) => [list(step.box, step.limits, step.folder, r.mask)]),
+  find: answerFinds,
+};
+
 async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[]): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
-  const finds: Array<{ index: number; request: FindRequest }> = [];
-  const need: NeedBudget = { left: limits.needChars, sent: new Set<string>(), paths: limits.needPaths, suggestions: limits.suggestions };
+  const step: Step = { box, limits, folder };
+  for (const kind of Object.keys(answerers).filter(isRequestKind)) await answerKind(kind, requests, step, results);
+  return results.flat();
+}
 
+async function answerKind<K extends RequestKind>(kind: K, requests: readonly Request[], step: Step, results: Result[][]): Promise<void> {
+  const at: number[] = [];
+  const mine: Array<RequestOf<K>> = [];
   requests.forEach((request, index) => {
-    if (request.kind === 'need') {
-      const now = request.paths.slice(0, Math.max(0, need.paths));
-      need.paths -= now.length;
-      for (const p of now) results[index]?.push(needOne(box, limits, p, need, folder.paths));
-      const later = request.paths.slice(now.length);
-      if (later.length > 0) results[index]?.push({ kind: 'too-many', request: `NEED (${later.length} more)`, paths: later, limit: limits.needPaths });
-    } else if (request.kind === 'list') {
-      results[index]?.push(list(box, limits, folder, request.mask));
-    } else {
-      finds.push({ index, request });
+    if (isOfKind(request, kind)) {
+      at.push(index);
+      mine.push(request);
     }
   });
+  if (mine.length === 0) return;
+  const answerer: Answerer<K> = answerers[kind];
+  (await answerer(mine, step)).forEach((answered, j) => results[at[j] ?? -1]?.push(...answered));
+}
 
-  if (finds.length > 0) {
-    const texts = [...new Set(finds.map((f) => f.request.text))];
-    const outcomes = await folder.finder.find(folder.searchable(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
-    for (const { index, request } of finds) {
-      const outcome = outcomes[texts.indexOf(request.text)];
-      if (outcome !== undefined) results[index]?.push({ kind: 'find', request: `FIND ${request.text}`, ...outcome });
-    }
-  }
-  return results.flat();
+function isOfKind<K extends RequestKind>(request: Request, kind: K): request is RequestOf<K> {
+  return request.kind === kind;
+}
+
+// All NEED paths of a step share its budget: characters, paths, look-ups of the closest paths.
+function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder }: Step): Result[][] {
+  const need: NeedBudget = { left: limits.needChars, sent: new Set<string>(), paths: limits.needPaths, suggestions: limits.suggestions };
+  return requests.map((request) => {
+    const now = request.paths.slice(0, Math.max(0, need.paths));
+    need.paths -= now.length;
+    const answered = now.map((p) => needOne(box, limits, p, need, folder.paths));
+    const later = request.paths.slice(now.length);
+    if (later.length > 0) answered.push({ kind: 'too-many', request: `NEED (${later.length} more)`, paths: later, limit: limits.needPaths });
+    return answered;
+  });
+}
+
+// All FIND texts of a step in one pass over the files.
+async function answerFinds(requests: readonly FindRequest[], { limits, folder }: Step): Promise<Result[][]> {
+  const texts = [...new Set(requests.map((r) => r.text))];
+  const outcomes = await folder.finder.find(folder.searchable(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
+  return requests.map((request) => {
+    const outcome = outcomes[texts.indexOf(request.text)];
+    return outcome === undefined ? [] : [{ kind: 'find', request: `FIND ${request.text}`, ...outcome }];
+  });
 }
 
 // What is left of a step's NEED limits: characters, paths, and look-ups of the closest paths.

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { DeepworkError } from '../app/errors.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
@@ -116,5 +118,21 @@ describe('runLoop', () => {
     assert.equal(outcome.steps, 3);
     assert.match(outcome.answer, /demo bridge \(not a model\)/);
     assert.match(outcome.answer, /`ask\.mjs` line 1: `export async function waitForAnswer\(page\) \{`/);
+  });
+});
+
+describe('loadTexts', () => {
+  it('names the file and what to do when the instructions file is broken or missing, with a stable code', () => {
+    const dir = tempFolder({ 'broken.md': '# instructions\nHello {needChars}.\n# reminder\nRemember.\n' });
+    const limits = createExecutor(dir).limits;
+    assert.throws(() => loadTexts(limits, path.join(dir, 'broken.md')), (error: unknown) =>
+      error instanceof DeepworkError && error.code === 'INSTRUCTIONS_INVALID' && /broken\.md has no "# last step" section/.test(error.message));
+    assert.throws(() => loadTexts(limits, path.join(dir, 'gone.md')), (error: unknown) =>
+      error instanceof DeepworkError && error.code === 'INSTRUCTIONS_INVALID' && /gone\.md cannot be read \(ENOENT\)\. Reinstall deepwork/.test(error.message));
+  });
+
+  it('fills in the limits by name and leaves an unknown name as it is', () => {
+    const dir = tempFolder({ 'texts.md': '# instructions\n{needChars} and {needPaths}, {nothing}\n# reminder\nr\n# last step\nl\n' });
+    assert.equal(loadTexts(createExecutor(dir).limits, path.join(dir, 'texts.md')).instructions, '200,000 and 100, {nothing}');
   });
 });
