@@ -15,7 +15,7 @@ import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
 import { processTimes } from './process.ts';
-import { growthFactor } from '../test/growth.ts';
+import { growthFactor } from './growth.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const RARE = 'zzqqxxyy_rare';

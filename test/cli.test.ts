@@ -12,16 +12,26 @@ const BIN = path.join(HOME, 'bin', 'deepwork.js');
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
-// Runs the real command line. Unless a test names its own --config, state and backups go to a temp folder.
+// Runs the real command line. Unless a test names its own --config, state and backups go to a temp folder. A run
+// that hangs is killed after a minute and reported, instead of hanging the suite.
+const RUN_LIMIT_MS = 60_000;
+
 function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
   const all = args.includes('--config') ? args : [...args, '--config', isolated];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    const limit = setTimeout(() => {
+      stderr += `\n[test: deepwork ${args.join(' ')} still ran after ${RUN_LIMIT_MS / 1000} s and was killed]`;
+      child.kill('SIGKILL');
+    }, RUN_LIMIT_MS);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(limit);
+      resolve({ code, stdout, stderr });
+    });
     options.onStart?.(child);
   });
 }

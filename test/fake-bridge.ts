@@ -19,6 +19,8 @@ export type FakeBridge = {
   host: string;
   // The request bodies /api/chat received, parsed.
   chats: Array<{ model: string; content: string; stream: unknown }>;
+  // Holds the answers to /api/tags from now on until the returned function is called: a check in flight, on demand.
+  holdTags: () => () => void;
   close: () => Promise<void>;
 };
 
@@ -32,12 +34,16 @@ export type FakeOptions = {
 
 export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBridge> {
   const chats: FakeBridge['chats'] = [];
+  let tagsGate: Promise<void> = Promise.resolve();
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
-      if (req.method === 'GET' && req.url === '/api/tags') return json(res, 200, { models: (options.models ?? []).map((name) => ({ name, model: name })) });
+      if (req.method === 'GET' && req.url === '/api/tags') {
+        void tagsGate.then(() => json(res, 200, { models: (options.models ?? []).map((name) => ({ name, model: name })) }));
+        return;
+      }
       if (req.method === 'GET' && req.url === '/api/ps') {
         if (options.running === 'no-ps') return json(res, 404, { error: 'not found' });
         return json(res, 200, { models: (options.running ?? []).map((name) => ({ name, model: name })) });
@@ -65,7 +71,12 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
       server.close(() => resolve());
     });
   if (options.manualClose !== true) after(close);
-  return { host: `http://127.0.0.1:${port}`, chats, close };
+  const holdTags = () => {
+    let release = () => {};
+    tagsGate = new Promise<void>((resolve) => (release = resolve));
+    return release;
+  };
+  return { host: `http://127.0.0.1:${port}`, chats, holdTags, close };
 }
 
 function json(res: http.ServerResponse, status: number, value: unknown): void {

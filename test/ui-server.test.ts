@@ -120,13 +120,15 @@ describe('the pult server', () => {
   it('runs a question over the API, reports it over the WebSocket, and answers 404 for a file nobody proposed', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${pult.port}/ws?token=${token}`, { origin: `http://127.0.0.1:${pult.port}` });
     const messages: unknown[] = [];
+    const finished = messageWhere(ws, (m) => isRun(m) && m.run.state !== 'running');
     ws.on('message', (data) => messages.push(JSON.parse(String(data))));
     await new Promise((resolve) => ws.once('open', resolve));
     ws.send('{"type":"nonsense"}');
     const post = (route: string, body: unknown) => send(pult.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { ...withToken(), 'content-type': 'application/json' } });
     const asked = await post('/api/ask', { question: 'where is const used?', files: ['a.js'], demo: true });
     assert.equal(asked.status, 200, asked.body);
-    const done = await waitFor(() => messages.find((m): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } => isRun(m) && m.run.state !== 'running'));
+    const done = await finished;
+    assert.ok(isRun(done));
     assert.equal(done.run.state, 'answered');
     assert.match(done.run.log.join('\n'), /Step 1\/4: sending [\d,]+ characters\./);
     assert.match(done.run.answerHtml, /<code>a\.js<\/code> line 1/);
@@ -139,7 +141,9 @@ describe('the pult server', () => {
 
   it('refuses a second question while one runs', async () => {
     const executor = createExecutor(root, { backupDir });
-    const slow = { label: 'slow', chat: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 1000)) };
+    // The first question's reply is held until the test lets it go: the second one certainly meets it running.
+    let answer = (_text: string) => {};
+    const slow = { label: 'slow', chat: () => new Promise<string>((resolve) => (answer = resolve)) };
     const busy = await startPult(pultOptions({ executor, bridge: slow, host: 'h', model: 'm', steps: 1, backupDir, port: 0, token }));
     try {
       const post = (route: string, body: unknown) => send(busy.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { Host: `127.0.0.1:${busy.port}`, 'x-deepwork-token': token, 'content-type': 'application/json' } });
@@ -147,6 +151,7 @@ describe('the pult server', () => {
       const second = await post('/api/ask', { question: 'two' });
       assert.equal(second.status, 409);
       assert.match(second.body, /already running/);
+      answer('late');
     } finally {
       await busy.close();
     }
@@ -204,12 +209,13 @@ describe('the pult server under attack (hardening issue 9)', () => {
 
   it('refuses a Write whose file changed after its diff was shown, shows the new diff, and writes on a second Write', async () => {
     const post = (route: string, body: unknown) => send(pult.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: headers() });
+    const ws = await open();
+    const answered = messageWhere(ws, (m) => isRun(m) && m.run.state === 'answered');
     assert.equal((await post('/api/ask', { question: 'change it' })).status, 200);
-    const state = await waitFor(async () => {
-      const value: unknown = JSON.parse((await send(pult.port, { path: '/api/state', headers: headers() })).body);
-      return isRecord(value) && Array.isArray(value.runs) && isRecord(value.runs[0]) && value.runs[0].state === 'answered' ? value.runs[0] : undefined;
-    });
-    const file = Array.isArray(state.files) && isRecord(state.files[0]) ? state.files[0] : {};
+    const state = await answered;
+    ws.close();
+    const run = isRecord(state) && isRecord(state.run) ? state.run : {};
+    const file = Array.isArray(run.files) && isRecord(run.files[0]) ? run.files[0] : {};
     assert.equal(typeof file.base, 'string');
     fs.writeFileSync(path.join(root, 'a.js'), 'const a = 100; // edited meanwhile\n');
     const stale = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: file.base })).body) as { written: boolean; reason: string; base: string; diff: string };
@@ -276,12 +282,17 @@ function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: strin
   return isRecord(m) && m.type === 'run' && isRecord(m.run);
 }
 
-async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+// The first message on a socket that `match` accepts, from now on; fails the test after 10 s without one.
+function messageWhere(ws: WebSocket, match: (message: unknown) => boolean): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const limit = setTimeout(() => reject(new Error('no such WebSocket message within 10 s')), 10_000);
+    const onMessage = (data: unknown) => {
+      const message: unknown = JSON.parse(String(data));
+      if (!match(message)) return;
+      clearTimeout(limit);
+      ws.off('message', onMessage);
+      resolve(message);
+    };
+    ws.on('message', onMessage);
+  });
 }

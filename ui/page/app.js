@@ -234,7 +234,9 @@ setInterval(() => {
 // ---- the bridge ----
 
 async function check() {
+  // The old state's class goes at once: until the answer comes, nothing on the page says ready, idle or down.
   $('bridge-state').textContent = 'checking…';
+  $('bridge-state').className = 'state checking';
   try {
     const report = /** @type {{ state: string, message: string }} */ (await api('GET', '/api/check'));
     $('bridge-state').textContent = report.state;
