@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DeepworkError, errnoOf, messageOf } from './app/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from './common/errors.ts';
 import type { Config } from './app/config.ts';
 import type { Bridge } from './protocol/loop.ts';
 import type { FileBlock } from './protocol/parse.ts';

@@ -2,10 +2,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeepworkError, errnoOf } from './errors.ts';
-import { INSTALL_DIR } from './install.ts';
+import { DeepworkError, errnoOf } from '../common/errors.ts';
+import { INSTALL_DIR } from '../common/install.ts';
 import picomatch from 'picomatch';
-import { formatCount } from './text.ts';
+import { formatCount } from '../common/text.ts';
 
 export type Config = {
   // The Ollama-style bridge: the DeepSeek bridge by default.

@@ -9,7 +9,7 @@ import { createExecutor } from '../reading/execute.ts';
 import { resolvePath } from '../reading/sandbox.ts';
 import { runLoop, type Bridge } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import { messageOf } from './errors.ts';
+import { messageOf } from '../common/errors.ts';
 
 type Check = { name: string; run: (root: string) => void | Promise<void> };
 

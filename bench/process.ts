@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { INSTALL_DIR } from '../app/install.ts';
+import { INSTALL_DIR } from '../common/install.ts';
 import { median } from './tools.ts';
 
 const BIN = path.join(INSTALL_DIR, 'bin', 'deepwork.js');

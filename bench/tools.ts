@@ -3,7 +3,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INSTALL_DIR } from '../app/install.ts';
+import { INSTALL_DIR } from '../common/install.ts';
 
 // The bench folder of the sources (the compiled bench runs from dist/bench): the corpus and results live there.
 export const BENCH = path.join(INSTALL_DIR, 'bench');

@@ -1,6 +1,6 @@
 // --check: is the bridge there, and is its model up? Three states, each with what to do.
 
-import { DeepworkError, messageOf } from '../app/errors.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
 import { baseUrl, listModels, runningModels } from './ollama.ts';
 
 export type BridgeState = 'ready' | 'idle' | 'down';

@@ -2,8 +2,8 @@
 // headers, and a web-chat answer can take many minutes before its first byte.
 
 import http from 'node:http';
-import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
-import { formatDuration } from '../app/text.ts';
+import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { formatDuration } from '../common/text.ts';
 
 export type Response = { status: number; contentType: string; body: AsyncIterable<Buffer> };
 

@@ -2,8 +2,8 @@
 // line waits in a list of pieces, so a body sent as one huge line costs linear time, not quadratic. A line longer than
 // `maxLineBytes` ends the stream with an error instead of filling the memory.
 
-import { DeepworkError } from '../app/errors.ts';
-import { formatCount } from '../app/text.ts';
+import { DeepworkError } from '../common/errors.ts';
+import { formatCount } from '../common/text.ts';
 
 export async function* lines(body: AsyncIterable<Buffer>, maxLineBytes: number, what: string): AsyncGenerator<string> {
   let pending: Buffer[] = [];

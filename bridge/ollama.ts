@@ -1,12 +1,12 @@
 // The client of an Ollama-style bridge: `POST /api/chat` for answers, `GET /api/tags` and `GET /api/ps` for --check.
 // Works with Ollama itself and with the deepseek-api bridge, streamed (NDJSON) or as one JSON body.
 
-import { DeepworkError, messageOf } from '../app/errors.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readAll, request, type Response } from './http.ts';
 import { lines } from './lines.ts';
-import { formatCount } from '../app/text.ts';
-import { isRecord } from '../app/unknown.ts';
+import { formatCount } from '../common/text.ts';
+import { isRecord } from '../common/unknown.ts';
 
 // `maxReplyChars`: the longest answer taken, in characters (config `maxReplyChars`).
 export type OllamaOptions = { host: string; model: string; timeoutMs: number; maxReplyChars?: number };

@@ -5,7 +5,7 @@ import type { ApplyReport } from '../writing/apply.ts';
 import type { UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
 import type { LoopEvent } from '../protocol/loop.ts';
-import { escapeControls, formatCount, formatDuration } from '../app/text.ts';
+import { escapeControls, formatCount, formatDuration } from '../common/text.ts';
 
 // The console: `out` is stdout, `err` stderr; `json` prints JSON text as it is; `status` a terminal status line with
 // its own cursor controls.

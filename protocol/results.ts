@@ -1,7 +1,7 @@
 // What the executor answers, as data, and how it reads in the next message to the model. Every cut says how much was
 // left out and what to ask for to get the rest.
 
-import { formatCount } from '../app/text.ts';
+import { formatCount } from '../common/text.ts';
 
 export type FindHit = { path: string; line: number; text: string };
 

@@ -3,8 +3,8 @@
 
 import fs from 'node:fs';
 import type { Limits } from '../reading/execute.ts';
-import { formatCount } from '../app/text.ts';
-import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
+import { formatCount } from '../common/text.ts';
+import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 
 export type Texts = { instructions: string; reminder: string; lastStep: string };
 

@@ -12,7 +12,7 @@ import { openFile, readLines, type Opened } from './read.ts';
 import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
-import { formatCount } from '../app/text.ts';
+import { formatCount } from '../common/text.ts';
 
 export type Limits = {
   // Characters of file text sent for all NEED requests of one step.

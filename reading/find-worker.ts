@@ -3,7 +3,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { createKeeper, searchFiles, type Assigned } from './search.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 
 const budget: unknown = isRecord(workerData) ? workerData.cacheBytes : undefined;
 const keeper = createKeeper(typeof budget === 'number' ? budget : 0);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { createKeeper, searchFiles, type Hit } from './search.ts';
 import type { FindHit } from '../protocol/results.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 
 // Below this many files, a worker costs more than it saves.
 const PARALLEL_MIN_FILES = 2_000;

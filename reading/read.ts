@@ -2,7 +2,7 @@
 // read, and `fstat` on the open descriptor decides what it is.
 
 import fs from 'node:fs';
-import { countLines } from '../app/text.ts';
+import { countLines } from '../common/text.ts';
 import { READ_FLAGS } from './search.ts';
 
 const CHUNK = 1 << 20;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { DeepworkError, errnoOf } from '../app/errors.ts';
+import { DeepworkError, errnoOf } from '../common/errors.ts';
 
 // Names never sent, whatever the request. A pattern without a slash matches a file's name in any folder.
 export const defaultSecretNames: readonly string[] = [

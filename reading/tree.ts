@@ -3,7 +3,7 @@
 // folder still gives a tree of a few KB.
 
 import type { WalkEntry } from './walk.ts';
-import { formatCount } from '../app/text.ts';
+import { formatCount } from '../common/text.ts';
 
 type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
 

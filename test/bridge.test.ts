@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
-import { DeepworkError } from '../app/errors.ts';
+import { DeepworkError } from '../common/errors.ts';
 import { startFakeBridge, type ChatBehaviour } from './fake-bridge.ts';
 import { freePort } from './helpers.ts';
 

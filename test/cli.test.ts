@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startFakeBridge } from './fake-bridge.ts';
-import { INSTALL_DIR } from '../app/install.ts';
+import { INSTALL_DIR } from '../common/install.ts';
 import { freePort, tempFolder } from './helpers.ts';
 
 const HOME = INSTALL_DIR;

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { defaultConfig, loadConfig } from '../app/config.ts';
-import { INSTALL_DIR as HOME } from '../app/install.ts';
+import { INSTALL_DIR as HOME } from '../common/install.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('loadConfig', () => {

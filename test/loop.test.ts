@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { DeepworkError } from '../app/errors.ts';
+import { DeepworkError } from '../common/errors.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { countLines, formatCount } from '../app/text.ts';
+import { countLines, formatCount } from '../common/text.ts';
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {

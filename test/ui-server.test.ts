@@ -10,9 +10,9 @@ import { pultOptions } from './pult-options.ts';
 import { launchPult } from '../ui/launch.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
-import { DeepworkError } from '../app/errors.ts';
+import { DeepworkError } from '../common/errors.ts';
 import { tempFolder } from './helpers.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 

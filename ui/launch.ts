@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from '../writing/atomic.ts';
 
 type Registration = { root: string; url: string; instance: string; pid: number };

@@ -7,10 +7,10 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Executor } from '../reading/execute.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readPathOf, walk } from '../reading/walk.ts';
-import { DeepworkError, messageOf } from '../app/errors.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
 import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {

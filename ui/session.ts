@@ -9,9 +9,9 @@ import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { undoLast, type UndoReport } from '../writing/undo.ts';
 import type { FileBlock } from '../protocol/parse.ts';
 import { normalizeRequest } from '../reading/sandbox.ts';
-import { DeepworkError, messageOf } from '../app/errors.ts';
-import { formatDuration } from '../app/text.ts';
-import { formatCount } from '../app/text.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
+import { formatDuration } from '../common/text.ts';
+import { formatCount } from '../common/text.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });

@@ -4,8 +4,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeepworkError, messageOf } from '../app/errors.ts';
-import { isRecord } from '../app/unknown.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
+import { isRecord } from '../common/unknown.ts';
 import { writeAtomic, type FsOps } from './atomic.ts';
 
 export type ManifestFile = {

@@ -1,7 +1,7 @@
 // A replaced file keeps its conventions (line ends, BOM, final newline), and a proposal that elides code with a
 // placeholder is caught before it deletes anything.
 
-import { countLines } from '../app/text.ts';
+import { countLines } from '../common/text.ts';
 
 const BOM = '\uFEFF';
 

@@ -3,7 +3,7 @@
 // pult's event loop with it. Past the bound the change is summed up as "rewritten" instead.
 
 import { formatPatch, FILE_HEADERS_ONLY, structuredPatch } from 'diff';
-import { countLines } from '../app/text.ts';
+import { countLines } from '../common/text.ts';
 
 // Changed lines beyond which a diff is not worked out, and a time bound for a long file with fewer changes.
 const MAX_EDIT_LENGTH = 1_000;

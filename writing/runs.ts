@@ -4,9 +4,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeepworkError } from '../app/errors.ts';
+import { DeepworkError } from '../common/errors.ts';
 import type { FileBlock } from '../protocol/parse.ts';
-import { isRecord } from '../app/unknown.ts';
+import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from './atomic.ts';
 
 export type SavedRun = { root: string; question: string; time: string; files: FileBlock[] };

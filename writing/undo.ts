@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { backupCopy, saveManifest, setsOf, sha256, type ManifestFile, type SetInfo } from './backup-sets.ts';
 import { isTempName, writeAtomic, type FsOps } from './atomic.ts';
-import { DeepworkError, errnoOf, messageOf } from '../app/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 
 export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
