@@ -15,6 +15,7 @@ import { forPeople, type Io } from './console/output.ts';
 
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
+                 [--context-tokens N]   the model's window in tokens (else asked of the bridge, else 64,000)
   deepwork --demo "question"     the same loop with an offline demo bridge (not a model)
   deepwork apply [--force]       write the last run's proposed files without asking the model again
   deepwork undo [--list]         put back the files of the last applied set (--list: show the sets)
@@ -37,6 +38,7 @@ const options = {
   port: { type: 'string' },
   'no-open': { type: 'boolean' },
   steps: { type: 'string' },
+  'context-tokens': { type: 'string' },
   host: { type: 'string' },
   model: { type: 'string' },
   config: { type: 'string' },
@@ -134,12 +136,13 @@ function withFlags(config: Config, flags: Flags): Config {
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
   if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
+  if (flags['context-tokens'] !== undefined) result.contextTokens = wholeNumber('--context-tokens', flags['context-tokens'], 2_048, 9_999_999);
   return result;
 }
 
 // A flag's number: decimal digits only (`1e9`, `0x10` and ` 4` are refused), within its range.
 function wholeNumber(flag: string, text: string, min: number, max: number, note = ''): number {
-  const value = /^\d{1,6}$/.test(text) ? Number(text) : Number.NaN;
+  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= min && value <= max)) throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
   return value;
 }
@@ -173,7 +176,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   let result: Awaited<ReturnType<typeof runQuestion>>;
   try {
     result = await runQuestion({
-      bridge: a.bridge, executor, question: a.question, files: a.files, steps: a.config.steps, stateDir: a.config.stateDir,
+      bridge: a.bridge, executor, question: a.question, files: a.files, steps: a.config.steps, contextTokens: a.config.contextTokens, stateDir: a.config.stateDir,
       signal: controller.signal, onEvent: log.event,
     });
   } finally {
@@ -230,7 +233,7 @@ async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string
   const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
   const launched = await launchPult({
     executor, bridge, demo: createDemoBridge, check: () => checkBridge(config.deepseekHost, config.deepseekModel),
-    host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
+    host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, contextTokens: config.contextTokens, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
   });
   io.out(launched.url);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');

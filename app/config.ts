@@ -27,6 +27,8 @@ export type Config = {
   // The longest reply taken from the bridge, in characters: far above any model's output, it stops a bridge that
   // loops or streams without end before it fills the memory.
   maxReplyChars: number;
+  // The model's whole window in tokens; unset: asked of the bridge (Ollama's /api/show), else 64,000.
+  contextTokens?: number;
 };
 
 // Bridge calls per question, from the command line, the config and the pult alike.
@@ -64,6 +66,7 @@ const checks: Record<keyof Config, Check> = {
   stateDir: text,
   secretNames: secretPatterns,
   maxReplyChars: wholeIn(10_000, 1_000_000_000),
+  contextTokens: wholeIn(2_048, 10_000_000),
 };
 
 // Each pattern non-empty and one picomatch can compile; at most 1,000 of them.

@@ -12,6 +12,8 @@ export type Question = {
   question: string;
   files: readonly string[];
   steps: number;
+  // The model's window in tokens, when the config names it.
+  contextTokens: number | undefined;
   stateDir: string;
   signal: AbortSignal;
   onEvent: (event: LoopEvent) => void;
@@ -21,7 +23,7 @@ export type Question = {
 export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown }> {
   const outcome = await runLoop({
     bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files,
-    steps: q.steps, signal: q.signal, onEvent: q.onEvent,
+    steps: q.steps, contextTokens: q.contextTokens, signal: q.signal, onEvent: q.onEvent,
   });
   let saveError: unknown;
   try {

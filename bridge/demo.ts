@@ -22,7 +22,7 @@ export function createDemoBridge(): Bridge {
 function replyTo(message: string): string {
   const question = questionOf(message);
   const words = keywords(question);
-  const step = message.split('=== YOUR PREVIOUS ANSWER ===').length;
+  const step = (message.match(/^=== YOUR ANSWER AT STEP \d+ ===$/gm) ?? []).length + 1;
   const header = `[${DEMO_LABEL}: it searches for the question's words; a real model would read and reason.]`;
 
   if (words.length === 0) {
@@ -59,7 +59,7 @@ function questionOf(message: string): string {
   const start = message.indexOf('=== QUESTION ===\n');
   if (start === -1) return '';
   const rest = message.slice(start + 17);
-  const end = rest.indexOf('\n\n=== YOUR PREVIOUS ANSWER ===');
+  const end = rest.indexOf('\n\n');
   return end === -1 ? rest : rest.slice(0, end);
 }
 
@@ -71,11 +71,13 @@ function keywords(question: string): string[] {
   return candidates.sort((a, b) => Number(identifier(b)) - Number(identifier(a)) || b.length - a.length).slice(0, 3);
 }
 
+const RESULTS = /^=== RESULTS OF YOUR REQUESTS AT STEP \d+ ===$/m;
+
 function allResults(message: string): string {
-  return message.split('=== RESULTS OF YOUR REQUESTS ===').slice(1).join('\n');
+  return message.split(RESULTS).slice(1).join('\n');
 }
 
 function lastResults(message: string): string {
-  const parts = message.split('=== RESULTS OF YOUR REQUESTS ===');
+  const parts = message.split(RESULTS);
   return parts.length > 1 ? (parts.at(-1) ?? '') : '';
 }

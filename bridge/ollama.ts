@@ -5,6 +5,7 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readAll, request, type Response } from './http.ts';
 import { lines } from './lines.ts';
+import { numCtxFor, truncationNote, windowFromShow } from './context.ts';
 import { formatCount } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
 
@@ -15,13 +16,32 @@ const DEFAULT_MAX_REPLY_CHARS = 8_000_000;
 
 export function createOllamaBridge(options: OllamaOptions): Bridge {
   const base = baseUrl(options.host);
+  // The largest num_ctx sent so far: it only grows, so the model is not reloaded back and forth.
+  let numCtx = 0;
   return {
     label: `${options.model} at ${base.origin}`,
-    async chat(message, { signal, onProgress }) {
-      const body = JSON.stringify({ model: options.model, messages: [{ role: 'user', content: message }], stream: true });
+    async chat(message, { signal, onProgress, tokens, window }) {
+      if (tokens !== undefined && window !== undefined) numCtx = numCtxFor(tokens, window, numCtx);
+      const body = JSON.stringify({
+        model: options.model, messages: [{ role: 'user', content: message }], stream: true,
+        ...(numCtx > 0 ? { options: { num_ctx: numCtx } } : {}),
+      });
       const res = await request(new URL('api/chat', base), { method: 'POST', body, signal, timeoutMs: options.timeoutMs });
       if (res.status < 200 || res.status > 299) throw await httpError(res, base, options, signal);
-      return readChat(res, base, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, onProgress);
+      const reply = await readChat(res, base, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, onProgress);
+      const truncated = tokens === undefined || numCtx === 0 ? undefined : truncationNote(reply.promptTokens, numCtx, tokens);
+      return { text: reply.content, ...(reply.promptTokens === undefined ? {} : { promptTokens: reply.promptTokens }), ...(truncated === undefined ? {} : { truncated }) };
+    },
+    // The model's window from `POST /api/show`; undefined when the bridge has no such route (the DeepSeek bridge).
+    async window(signal) {
+      const res = await request(new URL('api/show', base), { method: 'POST', body: JSON.stringify({ model: options.model, name: options.model }), signal, timeoutMs: Math.min(options.timeoutMs, 10_000) });
+      const text = await readAll(res.body, 16 << 20);
+      if (res.status < 200 || res.status > 299) return undefined;
+      try {
+        return windowFromShow(JSON.parse(text));
+      } catch {
+        return undefined;
+      }
     },
   };
 }
@@ -44,13 +64,14 @@ export function baseUrl(host: string): URL {
 // Reads an answer, streamed as NDJSON lines or sent as one JSON body. An `{"error": ...}` anywhere ends it with that
 // error; a stream that stops before `done` is not an answer; an answer past `maxChars` characters ends with an error
 // (a bridge that loops would otherwise fill the memory).
-async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number) => void): Promise<string> {
+async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number) => void): Promise<{ content: string; promptTokens?: number }> {
   // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
   const maxBytes = maxChars * 6 + (1 << 20);
   const parts: string[] = [];
   let length = 0;
   let done = false;
   let count = 0;
+  let promptTokens: number | undefined;
   // Set once a line is not JSON: the body is one (pretty-printed) JSON value, kept to parse whole.
   let whole: string[] | undefined;
   let wholeBytes = 0;
@@ -79,6 +100,7 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
       onProgress?.(length);
     }
     if (part.done) done = true;
+    if (part.promptTokens !== undefined) promptTokens = part.promptTokens;
   }
 
   if (whole !== undefined) {
@@ -87,14 +109,14 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
     const part = chatPart(parseJson(raw, base), base);
     if (!part.done && part.content === '') throw notOllama(base, raw);
     if (part.content.length > maxChars) throw tooLong(base, maxChars);
-    return part.content;
+    return { content: part.content, ...(part.promptTokens === undefined ? {} : { promptTokens: part.promptTokens }) };
   }
   const content = parts.join('');
   if (count === 0) throw notOllama(base, '');
   if (!done) {
     throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${content.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);
   }
-  return content;
+  return { content, ...(promptTokens === undefined ? {} : { promptTokens }) };
 }
 
 function tooLong(base: URL, maxChars: number): DeepworkError {
@@ -102,13 +124,15 @@ function tooLong(base: URL, maxChars: number): DeepworkError {
 }
 
 // One NDJSON line or a whole body: `{ message: { content }, done }`, or `{ error }`.
-function chatPart(value: unknown, base: URL): { content: string; done: boolean } {
+// `promptTokens`: the final line's prompt_eval_count, how many tokens of the prompt the server read.
+function chatPart(value: unknown, base: URL): { content: string; done: boolean; promptTokens?: number } {
   if (!isRecord(value)) throw notOllama(base, JSON.stringify(value));
   if (typeof value.error === 'string') throw new DeepworkError('BRIDGE_ERROR', `The bridge at ${base.origin} answered with an error: "${value.error}".`);
   const message = value.message;
   const content = isRecord(message) && typeof message.content === 'string' ? message.content : undefined;
   if (content === undefined && value.done !== true) throw notOllama(base, JSON.stringify(value));
-  return { content: content ?? '', done: value.done === true };
+  const evaluated = value.prompt_eval_count;
+  return { content: content ?? '', done: value.done === true, ...(typeof evaluated === 'number' ? { promptTokens: evaluated } : {}) };
 }
 
 async function httpError(res: Response, base: URL, options: OllamaOptions, signal: AbortSignal): Promise<DeepworkError> {

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'PORT_DENIED'
   | 'PORT_INVALID'
   | 'INSTRUCTIONS_INVALID'
+  | 'CONTEXT_FULL'
   | 'TOO_LARGE';
 
 export class DeepworkError extends Error {

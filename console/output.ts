@@ -82,13 +82,17 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
   return {
     event(e) {
       if (e.kind === 'sending') {
-        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters`);
+        const dropped = e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
+        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of ${formatCount(e.budget)}${dropped}`);
         started = Date.now();
         received = 0;
         waitingStep = e.step;
         if (io.isTTY) timer = setInterval(tick, 1000);
       } else if (e.kind === 'receiving') {
         received = e.chars;
+      } else if (e.kind === 'truncated') {
+        clear();
+        io.err(`step ${e.step}/${steps}: ${e.message}`);
       } else if (e.kind === 'replied') {
         clear();
         const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';

@@ -5,20 +5,33 @@ import type { Executor } from '../reading/execute.ts';
 import { parseReply, type FileBlock } from './parse.ts';
 import { describeRequest, type Request } from './requests.ts';
 import { renderResults } from './results.ts';
-import { firstMessage, nextMessage, type Texts } from './transcript.ts';
+import type { Texts } from './transcript.ts';
+import { createConversation, type Window } from './conversation.ts';
 
 // Anything that takes a message and returns the model's reply: the Ollama-style client, the demo, a test's fake.
 export type Bridge = {
   label: string;
-  chat(message: string, options: { signal: AbortSignal; onProgress?: (chars: number) => void }): Promise<string>;
+  // `tokens` is the message's estimated size and `window` the whole window the run budgets for: a bridge that sets
+  // the model's context size (Ollama's num_ctx) sizes it from them.
+  chat(message: string, options: ChatOptions): Promise<string | ChatReply>;
+  // The model's window in tokens, when the bridge can tell (Ollama's /api/show).
+  window?(signal: AbortSignal): Promise<number | undefined>;
 };
+
+export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number) => void; tokens?: number; window?: number };
+
+// `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that it cut the prompt.
+export type ChatReply = { text: string; promptTokens?: number; truncated?: string };
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
 export type LoopEvent =
-  | { kind: 'sending'; step: number; steps: number; chars: number }
+  // `tokens` is the message's estimate, `budget` what the window leaves for a message, `dropped` the earlier results
+  // given way to fit.
+  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
   | { kind: 'receiving'; step: number; chars: number }
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
+  | { kind: 'truncated'; step: number; message: string }
   | { kind: 'answered-requests'; step: number; requests: number; chars: number };
 
 export type LoopInput = {
@@ -28,6 +41,8 @@ export type LoopInput = {
   question: string;
   files?: readonly string[];
   steps: number;
+  // The model's whole window in tokens; undefined: asked of the bridge, else DEFAULT_WINDOW.
+  contextTokens?: number | undefined;
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
 };
@@ -38,30 +53,48 @@ export type LoopOutcome = {
   steps: number;
   // Characters sent at each step.
   sent: number[];
+  // Tokens sent at each step (estimated).
+  tokens: number[];
   // Proposed files over all steps; a later block for the same path replaces an earlier one.
   files: FileBlock[];
   // The requests of the last reply that were never answered (steps ran out, or a repeat).
   unanswered: Request[];
 };
 
+// The window assumed when neither the config nor the bridge tells: the DeepSeek web chat takes far more, and a local
+// model set up for less says so through /api/show.
+export const DEFAULT_WINDOW = 64_000;
+
+// Room kept for the model's reply: a quarter of the window, at most 8,192 tokens.
+export function windowOf(windowTokens: number): Window {
+  return { windowTokens, promptTokens: windowTokens - Math.min(8_192, Math.floor(windowTokens / 4)) };
+}
+
 export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const { bridge, executor, texts, steps } = input;
   const signal = input.signal ?? new AbortController().signal;
   const emit = input.onEvent ?? (() => {});
   executor.reset();
+  const windowTokens = input.contextTokens ?? (await bridge.window?.(signal).catch(() => undefined)) ?? DEFAULT_WINDOW;
+  const window = windowOf(windowTokens);
   const attached = input.files !== undefined && input.files.length > 0
-    ? renderResults(await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }]))
-    : '';
-  let message = firstMessage({ texts, tree: executor.tree(), attached, question: input.question, last: steps <= 1 });
+    ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
+    : [];
+  const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, window });
   const sent: number[] = [];
+  const tokens: number[] = [];
   const files = new Map<string, FileBlock>();
   let previousKey: string | undefined;
 
   for (let step = 1; ; step++) {
-    emit({ kind: 'sending', step, steps, chars: message.length });
+    const { message, tokens: estimate, dropped } = conversation.render(step, steps);
+    emit({ kind: 'sending', step, steps, chars: message.length, tokens: estimate, budget: window.promptTokens, dropped });
     sent.push(message.length);
+    tokens.push(estimate);
     const started = Date.now();
-    const reply = await bridge.chat(message, { signal, onProgress: (chars) => emit({ kind: 'receiving', step, chars }) });
+    const answer = await bridge.chat(message, { signal, onProgress: (chars) => emit({ kind: 'receiving', step, chars }), tokens: estimate, window: windowTokens });
+    const { text: reply, truncated } = typeof answer === 'string' ? { text: answer, truncated: undefined } : answer;
+    if (truncated !== undefined) emit({ kind: 'truncated', step, message: truncated });
     const parsed = parseReply(reply);
     for (const file of parsed.files) {
       files.delete(file.path);
@@ -74,7 +107,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
     const outcome = (stop: Stop, unanswered: Request[]): LoopOutcome => ({
       answer: stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, unanswered)}`,
-      stop, steps: step, sent, files: [...files.values()], unanswered,
+      stop, steps: step, sent, tokens, files: [...files.values()], unanswered,
     });
     if (parsed.requests.length === 0) return outcome('answered', []);
     const key = requestsKey(parsed.requests);
@@ -82,9 +115,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps', parsed.requests);
     previousKey = key;
 
-    const results = renderResults(await executor.answer(parsed.requests));
-    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars: results.length });
-    message = nextMessage(message, reply, results, texts, step + 1 >= steps);
+    const results = await executor.answer(parsed.requests, conversation.stillSent());
+    conversation.add(step, reply, results);
+    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars: renderResults(results).length });
   }
 }
 

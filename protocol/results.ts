@@ -6,14 +6,16 @@ import { formatCount } from '../common/text.ts';
 export type FindHit = { path: string; line: number; text: string };
 
 export type Result =
-  | { kind: 'file'; request: string; path: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
+  // `key` names the file and range asked for: the same key later is the same text.
+  | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
   | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
   | { kind: 'binary'; request: string; path: string; bytes: number }
   | { kind: 'missing'; request: string; path: string; closest: string[] }
   | { kind: 'refused'; request: string; path: string; reason: string }
   | { kind: 'withheld'; request: string; path: string; reason: string }
   | { kind: 'over-budget'; request: string; path: string; limit: number }
-  | { kind: 'repeated'; request: string; path: string }
+  // Sent already: above in this step, or at an earlier step whose result is still in the message.
+  | { kind: 'repeated'; request: string; path: string; step?: number }
   | { kind: 'too-many'; request: string; paths: string[]; limit: number }
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
   | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean };
@@ -22,7 +24,7 @@ export function renderResults(results: readonly Result[]): string {
   return results.map(renderResult).join('\n\n');
 }
 
-function renderResult(r: Result): string {
+export function renderResult(r: Result): string {
   switch (r.kind) {
     case 'file': {
       const span = r.ranged || !r.whole ? `lines ${count(r.first)}-${count(r.last)}` : `${count(r.last)} lines`;
@@ -47,7 +49,7 @@ function renderResult(r: Result): string {
     case 'over-budget':
       return head(r.request, `not sent: this step's ${count(r.limit)} characters are used up; ask for it again in the next step`);
     case 'repeated':
-      return head(r.request, 'sent above already');
+      return head(r.request, r.step === undefined ? 'sent above already' : `already sent at step ${r.step}, above`);
     case 'too-many': {
       const shown = r.paths.slice(0, 20).join(', ');
       const more = r.paths.length > 20 ? ` and ${count(r.paths.length - 20)} more` : '';

@@ -41,35 +41,3 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
   };
   return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };
 }
-
-export type FirstMessage = {
-  texts: Texts;
-  tree: string;
-  // The files attached by the user, already rendered as results.
-  attached: string;
-  question: string;
-  last: boolean;
-};
-
-// The first message: instructions, the folder tree, the attached files, then the reminder right before the question.
-// An instruction only at the top is not noticed once many KB of files sit between it and the question.
-export function firstMessage(m: FirstMessage): string {
-  const parts = [m.texts.instructions, `=== PROJECT FOLDER ===\n${m.tree}`];
-  if (m.attached !== '') parts.push(`=== FILES ATTACHED BY THE USER ===\n${m.attached}`);
-  parts.push(reminder(m.texts, m.last), `=== QUESTION ===\n${m.question.trim()}`);
-  return parts.join('\n\n');
-}
-
-// The next message: everything sent before, the model's answer to it, the results of its requests, the reminder.
-export function nextMessage(previous: string, answer: string, results: string, texts: Texts, last: boolean): string {
-  return [
-    previous,
-    `=== YOUR PREVIOUS ANSWER ===\n${answer.trim()}\n=== END ===`,
-    `=== RESULTS OF YOUR REQUESTS ===\n${results}`,
-    reminder(texts, last),
-  ].join('\n\n');
-}
-
-function reminder(texts: Texts, last: boolean): string {
-  return last ? `${texts.reminder}\n${texts.lastStep}` : texts.reminder;
-}

@@ -47,7 +47,8 @@ export const defaultLimits: Limits = {
 export type Executor = {
   box: Sandbox;
   limits: Limits;
-  answer(requests: readonly Request[]): Promise<Result[]>;
+  // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.
+  answer(requests: readonly Request[], earlier?: ReadonlyMap<string, number>): Promise<Result[]>;
   tree(): string;
   // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
   // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
@@ -75,7 +76,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   return {
     box,
     limits,
-    answer: (requests) => answer(box, limits, folder, requests),
+    answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
     tree: () => buildTree(folder.entries(), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
     reset: () => {
       entries = undefined;
@@ -98,7 +99,7 @@ type Folder = {
 };
 
 // What the answerers of one step share.
-type Step = { box: Sandbox; limits: Limits; folder: Folder };
+type Step = { box: Sandbox; limits: Limits; folder: Folder; earlier: ReadonlyMap<string, number> };
 
 // Answers the requests of one kind in a step, in their order: a list of results for each request.
 type Answerer<K extends RequestKind> = (requests: ReadonlyArray<RequestOf<K>>, step: Step) => Result[][] | Promise<Result[][]>;
@@ -110,9 +111,9 @@ const answerers: { [K in RequestKind]: Answerer<K> } = {
   find: answerFinds,
 };
 
-async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[]): Promise<Result[]> {
+async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[], earlier: ReadonlyMap<string, number>): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
-  const step: Step = { box, limits, folder };
+  const step: Step = { box, limits, folder, earlier };
   for (const kind of Object.keys(answerers).filter(isRequestKind)) await answerKind(kind, requests, step, results);
   return results.flat();
 }
@@ -136,12 +137,12 @@ function isOfKind<K extends RequestKind>(request: Request, kind: K): request is 
 }
 
 // All NEED paths of a step share its budget: characters, paths, look-ups of the closest paths.
-function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder }: Step): Result[][] {
+function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder, earlier }: Step): Result[][] {
   const need: NeedBudget = { left: limits.needChars, sent: new Set<string>(), paths: limits.needPaths, suggestions: limits.suggestions };
   return requests.map((request) => {
     const now = request.paths.slice(0, Math.max(0, need.paths));
     need.paths -= now.length;
-    const answered = now.map((p) => needOne(box, limits, p, need, folder.paths));
+    const answered = now.map((p) => needOne(box, limits, p, need, folder.paths, earlier));
     const later = request.paths.slice(now.length);
     if (later.length > 0) answered.push({ kind: 'too-many', request: `NEED (${later.length} more)`, paths: later, limit: limits.needPaths });
     return answered;
@@ -171,7 +172,7 @@ function splitRange(raw: string): { path: string; from: number; to: number; rang
   return { path: raw.slice(0, colon), from, to, ranged: true };
 }
 
-function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, paths: () => PathIndex): Result {
+function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, paths: () => PathIndex, earlier: ReadonlyMap<string, number>): Result {
   const { path: wanted, from, to, ranged } = splitRange(raw);
   const request = `NEED ${raw}`;
   const place = resolvePath(box, wanted);
@@ -188,6 +189,8 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
   }
   const key = `${place.real}:${from}-${to}`;
   if (budget.sent.has(key)) return { kind: 'repeated', request, path: place.rel };
+  const sentAt = earlier.get(key);
+  if (sentAt !== undefined) return { kind: 'repeated', request, path: place.rel, step: sentAt };
   budget.sent.add(key);
   if (budget.left <= 0) return { kind: 'over-budget', request, path: place.rel, limit: limits.needChars };
 
@@ -200,7 +203,7 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     const lines = readLines(file, from, to, budget.left);
     if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     budget.left -= lines.text.length;
-    return { kind: 'file', request, path: place.rel, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
+    return { kind: 'file', request, path: place.rel, key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
   } finally {
     fs.closeSync(file.fd);
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOllamaBridge } from '../bridge/ollama.ts';
+import type { ChatReply } from '../protocol/loop.ts';
 import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
@@ -11,10 +12,14 @@ import { freePort } from './helpers.ts';
 
 const signal = new AbortController().signal;
 
+function textOf(reply: string | ChatReply): string {
+  return typeof reply === 'string' ? reply : reply.text;
+}
+
 async function chatWith(behaviour: ChatBehaviour, timeoutMs = 10_000) {
   const fake = await startFakeBridge({ chat: () => behaviour });
   const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs });
-  return { fake, reply: bridge.chat('hello', { signal }) };
+  return { fake, reply: bridge.chat('hello', { signal }).then(textOf) };
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
@@ -129,8 +134,8 @@ describe('the bridge client against a runaway or flaky bridge (hardening issue 9
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const bridge = createOllamaBridge({ host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, model: 'm', timeoutMs: 5000 });
-      assert.equal(await bridge.chat('one', { signal }), 'answer 1');
-      assert.equal(await bridge.chat('two', { signal }), 'answer 3');
+      assert.equal(textOf(await bridge.chat('one', { signal })), 'answer 1');
+      assert.equal(textOf(await bridge.chat('two', { signal })), 'answer 3');
       assert.equal(requests, 3);
     } finally {
       server.closeAllConnections();

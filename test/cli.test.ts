@@ -60,7 +60,7 @@ describe('deepwork "question"', () => {
     const run = await deepwork(['Where is loadConfig?', '--host', fake.host, '--model', 'm'], project);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'loadConfig returns 1.\n');
-    assert.match(run.stderr, /step 1\/4: sending [\d,]+ characters\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/);
+    assert.match(run.stderr, /step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of 55,808\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/);
     assert.equal(fake.chats[0]?.model, 'm');
   });
 

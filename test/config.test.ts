@@ -36,6 +36,7 @@ describe('loadConfig', () => {
     ['steps past the range', '{"steps": 1000000000}', /"steps" must be a whole number from 1 to 50, not 1000000000/],
     ['a reply cap below any answer', '{"maxReplyChars": 5}', /"maxReplyChars" must be a whole number from 10,000 to 1,000,000,000, not 5/],
     ['an empty host', '{"deepseekHost": " "}', /"deepseekHost" must be a non-empty string/],
+    ['a window too small for the instructions', '{"contextTokens": 100}', /"contextTokens" must be a whole number from 2,048 to 10,000,000, not 100/],
   ];
   for (const [name, text, message] of bad) {
     it(`refuses ${name}`, () => {

@@ -17,8 +17,8 @@ export type ChatBehaviour =
 
 export type FakeBridge = {
   host: string;
-  // The request bodies /api/chat received, parsed.
-  chats: Array<{ model: string; content: string; stream: unknown }>;
+  // The request bodies /api/chat received, parsed; `numCtx` is the options.num_ctx sent, if any.
+  chats: Array<{ model: string; content: string; stream: unknown; numCtx?: unknown }>;
   // Holds the answers to /api/tags from now on until the returned function is called: a check in flight, on demand.
   holdTags: () => () => void;
   close: () => Promise<void>;
@@ -28,12 +28,16 @@ export type FakeOptions = {
   chat?: (content: string, index: number) => ChatBehaviour;
   models?: string[];
   running?: string[] | 'no-ps';
+  // What POST /api/show answers (404 when unset), and the prompt_eval_count the final chat line reports.
+  show?: unknown;
+  promptEvalCount?: (content: string, numCtx: unknown) => number;
   // Close it yourself: for a bridge started inside a before() hook, where after() would close it at once.
   manualClose?: boolean;
 };
 
 export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBridge> {
   const chats: FakeBridge['chats'] = [];
+  let evaluated: number | undefined;
   let tagsGate: Promise<void> = Promise.resolve();
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
@@ -48,15 +52,18 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
         if (options.running === 'no-ps') return json(res, 404, { error: 'not found' });
         return json(res, 200, { models: (options.running ?? []).map((name) => ({ name, model: name })) });
       }
+      if (req.method === 'POST' && req.url === '/api/show' && options.show !== undefined) return json(res, 200, options.show);
       if (req.method !== 'POST' || req.url !== '/api/chat') return json(res, 404, { error: 'no such route' });
-      const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }>; stream: unknown };
+      const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }>; stream: unknown; options?: { num_ctx?: unknown } };
       const content = parsed.messages[0]?.content ?? '';
-      chats.push({ model: parsed.model, content, stream: parsed.stream });
+      const numCtx = parsed.options?.num_ctx;
+      chats.push({ model: parsed.model, content, stream: parsed.stream, ...(numCtx === undefined ? {} : { numCtx }) });
+      evaluated = options.promptEvalCount?.(content, numCtx);
       if (options.models !== undefined && !options.models.includes(parsed.model)) {
         return json(res, 404, { error: `model '${parsed.model}' not found` });
       }
       const behaviour = options.chat?.(content, chats.length - 1) ?? { kind: 'reply', text: 'ok' };
-      respond(res, behaviour, parsed.model);
+      respond(res, behaviour, parsed.model, evaluated);
     });
   });
   server.on('connection', (socket) => {
@@ -84,11 +91,11 @@ function json(res: http.ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-function line(model: string, content: string, done: boolean): string {
-  return `${JSON.stringify({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content }, done })}\n`;
+function line(model: string, content: string, done: boolean, evaluated?: number): string {
+  return `${JSON.stringify({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content }, done, ...(done && evaluated !== undefined ? { prompt_eval_count: evaluated } : {}) })}\n`;
 }
 
-function respond(res: http.ServerResponse, b: ChatBehaviour, model: string): void {
+function respond(res: http.ServerResponse, b: ChatBehaviour, model: string, evaluated?: number): void {
   switch (b.kind) {
     case 'reply': {
       if (b.stream === false) return json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
@@ -96,7 +103,7 @@ function respond(res: http.ServerResponse, b: ChatBehaviour, model: string): voi
       const n = Math.max(1, b.chunks ?? 3);
       const size = Math.ceil(b.text.length / n);
       for (let i = 0; i < b.text.length; i += size) res.write(line(model, b.text.slice(i, i + size), false));
-      res.end(line(model, '', true));
+      res.end(line(model, '', true, evaluated));
       return;
     }
     case 'status':

@@ -44,18 +44,21 @@ describe('runLoop', () => {
     assert.ok(at('=== PROJECT FOLDER ===') < at('ask.mjs'));
     assert.ok(at('=== FILES ATTACHED BY THE USER ===') < at('a'.repeat(30_000)));
     assert.ok(at('a'.repeat(30_000)) < at(texts.reminder), 'the reminder comes after the attached files');
-    assert.ok(first.endsWith(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?`));
+    assert.ok(first.includes(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\n`));
+    assert.match(first, /\nThis is step 1 of 4\. The window holds about 64,000 tokens; about [\d,]+ are left for what you ask next\.$/);
     assert.ok(!first.includes(texts.lastStep));
   });
 
-  it('grows the transcript: previous message, previous answer, results, reminder', async () => {
+  it('grows the transcript: the first message, each answer in its own markers, its results, the reminder', async () => {
     const bridge = scripted(['Let me look.\n=== NEED: ask.mjs ===', 'It is waitForAnswer.']);
     const outcome = await loop(bridge, 'q');
     const [first, second] = bridge.seen;
-    assert.ok(second?.startsWith(first ?? 'x'));
-    const rest = second?.slice(first?.length) ?? '';
-    assert.match(rest, /^\n\n=== YOUR PREVIOUS ANSWER ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END ===\n\n=== RESULTS OF YOUR REQUESTS ===\n=== RESULT NEED ask\.mjs: 3 lines ===\nexport async function waitForAnswer/);
-    assert.ok(rest.trimEnd().endsWith(loadTexts(createExecutor(root).limits).reminder));
+    const question = '=== QUESTION ===\nq\n\n';
+    const head = (first ?? '').slice(0, (first ?? '').indexOf(question) + question.length);
+    assert.ok(second?.startsWith(head));
+    const rest = second?.slice(head.length) ?? '';
+    assert.match(rest, /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\nexport async function waitForAnswer/);
+    assert.match(rest, /\n\nReminder: [^]*This is step 2 of 4\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
     assert.equal(outcome.answer, 'It is waitForAnswer.');
@@ -134,5 +137,93 @@ describe('loadTexts', () => {
   it('fills in the limits by name and leaves an unknown name as it is', () => {
     const dir = tempFolder({ 'texts.md': '# instructions\n{needChars} and {needPaths}, {nothing}\n# reminder\nr\n# last step\nl\n' });
     assert.equal(loadTexts(createExecutor(dir).limits, path.join(dir, 'texts.md')).instructions, '200,000 and 100, {nothing}');
+  });
+});
+
+describe('the context window', () => {
+  const big = tempFolder({
+    'one.txt': 'one '.repeat(6_000) + '\n',
+    'two.txt': 'two '.repeat(6_000) + '\n',
+    'three.txt': 'three '.repeat(4_000) + '\n',
+  });
+  const run = (bridge: Bridge, contextTokens: number, onEvent?: (e: LoopEvent) => void, files: string[] = []) => {
+    const executor = createExecutor(big);
+    return runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 5, files, contextTokens, ...(onEvent ? { onEvent } : {}) });
+  };
+
+  it('drops results the model already read, oldest first, to one-line notes, and never sends over the budget', async () => {
+    const bridge = scripted(['=== NEED: one.txt ===', '=== NEED: two.txt ===', '=== NEED: three.txt ===', 'done']);
+    const events: LoopEvent[] = [];
+    const outcome = await run(bridge, 16_384, (e) => events.push(e));
+    const sending = events.filter((e): e is Extract<LoopEvent, { kind: 'sending' }> => e.kind === 'sending');
+    for (const e of sending) assert.ok(e.tokens <= e.budget, `step ${e.step}: ${e.tokens} tokens over ${e.budget}`);
+    // Each file is ~7,000 tokens and the message may take 12,288: at step 3 the oldest gives way, at step 4 two do.
+    assert.deepEqual(sending.map((e) => e.dropped), [0, 0, 1, 2]);
+    const third = bridge.seen[2] ?? '';
+    assert.match(third, /\[one\.txt lines 1-1 were sent at step 1 and dropped to fit the window; ask again if needed\.\]/);
+    assert.ok(third.includes('two two two'), 'the newer result stays');
+    const last = bridge.seen.at(-1) ?? '';
+    assert.match(last, /\[two\.txt lines 1-1 were sent at step 2 and dropped/);
+    assert.ok(last.includes('three three'), 'the newest result stays');
+    assert.ok(last.includes(loadTexts(createExecutor(big).limits).instructions), 'the instructions stay');
+    assert.equal(outcome.answer, 'done');
+  });
+
+  it('does not send again a file still in the message, and sends again one that was dropped', async () => {
+    const bridge = scripted(['=== NEED: two.txt ===', '=== NEED: two.txt ===\n=== FIND: zz ===', 'done']);
+    await run(bridge, 64_000);
+    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED two\.txt: already sent at step 1, above ===/);
+    const small = scripted(['=== NEED: one.txt ===', '=== NEED: two.txt ===', '=== NEED: one.txt ===', 'done']);
+    await run(small, 16_384);
+    assert.match(small.seen[3] ?? '', /=== RESULTS OF YOUR REQUESTS AT STEP 3 ===\n=== RESULT NEED one\.txt: 1 lines ===\none one/);
+  });
+
+  it('refuses to send, with a clear error, when the question and attached files alone exceed the window', async () => {
+    await assert.rejects(run(scripted(['x']), 4_096, undefined, ['one.txt', 'two.txt']), (error: unknown) =>
+      error instanceof DeepworkError && error.code === 'CONTEXT_FULL' && /over the [\d,]+ the model's window leaves for it.*Attach fewer files.*contextTokens/.test(error.message));
+  });
+
+  it('tells the model which step it is and how much room is left, on every message', async () => {
+    const bridge = scripted(['=== FIND: one ===', 'done']);
+    await run(bridge, 32_768);
+    assert.match(bridge.seen[0] ?? '', /This is step 1 of 5\. The window holds about 32,768 tokens; about [\d,]+ are left for what you ask next\.$/);
+    assert.match(bridge.seen[1] ?? '', /This is step 2 of 5\./);
+  });
+});
+
+describe('the context window with Ollama', () => {
+  it('asks /api/show for the window and sends a num_ctx that fits the prompt, growing only when needed', async () => {
+    const replies = ['=== NEED: notes.md ===', '=== FIND: waitForAnswer ===', 'done'];
+    const fake = await startFakeBridge({
+      chat: (_c, i) => ({ kind: 'reply', text: replies[i] ?? 'done' }),
+      show: { parameters: 'stop "<|eot|>"', model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 } },
+    });
+    const events: LoopEvent[] = [];
+    await loop(createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), 'q', 4, [], (e) => events.push(e));
+    assert.deepEqual(fake.chats.map((c) => c.numCtx), [16_384, 32_768, 32_768]);
+    const budgets = events.flatMap((e) => (e.kind === 'sending' ? [e.budget] : []));
+    assert.deepEqual(budgets, [24_576, 24_576, 24_576]);
+  });
+
+  it('takes num_ctx from the model parameters when the Modelfile sets one', async () => {
+    const fake = await startFakeBridge({ show: { parameters: 'num_ctx 8192\nstop x', model_info: { 'general.architecture': 'llama', 'llama.context_length': 131_072 } } });
+    assert.equal(await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }).window?.(new AbortController().signal), 8_192);
+  });
+
+  it('says so when the server read a full window smaller than the prompt: its beginning was cut', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'done' }), promptEvalCount: (_c, numCtx) => (typeof numCtx === 'number' ? numCtx : 0) });
+    const events: LoopEvent[] = [];
+    const executor = createExecutor(root);
+    await runLoop({ bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), executor, texts: loadTexts(executor.limits), question: 'q', steps: 2, files: ['notes.md'], contextTokens: 1_000_000, onEvent: (e) => events.push(e) });
+    // The estimate is low on purpose here: the server says it read exactly num_ctx tokens of a larger prompt.
+    const cut = events.find((e) => e.kind === 'truncated');
+    assert.equal(cut, undefined, 'a prompt that fits its num_ctx is not reported as cut');
+    const tight = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'done' }), promptEvalCount: () => 4_096 });
+    const seen: LoopEvent[] = [];
+    const bridge = createOllamaBridge({ host: tight.host, model: 'm', timeoutMs: 5000 });
+    const reply = await bridge.chat('x'.repeat(40_000), { signal: new AbortController().signal, tokens: 12_000, window: 4_096 });
+    assert.ok(typeof reply !== 'string');
+    assert.match(reply.truncated ?? '', /the model read 4,096 tokens of a message of about 12,000: its window \(num_ctx 4,096\) cut the beginning.*contextTokens/);
+    assert.equal(seen.length, 0);
   });
 });

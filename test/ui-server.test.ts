@@ -130,7 +130,7 @@ describe('the pult server', () => {
     const done = await finished;
     assert.ok(isRun(done));
     assert.equal(done.run.state, 'answered');
-    assert.match(done.run.log.join('\n'), /Step 1\/4: sending [\d,]+ characters\./);
+    assert.match(done.run.log.join('\n'), /Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of [\d,]+\./);
     assert.match(done.run.answerHtml, /<code>a\.js<\/code> line 1/);
     assert.ok(messages.some((m) => isRecord(m) && m.type === 'error'), 'an unknown WebSocket message is answered with an error');
 

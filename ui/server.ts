@@ -33,6 +33,8 @@ export type PultOptions = {
   check: () => Promise<BridgeCheck>;
   // Where runs are kept for `deepwork apply`, and the pult's registration.
   stateDir: string;
+  // The model's window in tokens, when the config names it; else asked of the bridge.
+  contextTokens?: number | undefined;
   host: string;
   model: string;
   steps: number;
@@ -52,7 +54,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     const text = JSON.stringify(message);
     for (const socket of sockets) socket.send(text);
   };
-  const session = new Session({ executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, send });
+  const session = new Session({ executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, contextTokens: options.contextTokens, send });
   let lastCheck: BridgeCheck | undefined;
   const demoLabel = options.demo().label;
   let port = options.port;

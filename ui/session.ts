@@ -37,7 +37,9 @@ export type Outgoing =
   | { type: 'run'; run: RunView }
   | { type: 'progress'; id: number; received: number };
 
-export type SessionOptions = { executor: Executor; backupDir: string; stateDir: string; steps: number; send: (message: Outgoing) => void };
+export type SessionOptions = {
+  executor: Executor; backupDir: string; stateDir: string; steps: number; contextTokens: number | undefined; send: (message: Outgoing) => void;
+};
 
 export class Session {
   readonly runs: RunView[] = [];
@@ -63,8 +65,8 @@ export class Session {
     this.runs.push(run);
     const controller = new AbortController();
     this.controller = controller;
-    const { executor, stateDir } = this.options;
-    runQuestion({ bridge, executor, question, files, steps, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
+    const { executor, stateDir, contextTokens } = this.options;
+    runQuestion({ bridge, executor, question, files, steps, contextTokens, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
       ({ outcome, saveError }) => {
         if (saveError !== undefined) run.log.push(`The proposals could not be kept in ${stateDir} (${messageOf(saveError)}); \`deepwork apply\` will not find them.`);
         run.state = 'answered';
@@ -149,13 +151,16 @@ export class Session {
       return;
     }
     if (e.kind === 'sending') {
-      run.log.push(`Step ${e.step}/${steps}: sending ${n(e.chars)} characters.`);
+      const dropped = e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
+      run.log.push(`Step ${e.step}/${steps}: sending ${n(e.chars)} characters, about ${n(e.tokens)} tokens of ${n(e.budget)}${dropped}.`);
       run.waiting = { step: e.step, since: Date.now(), received: 0 };
     } else if (e.kind === 'replied') {
       run.waiting = undefined;
       const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
       const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
       run.log.push(`Step ${e.step}/${steps}: reply of ${n(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}.`);
+    } else if (e.kind === 'truncated') {
+      run.log.push(`Step ${e.step}/${steps}: ${e.message}`);
     } else {
       run.log.push(`Step ${e.step}/${steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${n(e.chars)} characters.`);
     }
