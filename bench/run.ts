@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   rows.push(await stepRow(project, 'this repository', ['=== FIND: createExecutor ===\n=== FIND: zzqq_nope ===\n=== FIND: runLoop ===\n=== LIST: **/*.ts ===', '=== NEED: protocol/loop.ts, protocol/parse.ts ===', 'The answer.'], 100));
   await project.close();
   rows.push(await stepRow(executor, 'the corpus', ['=== FIND: createElement ===\n=== FIND: zzqq_nope ===\n=== FIND: Observable ===\n=== LIST: **/*.json ===', '=== NEED: rxjs/package.json, lodash/lodash.js ===', 'The answer.'], null));
+  rows.push(...(await budgetRows(executor)));
   rows.push(peakRssRow());
   await executor.close();
 
@@ -176,6 +177,44 @@ function medianSync(fn: () => unknown, runs: number): number {
 
 // A whole run against a bridge that answers at once: everything a step costs except the model. The slowest step
 // counts: the first (tree and instructions), one with three FINDs and a LIST (cold), one with a NEED of two files.
+// A scripted ten-step session that reads big files of the corpus, in a 32,768-token window: no message may go over
+// its budget. Fitting one (rendering the results as text, counting, dropping older ones, assembling) is timed as the
+// time from a reply to the next message less the time the executor took to answer it.
+async function budgetRows(executor: Executor): Promise<Row[]> {
+  const big = ['typescript/lib/typescript.js:1-2000', 'lodash/lodash.js', 'rxjs/dist/cjs/internal/Observable.js', 'typescript/lib/typescript.js:2001-4000', 'lodash/lodash.js:3000-6000', 'typescript/lib/lib.dom.d.ts:1-3000', 'typescript/lib/typescript.js:4001-6000', 'typescript/lib/lib.es5.d.ts', 'lodash/lodash.js:9000-12000'];
+  const replies = [...big.map((p) => `=== NEED: ${p} ===\n=== FIND: zzqq_${p.length} ===`), 'The answer.'];
+  let over = 0;
+  const fits: number[] = [];
+  let n = 0;
+  let repliedAt = 0;
+  let answering = 0;
+  const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve(replies[n++] ?? 'The answer.') };
+  const timed: Executor = {
+    ...executor,
+    answer: async (requests, earlier) => {
+      const started = performance.now();
+      const results = await executor.answer(requests, earlier);
+      answering = performance.now() - started;
+      return results;
+    },
+  };
+  await runLoop({
+    bridge, executor: timed, texts: loadTexts(executor.limits), question: 'q', steps: 10, contextTokens: 32_768,
+    onEvent: (e) => {
+      if (e.kind === 'replied') repliedAt = performance.now();
+      if (e.kind === 'sending') {
+        if (e.step > 1) fits.push(performance.now() - repliedAt - answering);
+        if (e.tokens > e.budget) over++;
+      }
+    },
+  });
+  const slowest = Math.max(...fits);
+  return [
+    { what: 'Ten steps reading big files in a 32,768-token window: messages over the budget', deepwork: String(over), reference: '—', ratio: '—', target: '0', met: over === 0 },
+    absoluteRow('Fitting a message to the window (the slowest of those ten steps)', slowest, 5, 'ms'),
+  ];
+}
+
 async function stepRow(executor: Executor, where: string, replies: string[], target: number | null): Promise<Row> {
   const worst: number[] = [];
   for (let i = 0; i < RUNS; i++) {

@@ -29,8 +29,8 @@ export type Window = {
 export type Rendered = { message: string; tokens: number; dropped: number };
 
 export type Conversation = {
-  // Adds a step: the model's answer and the results of its requests.
-  add(step: number, answer: string, results: readonly Result[]): void;
+  // Adds a step: the model's answer and the results of its requests; returns the results' length in characters.
+  add(step: number, answer: string, results: readonly Result[]): number;
   // The message for step `step` of `steps`, within the window.
   render(step: number, steps: number): Rendered;
   // The file results still in the message, by their key (path and range), with the step that sent them.
@@ -76,6 +76,7 @@ export function createConversation(start: Start): Conversation {
         }),
         sent: [...results],
       });
+      return steps.at(-1)?.results.reduce((sum, r) => sum + r.text.length + 2, 0) ?? 0;
     },
     render(step, total) {
       // Drop, oldest first, until the estimate fits: results, then answers (never the latest answer).

@@ -4,7 +4,6 @@
 import type { Executor } from '../reading/execute.ts';
 import { parseReply, type FileBlock } from './parse.ts';
 import { describeRequest, type Request } from './requests.ts';
-import { renderResults } from './results.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Window } from './conversation.ts';
 
@@ -116,8 +115,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     previousKey = key;
 
     const results = await executor.answer(parsed.requests, conversation.stillSent());
-    conversation.add(step, reply, results);
-    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars: renderResults(results).length });
+    const chars = conversation.add(step, reply, results);
+    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars });
   }
 }
 
