@@ -13,8 +13,9 @@ import type { Texts } from './transcript.ts';
 const NOTE_TOKENS = 30;
 const TAIL_TOKENS = 120;
 
-// A piece of the message that may give way, with what stands in its place when it does.
-type Piece = { text: string; tokens: number; note: string; dropped: boolean };
+// A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
+// read it, `unsent` when it gives way before the model ever saw it (a result of the latest step).
+type Piece = { text: string; tokens: number; note: string; unsent: string; dropped: boolean };
 
 type Step = { step: number; answer: Piece; results: Piece[]; sent: Result[] };
 
@@ -56,9 +57,11 @@ export function createConversation(start: Start): Conversation {
 
   const assemble = (step: number, total: number, room: number): string => {
     const parts = [fixed];
+    const latest = steps.at(-1);
     for (const s of steps) {
       parts.push(s.answer.dropped ? s.answer.note : `=== YOUR ANSWER AT STEP ${s.step} ===\n${s.answer.text}\n=== END OF YOUR ANSWER ===`);
-      if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} ===\n${s.results.map((r) => (r.dropped ? r.note : r.text)).join('\n\n')}`);
+      const shown = s.results.map((r) => (!r.dropped ? r.text : s === latest ? r.unsent : r.note));
+      if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} ===\n${shown.join('\n\n')}`);
     }
     parts.push(tail(step, total, room));
     return parts.join('\n\n');
@@ -69,18 +72,20 @@ export function createConversation(start: Start): Conversation {
       const trimmed = answer.trim();
       steps.push({
         step,
-        answer: { text: trimmed, tokens: estimateTokens(trimmed), note: `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`, dropped: false },
+        answer: { text: trimmed, tokens: estimateTokens(trimmed), note: `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`, unsent: '', dropped: false },
         results: results.map((r) => {
           const text = renderResult(r);
-          return { text, tokens: estimateTokens(text), note: noteOf(r, step), dropped: false };
+          return { text, tokens: estimateTokens(text), note: noteOf(r, step), unsent: unsentNote(r, estimateTokens(text)), dropped: false };
         }),
         sent: [...results],
       });
       return steps.at(-1)?.results.reduce((sum, r) => sum + r.text.length + 2, 0) ?? 0;
     },
     render(step, total) {
-      // Drop, oldest first, until the estimate fits: results, then answers (never the latest answer).
-      const pieces = [...steps.flatMap((s) => s.results), ...steps.slice(0, -1).map((s) => s.answer)];
+      // Drop, oldest first, until the estimate fits (never the latest answer).
+      // Results the model read, then its older answers, then (not yet read) the latest step's results.
+      const older = steps.slice(0, -1);
+      const pieces = [...older.flatMap((s) => s.results), ...older.map((s) => s.answer), ...(steps.at(-1)?.results ?? [])];
       // Markers and joins cost a few tokens each; the closing reminder about TAIL_TOKENS.
       const cost = (p: Piece) => (p.dropped ? NOTE_TOKENS : p.tokens + 4);
       let estimate = fixedTokens + TAIL_TOKENS + steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
@@ -108,6 +113,11 @@ export function createConversation(start: Start): Conversation {
       return sent;
     },
   };
+}
+
+// The line that stands for a result of the latest step that did not fit at all: the model never saw it.
+function unsentNote(r: Result, tokens: number): string {
+  return `=== RESULT ${r.request}: not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask) ===`;
 }
 
 // The line that stands for a result once it is dropped: what it was, that it was sent, how to get it back.

@@ -227,3 +227,16 @@ describe('the context window with Ollama', () => {
     assert.equal(seen.length, 0);
   });
 });
+
+describe('the context window, for results the model never saw', () => {
+  it('says a result of the latest step was not sent, not that it was sent and dropped', async () => {
+    const root = tempFolder({ 'huge.txt': 'word '.repeat(20_000) + '\n', 'small.txt': 'small\n' });
+    const bridge = scripted(['=== NEED: huge.txt, small.txt ===', 'done']);
+    const executor = createExecutor(root);
+    await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3, contextTokens: 16_384 });
+    const second = bridge.seen[1] ?? '';
+    assert.match(second, /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/);
+    assert.match(second, /=== RESULT NEED small\.txt: 1 lines ===\nsmall/);
+    assert.doesNotMatch(second, /were sent at step 1/);
+  });
+});
