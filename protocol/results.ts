@@ -27,7 +27,8 @@ export function renderResults(results: readonly Result[]): string {
 export function renderResult(r: Result): string {
   switch (r.kind) {
     case 'file': {
-      const span = r.ranged || !r.whole ? `lines ${count(r.first)}-${count(r.last)}` : `${count(r.last)} lines`;
+      // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
+      const span = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${count(r.last)} lines`;
       const body = r.text.endsWith('\n') || r.text === '' ? r.text : `${r.text}\n`;
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${body}${note}${END}`;
@@ -80,7 +81,7 @@ function head(request: string, what: string): string {
 
 function cutNote(r: Extract<Result, { kind: 'file' }>): string {
   const next = r.last + 1;
-  const lines = r.rest.lines > 0 ? `lines ${count(next)}-${count(r.last + r.rest.lines)}` : 'the rest of the line';
+  const lines = r.rest.lines > 0 ? `lines ${next}-${r.last + r.rest.lines}` : 'the rest of the line';
   const chars = `${r.rest.exact ? '' : 'about '}${count(r.rest.chars)} characters`;
   const ask = `=== NEED: ${r.path}:${next}-${r.last + Math.max(r.rest.lines, 1)} ===`;
   return `[cut here: ${lines} (${chars}) not sent, over this step's limit. Ask ${ask} for the rest.]`;

@@ -8,7 +8,7 @@ import { createSandbox, protectedReason, resolvePath, type Sandbox, type Sandbox
 import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
-import { openFile, readLines, type Opened } from './read.ts';
+import { countFileLines, openFile, readLines, type Opened } from './read.ts';
 import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
@@ -163,18 +163,23 @@ async function answerFinds(requests: readonly FindRequest[], { limits, folder }:
 type NeedBudget = { left: number; sent: Set<string>; paths: number; suggestions: number };
 
 // `path:120-240`, `path:120-` and `path:120` ask for lines of a file.
-function splitRange(raw: string): { path: string; from: number; to: number; ranged: boolean } {
+// `reversed`: the range was written last line first (`a.js:50-10`).
+function splitRange(raw: string): { path: string; from: number; to: number; ranged: boolean; reversed: boolean } {
   const colon = raw.lastIndexOf(':');
   const range = colon > 0 ? /^(\d+)(?:-(\d*))?$/.exec(raw.slice(colon + 1)) : null;
-  if (range === null) return { path: raw, from: 1, to: Infinity, ranged: false };
+  if (range === null) return { path: raw, from: 1, to: Infinity, ranged: false, reversed: false };
   const from = Math.max(1, Number(range[1]));
-  const to = range[2] === undefined ? from : range[2] === '' ? Infinity : Math.max(from, Number(range[2]));
-  return { path: raw.slice(0, colon), from, to, ranged: true };
+  const asked = range[2] === undefined ? from : range[2] === '' ? Infinity : Number(range[2]);
+  return { path: raw.slice(0, colon), from, to: Math.max(from, asked), ranged: true, reversed: asked < from };
 }
 
 function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, paths: () => PathIndex, earlier: ReadonlyMap<string, number>): Result {
-  const { path: wanted, from, to, ranged } = splitRange(raw);
+  const { path: wanted, from, to, ranged, reversed } = splitRange(raw);
   const request = `NEED ${raw}`;
+  if (reversed) {
+    const [first, last] = raw.slice(wanted.length + 1).split('-');
+    return { kind: 'refused', request, path: wanted, reason: `the range ${first}-${last} runs backwards; ask for ${wanted}:${last}-${first}` };
+  }
   const place = resolvePath(box, wanted);
   switch (place.kind) {
     case 'refused':
@@ -201,6 +206,11 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     if (isBinary(sniff)) return { kind: 'binary', request, path: place.rel, bytes: file.size };
     const lines = readLines(file, from, to, budget.left);
+    if (ranged && lines.text === '' && from > 1) {
+      const total = countFileLines(file);
+      const span = to === Infinity ? `from line ${from}` : from === to ? `line ${from}` : `lines ${from}-${to}`;
+      return { kind: 'refused', request, path: place.rel, reason: `${span} asked; the file has ${total.exact ? '' : 'about '}${formatCount(total.lines)} line${total.lines === 1 ? '' : 's'}` };
+    }
     if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     budget.left -= lines.text.length;
     return { kind: 'file', request, path: place.rel, key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };

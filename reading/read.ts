@@ -93,6 +93,12 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
   return { text, first: from, last, whole, rest: countRest(file, end, to - last), start, end };
 }
 
+// How many lines a file has (exact up to REST_COUNTED bytes, estimated past them).
+export function countFileLines(file: Opened): { lines: number; exact: boolean } {
+  const { lines, exact } = countRest(file, 0, Infinity);
+  return { lines, exact };
+}
+
 // Lines and UTF-16 characters from byte `start` to the end of the file or of `maxLines` lines, without decoding.
 // Past REST_COUNTED bytes it stops and estimates from the file size.
 function countRest(file: Opened, start: number, maxLines: number): { lines: number; chars: number; exact: boolean } {

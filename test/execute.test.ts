@@ -341,3 +341,21 @@ describe('hardening (issue 9): reads', () => {
     await executor.close();
   });
 });
+
+describe('NEED ranges (issue 11)', () => {
+  const root = tempFolder({ 'five.js': 'l1\nl2\nl3\nl4\nl5\n', 'long.js': Array.from({ length: 1500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n' });
+
+  it('writes line numbers in headers as the request syntax does, without thousands separators', async () => {
+    const r = only(await ask(root, '=== NEED: long.js:1289-1335 ==='), 'file');
+    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 ===\nline 1289\n/);
+  });
+
+  it('says how long the file is when the range starts past its end', async () => {
+    assert.match(only(await ask(root, '=== NEED: five.js:300-320 ==='), 'refused').reason, /^lines 300-320 asked; the file has 5 lines$/);
+    assert.match(only(await ask(root, '=== NEED: five.js:9 ==='), 'refused').reason, /^line 9 asked; the file has 5 lines$/);
+  });
+
+  it('refuses a reversed range and says how to write it', async () => {
+    assert.match(only(await ask(root, '=== NEED: five.js:4-2 ==='), 'refused').reason, /the range 4-2 runs backwards; ask for five\.js:2-4/);
+  });
+});
