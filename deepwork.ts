@@ -75,9 +75,9 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promis
       const { runSelftest } = await import('./app/selftest.ts');
       return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
     }
-    const { configPathOf, loadConfig } = await import('./app/config.ts');
+    const { configPathOf, loadConfig, STEPS } = await import('./app/config.ts');
     const configPath = configPathOf(flags.config, cwd);
-    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags);
+    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags, STEPS);
     const box = sandboxOf(config, configPath.file);
     if (flags.check === true) return await check(config, flags.json === true, io);
     const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
@@ -130,9 +130,9 @@ function sandboxOf(config: Config, configFile: string): SandboxOptions {
   };
 }
 
-function withFlags(config: Config, flags: Flags): Config {
+function withFlags(config: Config, flags: Flags, steps: { min: number; max: number }): Config {
   const result = { ...config };
-  if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, 1, 50);
+  if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, steps.min, steps.max);
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
   if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');

@@ -18,12 +18,18 @@ export function formatCount(n: number): string {
   return n < 0 ? `-${out}` : out;
 }
 
+// What a terminal acts on beyond the C0 controls JSON already escapes: DEL, C1 controls (0x9b is CSI), and the
+// bidirectional marks and overrides that reorder what is shown.
+const BEYOND_C0 = '\\x7f-\\x9f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const TERMINAL_CONTROLS = new RegExp(`[\\x00-\\x08\\x0b-\\x1f${BEYOND_C0}]`, 'g');
+export const CONTROLS_JSON_LEAVES = new RegExp(`[${BEYOND_C0}]`, 'g');
+
 // Text from a model or a file, made safe to print on a terminal: control characters that a terminal would act on
 // (ESC sequences that clear the screen, set the clipboard through OSC 52 or hide a link through OSC 8, a carriage
 // return that overwrites a line, C1 controls, bidirectional overrides that reorder what is shown) are shown as
 // visible escapes such as \x1b. Newlines and tabs stay; CRLF line ends become LF.
 export function escapeControls(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+  return text.replace(/\r\n/g, '\n').replace(TERMINAL_CONTROLS, (c) => {
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });

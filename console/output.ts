@@ -5,7 +5,7 @@ import type { ApplyReport } from '../writing/apply.ts';
 import type { UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
 import type { LoopEvent } from '../protocol/loop.ts';
-import { escapeControls, formatCount, formatDuration } from '../common/text.ts';
+import { CONTROLS_JSON_LEAVES, escapeControls, formatCount, formatDuration } from '../common/text.ts';
 
 // The console: `out` is stdout, `err` stderr; `json` prints JSON text as it is; `status` a terminal status line with
 // its own cursor controls.
@@ -20,7 +20,7 @@ export function forPeople(raw: Io): Io {
 // JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
 // bidirectional overrides as they are.
 export function printJson(io: Io, value: unknown): void {
-  const text = JSON.stringify(value).replace(/[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const text = JSON.stringify(value).replace(CONTROLS_JSON_LEAVES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   (io.json ?? io.out)(text);
 }
 

@@ -11,6 +11,7 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
 import { isRecord } from '../common/unknown.ts';
+import { STEPS } from '../app/config.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -274,7 +275,7 @@ function askInput(body: unknown, defaultSteps: number): { question: string; file
   const files = body.files === undefined ? [] : body.files;
   if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
   const steps = body.steps === undefined ? defaultSteps : body.steps;
-  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 1 || steps > 50) throw badRequest('"steps" must be a whole number from 1 to 50.');
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
   return { question: body.question, files, steps, demo: body.demo === true };
 }
 
