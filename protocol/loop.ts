@@ -2,7 +2,8 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Executor } from '../reading/execute.ts';
-import { parseReply, type FileBlock } from './parse.ts';
+import { parseReply, type FileBlock, type Unclear } from './parse.ts';
+import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Window } from './conversation.ts';
@@ -99,36 +100,37 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       files.delete(file.path);
       files.set(file.path, file);
     }
-    emit({
-      kind: 'replied', step, chars: reply.length, ms: Date.now() - started,
-      requests: parsed.requests.map((r) => describeRequest(r)), files: parsed.files.map((f) => f.path),
-    });
+    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear)];
+    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.files.map((f) => f.path) });
 
-    const outcome = (stop: Stop, unanswered: Request[]): LoopOutcome => ({
-      answer: stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, unanswered)}`,
-      stop, steps: step, sent, tokens, files: [...files.values()], unanswered,
+    const outcome = (stop: Stop): LoopOutcome => ({
+      answer: stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, asked)}`,
+      stop, steps: step, sent, tokens, files: [...files.values()], unanswered: stop === 'answered' ? [] : parsed.requests,
     });
-    if (parsed.requests.length === 0) return outcome('answered', []);
-    const key = requestsKey(parsed.requests);
-    if (key === previousKey) return outcome('repeat', parsed.requests);
-    if (step >= steps) return outcome('steps', parsed.requests);
+    // A line that meant a request counts as one: the model is told, and the loop goes on.
+    if (asked.length === 0) return outcome('answered');
+    const key = [...asked].sort().join('\n');
+    if (key === previousKey) return outcome('repeat');
+    if (step >= steps) return outcome('steps');
     previousKey = key;
 
-    const results = await executor.answer(parsed.requests, conversation.stillSent());
+    const results = [...parsed.unclear.map(unclearResult), ...(await executor.answer(parsed.requests, conversation.stillSent()))];
     const chars = conversation.add(step, reply, results);
-    emit({ kind: 'answered-requests', step, requests: parsed.requests.length, chars });
+    emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }
 }
 
-// Two steps ask the same when their requests are the same, in any order.
-function requestsKey(requests: readonly Request[]): string {
-  return requests.map((r) => describeRequest(r)).sort().join('\n');
+function describeUnclear(u: Unclear): string {
+  return `not understood: line ${u.line}`;
 }
 
-function cutShortNote(stop: Stop, step: number, unanswered: readonly Request[]): string {
-  const asked = unanswered.map((r) => describeRequest(r)).join('; ');
+function unclearResult(u: Unclear): Result {
+  return { kind: 'unclear', request: `line ${u.line}`, line: u.line, text: u.text, problem: u.problem, fix: u.fix };
+}
+
+function cutShortNote(stop: Stop, step: number, asked: readonly string[]): string {
   const why = stop === 'repeat'
     ? `the model repeated its previous requests, so the loop stopped at step ${step}`
     : `the steps ran out after ${step} step${step === 1 ? '' : 's'}`;
-  return `[deepwork: this answer was cut short: ${why}. Unanswered requests: ${asked}. Raise --steps, or ask a narrower question.]`;
+  return `[deepwork: this answer was cut short: ${why}. Unanswered requests: ${asked.join('; ')}. Raise --steps, or ask a narrower question.]`;
 }

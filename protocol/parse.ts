@@ -3,8 +3,8 @@
 // The parser works line by line and never uses a backtracking regular expression: every line is looked at a
 // constant number of times, so a reply of any shape parses in time linear in its length.
 
-import { markerOf, fenceOf, type Fence } from './markers.ts';
-import { cleanPath, isRequestKind, requestKinds, type Request } from './requests.ts';
+import { attemptOf, markerOf, fenceOf, type Fence } from './markers.ts';
+import { cleanPath, describeRequest, isRequestKind, requestKinds, type Request } from './requests.ts';
 
 export type { Request, NeedRequest, ListRequest, FindRequest } from './requests.ts';
 
@@ -13,7 +13,11 @@ export type FileBlock = { kind: 'file'; path: string; content: string; complete:
 
 export type Block = Request | FileBlock;
 
-export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[] };
+// A line that means a request but is not written as one; `fix` is the request as it should be written, when the line
+// says enough to write it.
+export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
+
+export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[] };
 
 // The one kind with a body: FILE owns the lines up to its END marker. Request kinds come from requests.ts.
 const BODY_KEYWORD = 'file';
@@ -30,24 +34,60 @@ type Lines = {
   joined: Uint8Array;
 };
 
+// Requests count on lines of their own outside FILE bodies, also inside a markdown fence that holds nothing but
+// requests (models wrap their requests in one). A fence that holds anything else is a sample the model shows the
+// user: the requests in it are quoted, not asked (and a final answer that shows one stays the answer). A fence that
+// never closes is no fence. FILE blocks count wherever they stand.
 export function parseReply(text: string): Reply {
   const lines = markupLines(text);
   const ends = endMarkers(text, lines);
   const blocks: Block[] = [];
+  const unclear: Unclear[] = [];
+  let fenceEnd = -1;
+  let quoted = false;
 
   for (let i = 0; i < lines.count; i++) {
-    if (ends.isMarker[i] !== 1) continue;
-    const marker = markerOf(slice(text, lines, i));
-    if (marker === undefined) continue;
-    const line = lines.number[i] ?? 0;
-    if (isRequestKind(marker.keyword)) {
-      const request = requestKinds[marker.keyword].read(marker.payload, line);
-      if (request !== undefined) blocks.push(request);
+    if (fenceEnd !== -1 && i >= fenceEnd) {
+      const closes = i === fenceEnd;
+      fenceEnd = -1;
+      quoted = false;
+      if (closes) continue;
+    }
+    const kind = ends.kind[i] ?? 0;
+    if (fenceEnd === -1 && kind === FENCE) {
+      const fence = fenceOf(slice(text, lines, i));
+      const closer = fence === undefined ? -1 : (fence.char === '`' ? ends.nextBacktick : ends.nextTilde)[i + 1] ?? -1;
+      if (closer !== -1) {
+        fenceEnd = closer;
+        quoted = (ends.unlike[closer] ?? 0) - (ends.unlike[i + 1] ?? 0) > 0 || lines.joined[closer] === 0;
+      }
       continue;
     }
-    if (marker.keyword !== BODY_KEYWORD) continue;
+    if (kind === ATTEMPT || kind === REQUEST) {
+      if (quoted) continue;
+      const line = lines.number[i] ?? 0;
+      const lineText = slice(text, lines, i);
+      const marker = kind === REQUEST ? markerOf(lineText) : undefined;
+      const request = marker !== undefined && isRequestKind(marker.keyword) ? requestKinds[marker.keyword].read(marker.payload, line) : undefined;
+      if (request !== undefined) {
+        blocks.push(request);
+        continue;
+      }
+      const attempt = attemptOf(lineText) ?? { keyword: marker?.keyword ?? '', payload: '', problem: 'it asks for nothing' };
+      const fixes = [requestOf(attempt.keyword, attempt.payload, line)];
+      if (attempt.rest !== undefined) {
+        const second = markerOf(attempt.rest) ?? attemptOf(attempt.rest);
+        fixes.push(second === undefined ? undefined : requestOf(second.keyword, second.payload, line));
+      }
+      const fix = fixes.every((f) => f !== undefined) ? fixes.map(requestLine).join('\n') : undefined;
+      unclear.push({ line, text: lineText.trim(), problem: attempt.problem, fix });
+      continue;
+    }
+    if (kind !== FILE) continue;
+    const marker = markerOf(slice(text, lines, i));
+    if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ends, i);
-    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: body.content, complete: body.complete, line });
+    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: body.content, complete: body.complete, line: lines.number[i] ?? 0 });
     i = body.endLine;
   }
 
@@ -55,7 +95,17 @@ export function parseReply(text: string): Reply {
     blocks,
     requests: blocks.filter((b): b is Request => b.kind !== 'file'),
     files: blocks.filter((b): b is FileBlock => b.kind === 'file'),
+    unclear,
   };
+}
+
+function requestOf(keyword: string, payload: string, line: number): Request | undefined {
+  return isRequestKind(keyword) ? requestKinds[keyword].read(payload, line) : undefined;
+}
+
+// A request as the model should write it.
+export function requestLine(request: Request): string {
+  return `=== ${describeRequest(request).replace(' ', ': ')} ===`;
 }
 
 function markupLines(text: string): Lines {
@@ -73,7 +123,7 @@ function markupLines(text: string): Lines {
     let i = start;
     while (i < end && isBlank(text.charCodeAt(i))) i++;
     if (i < end) {
-      if (mayBeMarkup(text.charCodeAt(i))) {
+      if (mayBeMarkup(text, i)) {
         if (count === capacity) {
           capacity *= 2;
           lines = grow(lines, capacity);
@@ -120,8 +170,13 @@ function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 13 || code === 11 || code === 12;
 }
 
-function mayBeMarkup(lead: number): boolean {
-  return lead === 61 || lead === 42 || lead === 95 || lead === 96 || lead === 126 || lead === 45 || lead === 43 || (lead >= 48 && lead <= 57);
+// = * _ ` ~ - + # < [ { or a digit; or NEED:, LIST:, FIND: in capitals (the bare form of an attempted request).
+function mayBeMarkup(text: string, at: number): boolean {
+  const lead = text.charCodeAt(at);
+  if (lead === 61 || lead === 42 || lead === 95 || lead === 96 || lead === 126 || lead === 45 || lead === 43 || (lead >= 48 && lead <= 57)) return true;
+  if (lead === 35 || lead === 60 || lead === 91 || lead === 123) return true;
+  if (lead !== 78 && lead !== 76 && lead !== 70) return false;
+  return text.startsWith('NEED:', at) || text.startsWith('LIST:', at) || text.startsWith('FIND:', at);
 }
 
 function slice(text: string, lines: Lines, i: number): string {
@@ -133,34 +188,54 @@ function follows(lines: Lines, i: number): boolean {
   return i > 0 && i < lines.count && lines.joined[i] === 1;
 }
 
-// For each markup line, the first END marker at or after it, and the first END marker that directly follows a bare
-// fence (blank lines between allowed). Both are computed once, from the bottom up.
-// `isMarker` marks the lines that hold a marker of a known kind; what they say is read again only for the lines the
-// main pass visits (nothing is kept per line: keeping a marker object for each line made the collector's work grow
-// faster than the reply).
-type EndIndex = { next: Int32Array; nextFenced: Int32Array; isMarker: Uint8Array };
+// What each markup line is, and for each line the first END marker at or after it, the first END marker that
+// directly follows a bare fence (blank lines between allowed), and the next bare fence of each kind; all computed
+// once, from the top and from the bottom. `unlike` counts, up to each line, the lines that could not stand in a fence
+// of requests alone: a line that is not a request or an attempt at one, or prose between markup lines.
+// What a marker says is read again only for the lines the main pass visits (keeping a marker object per line made
+// the collector's work grow faster than the reply).
+type EndIndex = { kind: Uint8Array; next: Int32Array; nextFenced: Int32Array; nextBacktick: Int32Array; nextTilde: Int32Array; unlike: Int32Array };
+
+// 0: anything else.
+const REQUEST = 1;
+const FILE = 2;
+const ATTEMPT = 3;
+const FENCE = 4;
 
 function endMarkers(text: string, lines: Lines): EndIndex {
   const n = lines.count;
   const next = new Int32Array(n + 1).fill(-1);
   const nextFenced = new Int32Array(n + 1).fill(-1);
-  const kind = new Uint8Array(n); // 1: END, 2: END right after a bare fence
-  const isMarker = new Uint8Array(n);
+  const nextBacktick = new Int32Array(n + 1).fill(-1);
+  const nextTilde = new Int32Array(n + 1).fill(-1);
+  const unlike = new Int32Array(n + 1);
+  const end = new Uint8Array(n); // 1: END, 2: END right after a bare fence
+  const bare = new Uint8Array(n); // 1: a bare fence of backticks, 2: of tildes
+  const kind = new Uint8Array(n);
   let previousIsBareFence = false;
   for (let i = 0; i < n; i++) {
     const line = slice(text, lines, i);
     const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
-    if (marker !== undefined && (isRequestKind(marker.keyword) || marker.keyword === BODY_KEYWORD)) isMarker[i] = 1;
-    if (marker !== undefined && marker.keyword === 'end') kind[i] = afterFence ? 2 : 1;
-    const fence = fenceOf(line);
+    const fence = marker === undefined ? fenceOf(line) : undefined;
+    const isFile = marker !== undefined && marker.keyword === BODY_KEYWORD;
+    if (isFile) kind[i] = FILE;
+    else if (fence !== undefined) kind[i] = FENCE;
+    else if (attemptOf(line) !== undefined) kind[i] = ATTEMPT;
+    else if (marker !== undefined && isRequestKind(marker.keyword)) kind[i] = REQUEST;
+    if (marker !== undefined && marker.keyword === 'end') end[i] = afterFence ? 2 : 1;
+    if (fence !== undefined && fence.info === '') bare[i] = fence.char === '`' ? 1 : 2;
     previousIsBareFence = fence !== undefined && fence.info === '';
+    const fits = (kind[i] === REQUEST || kind[i] === ATTEMPT) && lines.joined[i] === 1;
+    unlike[i + 1] = (unlike[i] ?? 0) + (fits ? 0 : 1);
   }
   for (let i = n - 1; i >= 0; i--) {
-    next[i] = kind[i] !== 0 ? i : (next[i + 1] ?? -1);
-    nextFenced[i] = kind[i] === 2 ? i : (nextFenced[i + 1] ?? -1);
+    next[i] = end[i] !== 0 ? i : (next[i + 1] ?? -1);
+    nextFenced[i] = end[i] === 2 ? i : (nextFenced[i + 1] ?? -1);
+    nextBacktick[i] = bare[i] === 1 ? i : (nextBacktick[i + 1] ?? -1);
+    nextTilde[i] = bare[i] === 2 ? i : (nextTilde[i + 1] ?? -1);
   }
-  return { next, nextFenced, isMarker };
+  return { kind, next, nextFenced, nextBacktick, nextTilde, unlike };
 }
 
 type Body = { content: string; complete: boolean; endLine: number };

@@ -10,7 +10,8 @@ export type Result =
   | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
   | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
   | { kind: 'binary'; request: string; path: string; bytes: number }
-  | { kind: 'missing'; request: string; path: string; closest: string[] }
+  // `mask`: the path is a mask (`lib/*.js`), which NEED does not take.
+  | { kind: 'missing'; request: string; path: string; closest: string[]; mask: boolean }
   | { kind: 'refused'; request: string; path: string; reason: string }
   | { kind: 'withheld'; request: string; path: string; reason: string }
   | { kind: 'over-budget'; request: string; path: string; limit: number }
@@ -18,7 +19,9 @@ export type Result =
   | { kind: 'repeated'; request: string; path: string; step?: number }
   | { kind: 'too-many'; request: string; paths: string[]; limit: number }
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
-  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean };
+  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean }
+  // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
+  | { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 
 export function renderResults(results: readonly Result[]): string {
   return results.map(renderResult).join('\n\n');
@@ -40,6 +43,7 @@ export function renderResult(r: Result): string {
     case 'binary':
       return head(r.request, `binary, ${count(r.bytes)} bytes; not sent`);
     case 'missing': {
+      if (r.mask) return head(r.request, `no such file; NEED takes paths, not masks: ask LIST ${r.path} for the paths it matches`);
       const closest = r.closest.length > 0 ? `; closest existing paths: ${r.closest.join(', ')}` : '';
       return head(r.request, `no such file${closest}`);
     }
@@ -64,6 +68,13 @@ export function renderResult(r: Result): string {
       const cut = r.paths.length < r.total ? `\n[cut: ${count(r.paths.length)} of ${count(r.total)} paths shown; narrow the mask to see the rest]` : '';
       return `${head(r.request, `${count(r.total)} paths`)}\n${r.paths.join('\n')}${cut}\n${END}`;
     }
+    case 'unclear': {
+      const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;
+      const fix = r.fix === undefined
+        ? 'Write each request on a line of its own: === NEED: path ===, === LIST: mask === or === FIND: text ==='
+        : `Write it on a line of its own, as:\n${r.fix}`;
+      return `${head(r.request, 'not understood')}\n${shown}\n(${r.problem}; nothing was done for it.) ${fix}\n${END}`;
+    }
     case 'find': {
       if (r.hits.length === 0) return head(r.request, 'no hits');
       const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
@@ -74,6 +85,9 @@ export function renderResult(r: Result): string {
 }
 
 const END = '=== END RESULT ===';
+
+// Characters of a line not understood that are shown back.
+const UNCLEAR_CHARS = 200;
 
 function head(request: string, what: string): string {
   return `=== RESULT ${request}: ${what} ===`;

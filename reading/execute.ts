@@ -186,7 +186,10 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     case 'withheld':
       return { kind: place.kind, request, path: wanted, reason: place.reason };
     case 'missing':
-      return { kind: 'missing', request, path: place.rel, closest: budget.suggestions-- > 0 ? paths().closest(place.rel) : [] };
+    {
+      if (/[*?]/.test(place.rel)) return { kind: 'missing', request, path: place.rel, closest: [], mask: true };
+      return { kind: 'missing', request, path: place.rel, closest: budget.suggestions-- > 0 ? paths().closest(place.rel) : [], mask: false };
+    }
     case 'folder':
       return folderListing(box, limits, request, place.rel, place.real);
     case 'file':

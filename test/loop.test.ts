@@ -88,6 +88,33 @@ describe('runLoop', () => {
     assert.match(outcome.answer, /repeated its previous requests/);
   });
 
+  it('tells the model about a line that meant a request, and goes on instead of taking it as the answer', async () => {
+    const events: LoopEvent[] = [];
+    const bridge = scripted(['Let me see the file.\nNEED: ask.mjs\n=== LIST: *.html === === FIND: pult ===', 'It waits for the answer.']);
+    const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
+    assert.equal(outcome.stop, 'answered');
+    assert.equal(outcome.answer, 'It waits for the answer.');
+    const second = bridge.seen[1] ?? '';
+    assert.ok(second.includes('=== RESULT line 2: not understood ===\nNEED: ask.mjs\n(it has no === markers around it; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ==='), second.slice(-900));
+    assert.ok(second.includes('Write it on a line of its own, as:\n=== LIST: *.html ===\n=== FIND: pult ===\n'));
+    const replied = events.find((e) => e.kind === 'replied');
+    assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], ['not understood: line 2', 'not understood: line 3']);
+  });
+
+  it('takes an answer that quotes a request in a code sample as the answer', async () => {
+    const sample = 'Ask for it like this:\n\n```\nthe model writes\n=== NEED: ask.mjs ===\n```\n';
+    const bridge = scripted([sample, 'never sent']);
+    const outcome = await loop(bridge, 'q');
+    assert.equal(outcome.stop, 'answered');
+    assert.equal(bridge.seen.length, 1);
+  });
+
+  it('points a NEED of a mask to LIST', async () => {
+    const bridge = scripted(['=== NEED: *.mjs ===', 'done']);
+    await loop(bridge, 'q');
+    assert.ok(bridge.seen[1]?.includes('=== RESULT NEED *.mjs: no such file; NEED takes paths, not masks: ask LIST *.mjs for the paths it matches ==='));
+  });
+
   it('collects FILE blocks over all steps, a later one replacing an earlier one', async () => {
     const bridge = scripted([
       '=== FILE: a.js ===\nfirst\n=== END ===\n=== FILE: b.js ===\nb\n=== END ===\n=== FIND: x ===',

@@ -52,6 +52,85 @@ describe('parseReply: requests', () => {
   });
 });
 
+describe('parseReply: lines that mean a request and are not one', () => {
+  function unclear(reply: string) {
+    const parsed = parseReply(reply);
+    return parsed.unclear.map((u) => ({ problem: u.problem, fix: u.fix }));
+  }
+  const cases: Array<[string, string, string, string | undefined]> = [
+    ['a marker without its closing run', '=== NEED: test/main.ts', 'no closing ===', '=== NEED: test/main.ts ==='],
+    ['a bare keyword', 'NEED: x.js', 'no === markers', '=== NEED: x.js ==='],
+    ['a bare keyword in a list, bold', '1. **NEED:** src/a.js, b.js', 'no === markers', '=== NEED: src/a.js, b.js ==='],
+    ['a heading', '### FIND: loadConfig', 'no === markers', '=== FIND: loadConfig ==='],
+    ['angle brackets', '<NEED: x.js>', 'in <>', '=== NEED: x.js ==='],
+    ['square brackets around a mask', '[LIST: **/*.ts]', 'in []', '=== LIST: **/*.ts ==='],
+    ['two = signs', '== LIST: src/* ==', 'three or more =', '=== LIST: src/* ==='],
+    ['an empty FIND', '=== FIND:  ===', 'asks for nothing', undefined],
+    ['a NEED of nothing but commas', '=== NEED: , ===', 'asks for nothing', undefined],
+    ['two blocks on one line', '=== LIST: lib/*.js === === FIND: X ===', 'two blocks', '=== LIST: lib/*.js ===\n=== FIND: X ==='],
+    ['a request deepwork calls otherwise', '=== READ: a.js ===', 'no READ request; NEED does that', '=== NEED: a.js ==='],
+    ['grep', '=== GREP: foo( ===', 'FIND does that', '=== FIND: foo( ==='],
+    ['a command', '=== RUN: npm test ===', 'runs nothing', undefined],
+  ];
+  for (const [name, reply, problem, fix] of cases) {
+    it(`tells ${name}`, () => {
+      const [only, ...more] = unclear(`Let me look.\n\n${reply}\n`);
+      assert.equal(more.length, 0);
+      assert.ok(only?.problem.includes(problem), only?.problem);
+      assert.equal(only?.fix, fix);
+      assert.deepEqual(requests(reply), []);
+    });
+  }
+
+  it('records the line a request that is not one stands on', () => {
+    assert.deepEqual(parseReply('a\nb\n\nNEED: c.js').unclear.map((u) => [u.line, u.text]), [[4, 'NEED: c.js']]);
+  });
+
+  it('leaves prose alone: keywords in a sentence, in lower case, or without a colon', () => {
+    const prose = ['Find: the function is in lib/a.js.', 'Need: more context', 'NEED more time', 'FINDINGS: none', 'List: of things', 'I would NEED: this', '[link](x.md)', '<div>NEED: x</div>', '# Notes', '=== RESULT NEED a.js: 3 lines ===', '=== END RESULT ==='];
+    for (const line of prose) assert.deepEqual(parseReply(line).unclear, [], line);
+  });
+
+  it('does not look inside FILE bodies', () => {
+    assert.deepEqual(parseReply('=== FILE: doc.md ===\nNEED: x\n=== FIND:  ===\n=== END ===').unclear, []);
+  });
+});
+
+describe('parseReply: code fences', () => {
+  it('takes requests in a fence that holds nothing else (a model wrapping its requests)', () => {
+    assert.deepEqual(requests('Let me look:\n```\n=== NEED: a.js ===\n\n=== FIND: x ===\n```\n'), [need('a.js'), find('x')]);
+    assert.deepEqual(requests('~~~text\n=== LIST: *.md ===\n~~~'), [list('*.md')]);
+  });
+
+  it('takes a final answer that shows a request in a code sample as the answer', () => {
+    const answer = 'To ask for a file, the model writes:\n\n```\nPlease send it:\n=== NEED: src/app.js ===\n```\n\nThat is all.';
+    const parsed = parseReply(answer);
+    assert.deepEqual(parsed.requests, []);
+    assert.deepEqual(parsed.unclear, []);
+  });
+
+  it('takes a sample whose other lines are markup as a sample too', () => {
+    const answer = '```md\n# How to ask\n=== NEED: a.js ===\n- NEED: b.js\n```';
+    assert.deepEqual(parseReply(answer).requests, []);
+    assert.deepEqual(parseReply(answer).unclear, []);
+  });
+
+  it('reads requests after a sample fence closes', () => {
+    assert.deepEqual(requests('```js\nconst a = 1;\n=== NEED: quoted.js ===\n```\n=== NEED: asked.js ==='), [need('asked.js')]);
+  });
+
+  it('takes a fence that never closes as no fence', () => {
+    assert.deepEqual(requests('```js\nconst a = 1;\n=== NEED: a.js ==='), [need('a.js')]);
+  });
+
+  it('keeps a FILE block proposed inside a fence, and its own fenced content', () => {
+    const reply = '```\n=== FILE: a.md ===\n```js\nx\n```\n=== END ===\n```\n=== NEED: b.js ===';
+    const parsed = parseReply(reply);
+    assert.deepEqual(parsed.files.map((f) => [f.path, f.content]), [['a.md', 'x\n']]);
+    assert.deepEqual(parsed.requests.map((r) => r.kind), ['need']);
+  });
+});
+
 describe('parseReply: FILE blocks', () => {
   function file(reply: string) {
     const files = parseReply(reply).files;
