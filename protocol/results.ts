@@ -9,7 +9,8 @@ export type Result =
   // `key` names the file and range asked for: the same key later is the same text.
   | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
   | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
-  | { kind: 'binary'; request: string; path: string; bytes: number }
+  // `what`: what the file is, or why it is taken as binary.
+  | { kind: 'binary'; request: string; path: string; bytes: number; what: string }
   // `mask`: the path is a mask (`lib/*.js`), which NEED does not take.
   | { kind: 'missing'; request: string; path: string; closest: string[]; mask: boolean }
   | { kind: 'refused'; request: string; path: string; reason: string }
@@ -41,7 +42,7 @@ export function renderResult(r: Result): string {
       return `${head(r.request, `a folder, ${count(r.entries.length + r.more)} entries`)}\n${r.entries.join('\n')}${more}\n${END}`;
     }
     case 'binary':
-      return head(r.request, `binary, ${count(r.bytes)} bytes; not sent`);
+      return head(r.request, `binary (${r.what}), ${count(r.bytes)} bytes; not sent`);
     case 'missing': {
       if (r.mask) return head(r.request, `no such file; NEED takes paths, not masks: ask LIST ${r.path} for the paths it matches`);
       const closest = r.closest.length > 0 ? `; closest existing paths: ${r.closest.join(', ')}` : '';

@@ -9,7 +9,8 @@ import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, type Opened } from './read.ts';
-import { isBinary, KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
+import { KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
+import { binaryReason, isMostlyControls, SNIFF } from './binary.ts';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
 import { formatCount } from '../common/text.ts';
@@ -205,10 +206,13 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
   const file = openFile(place.real);
   if (file === undefined) return { kind: 'refused', request, path: place.rel, reason: 'not a regular file, or it cannot be opened' };
   try {
-    const sniff = Buffer.alloc(Math.min(file.size, 8000));
+    const sniff = Buffer.alloc(Math.min(file.size, SNIFF));
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
-    if (isBinary(sniff)) return { kind: 'binary', request, path: place.rel, bytes: file.size };
+    const binary = binaryReason(sniff);
+    if (binary !== undefined) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: binary };
     const lines = readLines(file, from, to, budget.left);
+    // Text at its start and binary further in (an archive with a text header, a log with a dump in it).
+    if (isMostlyControls(lines.text)) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: `lines ${lines.first}-${lines.last} are mostly control characters` };
     if (ranged && lines.text === '' && from > 1) {
       const total = countFileLines(file);
       const span = to === Infinity ? `from line ${from}` : from === to ? `line ${from}` : `lines ${from}-${to}`;

@@ -2,13 +2,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { isBinary } from './binary.ts';
 
 // How every file is opened for reading, by FIND and NEED alike. Non-blocking, so a file swapped for a FIFO cannot
 // hang the read; no-follow, so a file swapped for a symlink since it was judged is not read through it (a symlinked
 // file the walk accepted is read at its target).
 export const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
-// Git's rule of thumb: a NUL byte in the first 8,000 bytes makes a file binary.
-const SNIFF = 8000;
 
 // Files up to this size are looked at whole for a private key; larger ones where they are read.
 export const KEY_WHOLE_FILE = 64 << 20;
@@ -61,9 +60,6 @@ export type Hit = [pattern: number, file: number, line: number, text: string];
 // A file of a searcher's share: its index in the run's list and where it is read.
 export type Assigned = { index: number; abs: string };
 
-export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, SNIFF).indexOf(0) !== -1;
-}
 
 // Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
 // 'large' when it does not (it is then searched chunk by chunk).

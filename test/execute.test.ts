@@ -59,10 +59,42 @@ describe('NEED', () => {
     assert.deepEqual(r.entries, ['server.mjs (27 bytes)', 'util.js (35 bytes)']);
   });
 
-  it('reports a binary file by size, not its bytes', async () => {
+  it('reports a binary file by size and what it is, not its bytes', async () => {
     const r = only(await ask(root, '=== NEED: logo.png ==='), 'binary');
     assert.equal(r.bytes, 8);
-    assert.match(renderResults([r]), /binary, 8 bytes/);
+    assert.match(renderResults([r]), /binary \(a PNG image\), 8 bytes; not sent/);
+  });
+
+  describe('binary files without a NUL where it is looked for', () => {
+    // A PDF as the real one was: text-looking for 20 KB before its first NUL.
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\n'), Buffer.from('stream '.repeat(3_000)), Buffer.from([0, 1, 2, 3])]);
+    const controls = Buffer.from(Array.from({ length: 4_000 }, (_, i) => [0x41, 0x01, 0x42, 0x02, 0x43, 0x1f, 0x44, 0x0e][i % 8] ?? 0x41));
+    const headed = Buffer.concat([Buffer.from('HEADER v1\n'.repeat(1_000)), Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) % 255 + 1))]);
+    const cp1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x2c, 0x20, 0xec, 0xe8, 0xf0, 0x21, 0x0a]); // Привет, мир!
+    const bin = tempFolder({ 'manual.pdf': pdf, 'controls.dat': controls, 'dump.log': headed, 'ru.txt': Buffer.concat(Array.from({ length: 50 }, () => cp1251)) });
+
+    it('knows a PDF by its signature though its first NUL is 20 KB in', async () => {
+      assert.ok(pdf.indexOf(0) > 8_000);
+      const r = only(await ask(bin, '=== NEED: manual.pdf ==='), 'binary');
+      assert.equal(r.what, 'a PDF document');
+    });
+
+    it('takes bytes that are mostly control characters as binary', async () => {
+      assert.equal(only(await ask(bin, '=== NEED: controls.dat ==='), 'binary').what, 'it is mostly control characters');
+    });
+
+    it('takes lines that turn into binary past the first bytes as binary', async () => {
+      assert.match(only(await ask(bin, '=== NEED: dump.log ==='), 'binary').what, /^lines 1-\d+ are mostly control characters$/);
+      assert.equal(only(await ask(bin, '=== NEED: dump.log:1-20 ==='), 'file').last, 20);
+    });
+
+    it('sends a Windows-1251 text as text', async () => {
+      assert.equal(only(await ask(bin, '=== NEED: ru.txt ==='), 'file').last, 50);
+    });
+
+    it('leaves a PDF out of FIND', async () => {
+      assert.equal(only(await ask(bin, '=== FIND: Catalog ==='), 'find').hits.length, 0);
+    });
   });
 
   it('sends a repeated path once', async () => {

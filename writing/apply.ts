@@ -13,7 +13,7 @@ import type { FileBlock } from '../protocol/parse.ts';
 import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
-import { isBinary } from '../reading/search.ts';
+import { isBinary } from '../reading/binary.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
 import { createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
 import { tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
