@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   rows.push(ratioRow('Whole process: a run with no requests, start to answer (small folder, loopback bridge)', whole.run, whole.node, 'node -e 0', 2));
   rows.push(ratioRow('Whole process: --version', whole.version, whole.node, 'node -e 0', 1.5));
   const executor = createExecutor(CORPUS);
-  const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find', text, line: 0 })));
+  const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
   // Same skip rules as deepwork: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
   const skips = `--hidden --no-require-git -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
   // The path is named: without one, ripgrep searches its standard input when that is not a terminal.
@@ -246,7 +246,7 @@ type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: stri
 async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
   const texts = ['toLocaleUpperCase', 'Symbol.asyncIterator', 'zzqqxxyy_rare'];
   const executor = createExecutor(CORPUS, { limits: { findHits: 1_000_000 } });
-  const results: Result[] = await executor.answer(texts.map((text) => ({ kind: 'find', text, line: 0 })));
+  const results: Result[] = await executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
   await executor.close();
   const ours = new Set(results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])));
   const theirs = new Set<string>();

@@ -6,7 +6,8 @@
 type Payloads = {
   need: { paths: string[] };
   list: { mask: string };
-  find: { text: string };
+  // `scope`: a folder or mask the search keeps to (`=== FIND: text IN lib/ ===`), or undefined for the whole folder.
+  find: { text: string; scope: string | undefined };
 };
 
 export type RequestKind = keyof Payloads;
@@ -40,10 +41,11 @@ export const requestKinds: { [K in RequestKind]: RequestText<K> } = {
   },
   find: {
     read: (payload, line) => {
-      const text = unwrap(payload, '`');
-      return text !== '' ? { kind: 'find', text, line } : undefined;
+      const { text: raw, scope } = splitScope(payload);
+      const text = unwrap(raw, '`');
+      return text !== '' ? { kind: 'find', text, scope, line } : undefined;
     },
-    describe: (r) => `FIND ${r.text}`,
+    describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
   },
 };
 
@@ -54,6 +56,16 @@ export function isRequestKind(keyword: string): keyword is RequestKind {
 export function describeRequest<K extends RequestKind>(request: Request<K>): string {
   const text: RequestText<K> = requestKinds[request.kind];
   return text.describe(request);
+}
+
+// `text IN lib/` and `text IN src/**/*.ts`: the last ` IN ` followed by one word that reads as a folder or mask (with a
+// / or a *, or a file name with an extension), so a text like `WHERE id IN (1, 2)` stays whole.
+function splitScope(payload: string): { text: string; scope: string | undefined } {
+  const at = payload.lastIndexOf(' IN ');
+  if (at === -1) return { text: payload, scope: undefined };
+  const scope = cleanPath(payload.slice(at + 4));
+  const looksLikePath = scope !== '' && !/\s/.test(scope) && (/[/*]/.test(scope) || /^[\w.-]+\.\w{1,10}$/.test(scope));
+  return looksLikePath ? { text: payload.slice(0, at), scope } : { text: payload, scope: undefined };
 }
 
 // A path as models write it: in backticks or quotes, with `./` in front.

@@ -20,7 +20,8 @@ export type Result =
   | { kind: 'repeated'; request: string; path: string; step?: number }
   | { kind: 'too-many'; request: string; paths: string[]; limit: number }
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
-  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean }
+  // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
+  | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean }
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   | { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 
@@ -77,10 +78,11 @@ export function renderResult(r: Result): string {
       return `${head(r.request, 'not understood')}\n${shown}\n(${r.problem}; nothing was done for it.) ${fix}\n${END}`;
     }
     case 'find': {
-      if (r.hits.length === 0) return head(r.request, 'no hits');
+      if (r.hits.length === 0) return head(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
-      const cut = r.cut ? `\n[cut: the first ${count(r.hits.length)} hits shown and the search stopped there; FIND a longer text or NEED a file to see more]` : '';
-      return `${head(r.request, r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`)}\n${lines}${cut}\n${END}`;
+      const cut = r.cut ? `\n[cut: the first ${count(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]` : '';
+      const hits = r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`;
+      return `${head(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${END}`;
     }
   }
 }

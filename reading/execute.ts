@@ -7,7 +7,7 @@ import type { Result } from '../protocol/results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
-import { createFinder, type SearchFile } from './find.ts';
+import { createFinder, type FindOutcome, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, type Opened } from './read.ts';
 import { KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
 import { binaryReason, isMostlyControls, SNIFF } from './binary.ts';
@@ -70,7 +70,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   const folder: Folder = {
     entries: () => (entries ??= walk(box)),
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
-    searchable: () => (searchable ??= folder.files().map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
+    searchable: () => (searchable ??= sourceFirst(folder.files()).map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
   };
@@ -88,6 +88,22 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     },
     close: () => finder.close(),
   };
+}
+
+// The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
+// changelogs, docs), then what is generated (lock files, minified and map files), each in walk order. A FIND of a
+// common word shows where the code uses it before what a changelog says about it.
+function sourceFirst(files: readonly WalkEntry[]): WalkEntry[] {
+  const ranked: WalkEntry[][] = [[], [], []];
+  for (const file of files) ranked[rankOf(file.rel)]?.push(file);
+  return ranked.flat();
+}
+
+const PROSE = /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|(^|\/)(history|changelog|changes|news|authors|contributors|license|licence|copying|notice)[^/]*$|(^|\/)docs?\//i;
+const GENERATED = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
+
+function rankOf(rel: string): number {
+  return GENERATED.test(rel) ? 2 : PROSE.test(rel) ? 1 : 0;
 }
 
 // The run's view of the folder: walked once, kept until reset().
@@ -150,14 +166,53 @@ function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder, ea
   });
 }
 
-// All FIND texts of a step in one pass over the files.
-async function answerFinds(requests: readonly FindRequest[], { limits, folder }: Step): Promise<Result[][]> {
-  const texts = [...new Set(requests.map((r) => r.text))];
-  const outcomes = await folder.finder.find(folder.searchable(), texts, { maxHits: limits.findHits, lineChars: limits.findLineChars });
-  return requests.map((request) => {
-    const outcome = outcomes[texts.indexOf(request.text)];
-    return outcome === undefined ? [] : [{ kind: 'find', request: `FIND ${request.text}`, ...outcome }];
-  });
+// All FIND texts of a step in one pass over the files; a FIND kept to a folder or mask searches its files alone. A
+// text with no hits at all is looked for again ignoring the case of ASCII letters, and the result says so.
+async function answerFinds(requests: readonly FindRequest[], { box, limits, folder }: Step): Promise<Result[][]> {
+  const options = { maxHits: limits.findHits, lineChars: limits.findLineChars };
+  const files = folder.searchable();
+  const whole = [...new Set(requests.filter((r) => r.scope === undefined).map((r) => r.text))];
+  const found = new Map<string, FindOutcome>();
+  const search = async (texts: string[], key: (text: string) => string, only?: readonly number[]) => {
+    const exact = await folder.finder.find(files, texts, only === undefined ? options : { ...options, only });
+    exact.forEach((o) => found.set(key(o.text), o));
+    const misses = exact.filter((o) => o.hits.length === 0 && /[A-Za-z]/.test(o.text)).map((o) => o.text);
+    if (misses.length === 0) return;
+    const folded = await folder.finder.find(files, misses, { ...options, fold: true, ...(only === undefined ? {} : { only }) });
+    folded.forEach((o) => found.set(key(o.text), { ...o, folded: true }));
+  };
+  if (whole.length > 0) await search(whole, (text) => text);
+  const results: Result[][] = [];
+  for (const request of requests) {
+    const name = `FIND ${request.text}${request.scope === undefined ? '' : ` IN ${request.scope}`}`;
+    if (request.scope !== undefined && !found.has(name)) {
+      const scope = scopeOf(box, request.scope);
+      if (typeof scope === 'string') {
+        results.push([{ kind: 'refused', request: name, path: request.scope, reason: scope }]);
+        continue;
+      }
+      const only: number[] = [];
+      files.forEach((f, i) => {
+        if (scope(f.rel)) only.push(i);
+      });
+      await search([request.text], () => name, only);
+    }
+    const outcome = found.get(request.scope === undefined ? request.text : name);
+    results.push(outcome === undefined ? [] : [{ kind: 'find', request: name, text: outcome.text, hits: outcome.hits, cut: outcome.cut, folded: outcome.folded === true }]);
+  }
+  return results;
+}
+
+// Which files a FIND's `IN` keeps to: a folder's, a file itself, or a mask's; or why none.
+function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | string {
+  const compiled = compileMask(scope);
+  if (compiled.kind === 'refused') return compiled.reason;
+  if (!isPlainPath(compiled.mask)) return compiled.match;
+  const place = resolvePath(box, compiled.mask);
+  if (place.kind === 'folder') return place.rel === '.' ? () => true : (rel) => rel.startsWith(`${place.rel}/`);
+  if (place.kind === 'file') return (rel) => rel === place.rel;
+  if (place.kind === 'missing') return `there is no folder or file ${compiled.mask}; LIST shows what there is`;
+  return place.reason;
 }
 
 // What is left of a step's NEED limits: characters, paths, and look-ups of the closest paths.

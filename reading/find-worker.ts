@@ -25,7 +25,7 @@ parentPort?.on('message', (message: unknown) => {
   } else if (message.type === 'search' && typeof message.id === 'number' && isTexts(message.texts)
     && typeof message.maxHits === 'number' && typeof message.lineChars === 'number') {
     keeper.newSearch();
-    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
+    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, message.fold === true);
     parentPort?.postMessage({ type: 'result', id: message.id, hits });
   } else {
     parentPort?.postMessage({ type: 'error', message: 'unknown message' });

@@ -15,8 +15,10 @@ const KEEP_BYTES = 24 << 20;
 const CHUNK = 256;
 
 export type SearchFile = { rel: string; abs: string };
-export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean };
-export type FindOptions = { maxHits: number; lineChars: number };
+// `folded`: found ignoring the case of ASCII letters.
+export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; folded?: boolean };
+// `fold`: ASCII letters in either case. `only`: search these of the files (by index) alone, on this thread.
+export type FindOptions = { maxHits: number; lineChars: number; fold?: boolean; only?: readonly number[] };
 
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
@@ -49,9 +51,10 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= await startWorkers(workerCount)) : [];
     if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
     const id = nextId++;
-    const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars }, id));
+    const fold = options.fold === true;
+    const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold }, id));
     keeper.newSearch();
-    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
+    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, fold);
     return [...here, ...(await Promise.all(pending)).flat()];
   };
 
@@ -66,6 +69,14 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     async find(files, texts, options) {
       const list = [...texts];
       let found: Hit[];
+      if (options.only !== undefined) {
+        // A FIND limited to a folder or mask: its files in order, here (the shares are split for the whole folder).
+        if (assigned !== files) assign(files, workers ?? []);
+        keeper.newSearch();
+        const some = options.only.map((index) => ({ index, abs: files[index]?.abs ?? '' }));
+        found = searchFiles(some, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold === true);
+        return outcomes(files, list, found, options.maxHits);
+      }
       try {
         found = await search(files, list, options);
       } catch {
@@ -73,7 +84,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         await stop();
         assign(files, []);
         keeper.newSearch();
-        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts);
+        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold === true);
       }
       return outcomes(files, list, found, options.maxHits);
     },

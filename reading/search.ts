@@ -54,8 +54,9 @@ export function createWayCheck(root: string): (abs: string) => boolean {
 }
 
 type LineHit = { line: number; text: string };
-// The text and the position of its rarest byte, or -1.
-export type Needle = { bytes: Buffer; rare: number };
+// The text and the position of its rarest byte, or -1. `fold`: ASCII letters match in either case (the bytes are
+// then in lower case).
+export type Needle = { bytes: Buffer; rare: number; fold: boolean };
 export type Hit = [pattern: number, file: number, line: number, text: string];
 // A file of a searcher's share: its index in the run's list and where it is read.
 export type Assigned = { index: number; abs: string };
@@ -165,19 +166,26 @@ const COMMONNESS = (() => {
 })();
 
 // A needle for `text`. `counts` (bytes seen in the folder's files, when known) beats the fixed table: a folder of SVG
-// paths is full of z and x.
-export function needleOf(text: string, counts?: Uint32Array): Needle {
+// paths is full of z and x. `fold`: ASCII letters in either case.
+export function needleOf(text: string, counts?: Uint32Array, fold = false): Needle {
   const bytes = Buffer.from(text, 'utf8');
+  if (fold) for (let i = 0; i < bytes.length; i++) bytes[i] = lower(bytes[i] ?? 0);
   const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
   const score = (byte: number) => (total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4);
   let rare = 0;
   for (let i = 1; i < bytes.length; i++) if (score(bytes[i] ?? 0) < score(bytes[rare] ?? 0)) rare = i;
+  if (fold) return { bytes, rare, fold };
   // When even the rarest byte is everywhere (over 2 in 100 bytes), jumping between its occurrences loses.
-  return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1 };
+  return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1, fold };
+}
+
+function lower(byte: number): number {
+  return byte >= 65 && byte <= 90 ? byte + 32 : byte;
 }
 
 // Where `needle` next occurs in `bytes` at or after `from`, or -1.
 export function indexOfNeedle(bytes: Buffer, needle: Needle, from: number): number {
+  if (needle.fold) return indexOfFolded(bytes, needle, from);
   const { bytes: n, rare } = needle;
   if (rare === -1) return bytes.indexOf(n, from);
   const byte = n[rare] ?? 0;
@@ -187,6 +195,33 @@ export function indexOfNeedle(bytes: Buffer, needle: Needle, from: number): numb
     const start = i - rare;
     if (start > last) return -1;
     if (bytes[start] === first && bytes.compare(n, 0, n.length, start, start + n.length) === 0) return start;
+  }
+  return -1;
+}
+
+// The same ignoring the case of ASCII letters: jumps between the anchor byte's occurrences in both cases.
+function indexOfFolded(bytes: Buffer, needle: Needle, from: number): number {
+  const { bytes: n, rare } = needle;
+  const small = n[rare] ?? 0;
+  const big = small >= 97 && small <= 122 ? small - 32 : -1;
+  const last = bytes.length - n.length;
+  let a = bytes.indexOf(small, from + rare);
+  let b = big === -1 ? -1 : bytes.indexOf(big, from + rare);
+  while (a !== -1 || b !== -1) {
+    let i: number;
+    if (b === -1 || (a !== -1 && a < b)) {
+      i = a;
+      a = bytes.indexOf(small, a + 1);
+    } else {
+      i = b;
+      b = bytes.indexOf(big, b + 1);
+    }
+    const start = i - rare;
+    if (start > last) return -1;
+    if (start < from) continue;
+    let k = 0;
+    while (k < n.length && lower(bytes[start + k] ?? 0) === n[k]) k++;
+    if (k === n.length) return start;
   }
   return -1;
 }
@@ -235,9 +270,9 @@ function clip(bytes: Buffer, start: number, end: number, at: number, length: num
 // folder's byte counts when known.
 export function searchFiles(
   files: readonly Assigned[], texts: readonly string[], maxHits: number, lineChars: number,
-  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array,
+  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array, fold = false,
 ): Hit[] {
-  const needles = texts.map((text) => needleOf(text, byteCounts));
+  const needles = texts.map((text) => needleOf(text, byteCounts, fold));
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
   for (const file of files) {

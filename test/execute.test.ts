@@ -214,6 +214,66 @@ describe('LIST', () => {
   });
 });
 
+describe('FIND: case, scope and order', () => {
+  const root = tempFolder({
+    'History.md': '1.0: new function handleRequest\n',
+    'docs/guide.md': 'call handleRequest(req)\n',
+    'lib/router.js': 'function handleRequest(req) {}\nconst ROUTER = 1;\n',
+    'lib/deep/inner.js': 'handleRequest();\n',
+    'test/router.test.js': 'handleRequest(fake);\n',
+    'package-lock.json': '{"handleRequest": 1}\n',
+    'app.min.js': 'handleRequest()\n',
+    'src/Upper.ts': 'export const HandleRequest = 2;\nconst Привет = 1;\n',
+  });
+  const hits = (r: Result) => (r.kind === 'find' ? r.hits.map((h) => h.path) : []);
+
+  it('puts hits in code before hits in prose, and lock and minified files last', async () => {
+    const r = only(await ask(root, '=== FIND: handleRequest ==='), 'find');
+    // In walk order within each rank.
+    assert.deepEqual(hits(r), ['lib/deep/inner.js', 'lib/router.js', 'test/router.test.js', 'History.md', 'docs/guide.md', 'app.min.js', 'package-lock.json']);
+    assert.equal(r.folded, false);
+  });
+
+  it('falls back to ignoring case when the exact text has no hits, and says so', async () => {
+    const r = only(await ask(root, '=== FIND: router = ==='), 'find');
+    assert.deepEqual(r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`), ['lib/router.js:2: const ROUTER = 1;']);
+    assert.equal(r.folded, true);
+    assert.match(renderResults([r]), /^=== RESULT FIND router =: no exact hits; 1 hits ignoring case ===/);
+    const none = only(await ask(root, '=== FIND: nowhere at all ==='), 'find');
+    assert.match(renderResults([none]), /no hits, also ignoring case/);
+  });
+
+  it('keeps exact hits exact when there are any', async () => {
+    assert.deepEqual(hits(only(await ask(root, '=== FIND: HandleRequest ==='), 'find')), ['src/Upper.ts']);
+  });
+
+  it('keeps a FIND to a folder, a mask or a file with IN', async () => {
+    assert.deepEqual(hits(only(await ask(root, '=== FIND: handleRequest IN lib/ ==='), 'find')), ['lib/deep/inner.js', 'lib/router.js']);
+    assert.deepEqual(hits(only(await ask(root, '=== FIND: handleRequest IN **/*.md ==='), 'find')), ['History.md', 'docs/guide.md']);
+    assert.deepEqual(hits(only(await ask(root, '=== FIND: handleRequest IN lib/router.js ==='), 'find')), ['lib/router.js']);
+    const folded = only(await ask(root, '=== FIND: handlerequest IN test/ ==='), 'find');
+    assert.deepEqual([hits(folded), folded.folded], [['test/router.test.js'], true]);
+  });
+
+  it('answers a FIND of the whole folder and one kept to a folder in the same step', async () => {
+    const results = await ask(root, '=== FIND: handleRequest IN lib/deep/ ===\n=== FIND: handleRequest ===');
+    assert.deepEqual(results.map((r) => hits(r).length), [1, 7]);
+    assert.match(renderResults(results), /^=== RESULT FIND handleRequest IN lib\/deep\/: 1 hits ===/);
+  });
+
+  it('says when the folder of IN is not there, and refuses one outside the project', async () => {
+    const [missing] = await ask(root, '=== FIND: x IN nowhere/ ===');
+    assert.ok(missing?.kind === 'refused' && /no folder or file nowhere\/; LIST shows/.test(missing.reason), JSON.stringify(missing));
+    const [outside] = await ask(root, '=== FIND: x IN ../ ===');
+    assert.equal(outside?.kind, 'refused');
+  });
+
+  it('reads IN as part of the text when what follows is no folder or mask', () => {
+    assert.deepEqual(parseReply('=== FIND: WHERE id IN (1, 2) ===').requests.map((r) => r.kind === 'find' && [r.text, r.scope]), [['WHERE id IN (1, 2)', undefined]]);
+    assert.deepEqual(parseReply('=== FIND: `foo(` IN src/ ===').requests.map((r) => r.kind === 'find' && [r.text, r.scope]), [['foo(', 'src/']]);
+  });
+});
+
 describe('FIND', () => {
   const root = tempFolder({
     'ask.mjs': 'import x from "y";\n\nasync function waitForAnswer(page) {\n  return waitForAnswer;\n}\n',

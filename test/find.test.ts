@@ -20,6 +20,22 @@ describe('indexOfNeedle', () => {
   });
 });
 
+describe('indexOfNeedle ignoring case', () => {
+  it('finds what a case-insensitive search of the lower-cased text finds, with any anchor byte', () => {
+    const text = Buffer.from('Alpha BETA gamma_Delta\nalPHA-beta GAMMA_delta Привет ПРИВЕТ');
+    const lowered = text.toString('latin1').toLowerCase();
+    for (const word of ['alpha', 'BETA', 'a_d', 'GAMMA_DELTA', 'beta gamma', '-', 'привет', 'nope']) {
+      for (const counts of [undefined, new Uint32Array(256).fill(1)]) {
+        const needle = needleOf(word, counts, true);
+        const target = Buffer.from(word).toString('latin1').toLowerCase();
+        for (let from = 0; from <= text.length; from += 2) {
+          assert.equal(indexOfNeedle(text, needle, from), lowered.indexOf(target, from), `${word} from ${from}`);
+        }
+      }
+    }
+  });
+});
+
 describe('createFinder', () => {
   // 2,600 files: enough for the worker to take a share.
   const root = tempFolder({}, 'deepwork-find-', true);
@@ -50,6 +66,17 @@ describe('createFinder', () => {
     assert.deepEqual(common?.hits.slice(0, 3).map((h) => `${h.path}:${h.line}`), ['d0/f0.js:2', 'd0/f0.js:3', 'd0/f7.js:2']);
     assert.deepEqual(path13?.hits.map((h) => h.path), ['d13/f42.js']);
     assert.deepEqual([nowhere?.hits.length, nowhere?.cut], [0, false]);
+  });
+
+  it('ignores case with a worker as without, and searches only the files asked', async () => {
+    const fold = { ...options, fold: true };
+    const [a, b] = await Promise.all([parallel.find(files, ['NEEDLE_RARE', 'Common()'], fold), alone.find(files, ['NEEDLE_RARE', 'Common()'], fold)]);
+    assert.deepEqual(a, b);
+    assert.deepEqual(a[0]?.hits.map((h) => h.path), ['d25/f99.js']);
+    assert.equal(a[1]?.hits.length, 100);
+    const only = files.flatMap((f, i) => (f.rel.startsWith('d25/') ? [i] : []));
+    const [kept] = await parallel.find(files, ['common()'], { ...options, only });
+    assert.ok(kept !== undefined && kept.hits.length > 0 && kept.hits.every((h) => h.path.startsWith('d25/')));
   });
 
   it('answers a later step from what it kept, and reads again after reset()', async () => {

@@ -9,7 +9,7 @@ function requests(reply: string): Request[] {
 
 const need = (...paths: string[]): Request => ({ kind: 'need', paths, line: 0 });
 const list = (mask: string): Request => ({ kind: 'list', mask, line: 0 });
-const find = (text: string): Request => ({ kind: 'find', text, line: 0 });
+const find = (text: string, scope?: string): Request => ({ kind: 'find', text, scope, line: 0 });
 
 describe('parseReply: requests', () => {
   const cases: Array<[string, string, Request[]]> = [
