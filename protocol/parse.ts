@@ -87,7 +87,7 @@ export function parseReply(text: string): Reply {
     const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ends, i);
-    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: body.content, complete: body.complete, line: lines.number[i] ?? 0 });
+    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: withoutLineNumbers(body.content), complete: body.complete, line: lines.number[i] ?? 0 });
     i = body.endLine;
   }
 
@@ -106,6 +106,24 @@ function requestOf(keyword: string, payload: string, line: number): Request | un
 // A request as the model should write it.
 export function requestLine(request: Request): string {
   return `=== ${describeRequest(request).replace(' ', ': ')} ===`;
+}
+
+// A FILE body copied from NEED output with its line numbers (`12 | text`): every line numbered, the numbers counting
+// up one by one. Then the numbers are taken off; anything short of that is content and stays as it is.
+export function withoutLineNumbers(content: string): string {
+  const numbered = /^ *(\d{1,7}) \|(?: |(?=\r?$))/;
+  const lines = content.split('\n');
+  const last = lines.at(-1) === '' ? lines.length - 1 : lines.length;
+  if (last === 0) return content;
+  let expected = -1;
+  for (let i = 0; i < last; i++) {
+    const match = numbered.exec(lines[i] ?? '');
+    const n = match === null ? Number.NaN : Number(match[1]);
+    if (expected !== -1 && n !== expected) return content;
+    if (Number.isNaN(n)) return content;
+    expected = n + 1;
+  }
+  return lines.map((line, i) => (i < last ? line.replace(numbered, '') : line)).join('\n');
 }
 
 function markupLines(text: string): Lines {

@@ -33,8 +33,8 @@ export function renderResult(r: Result): string {
   switch (r.kind) {
     case 'file': {
       // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
-      const span = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${count(r.last)} lines`;
-      const body = r.text.endsWith('\n') || r.text === '' ? r.text : `${r.text}\n`;
+      const span = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${count(r.last)} line${r.last === 1 ? '' : 's'}`;
+      const body = numberLines(r.text, r.first);
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${body}${note}${END}`;
     }
@@ -88,6 +88,15 @@ export function renderResult(r: Result): string {
 }
 
 const END = '=== END RESULT ===';
+
+// A file's lines as sent, each after its number: `12 | text`. The numbers let the model cite lines and ask for exact
+// ranges; they are not part of the file, and a FILE block that copies them has them taken off (see parse.ts).
+export function numberLines(text: string, first: number): string {
+  if (text === '') return '';
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return `${lines.map((line, i) => (line === '' ? `${first + i} |` : `${first + i} | ${line}`)).join('\n')}\n`;
+}
 
 // Characters of a line not understood that are shown back.
 const UNCLEAR_CHARS = 200;

@@ -67,7 +67,7 @@ describe('deepwork "question"', () => {
   it('attaches --files to the first message', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
     await deepwork(['q', '--files', 'lib/util.js, app.js', '--host', fake.host], project);
-    assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 lines ===\nexport const u = 2;/);
+    assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 line ===\n1 \| export const u = 2;/);
   });
 
   it('prints one JSON object with --json, and lists proposed files', async () => {

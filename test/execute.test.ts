@@ -41,7 +41,7 @@ describe('NEED', () => {
     const r = only(await ask(root, '=== NEED: src/util.js ==='), 'file');
     assert.equal(r.text, 'line 1\nline 2\nline 3\nline 4\nline 5\n');
     assert.equal(r.whole, true);
-    assert.match(renderResults([r]), /^=== RESULT NEED src\/util\.js: 5 lines ===\nline 1\n[^]*line 5\n=== END RESULT ===$/);
+    assert.match(renderResults([r]), /^=== RESULT NEED src\/util\.js: 5 lines ===\n1 \| line 1\n[^]*5 \| line 5\n=== END RESULT ===$/);
   });
 
   it('answers a missing file with the closest existing paths and goes on', async () => {
@@ -439,7 +439,7 @@ describe('NEED ranges (issue 11)', () => {
 
   it('writes line numbers in headers as the request syntax does, without thousands separators', async () => {
     const r = only(await ask(root, '=== NEED: long.js:1289-1335 ==='), 'file');
-    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 ===\nline 1289\n/);
+    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 ===\n1289 \| line 1289\n/);
   });
 
   it('says how long the file is when the range starts past its end', async () => {

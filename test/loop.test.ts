@@ -57,7 +57,7 @@ describe('runLoop', () => {
     const head = (first ?? '').slice(0, (first ?? '').indexOf(question) + question.length);
     assert.ok(second?.startsWith(head));
     const rest = second?.slice(head.length) ?? '';
-    assert.match(rest, /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\nexport async function waitForAnswer/);
+    assert.match(rest, /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/);
     assert.match(rest, /\n\nReminder: [^]*This is step 2 of 4\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
@@ -202,7 +202,7 @@ describe('the context window', () => {
     assert.match(bridge.seen[2] ?? '', /=== RESULT NEED two\.txt: already sent at step 1, above ===/);
     const small = scripted(['=== NEED: one.txt ===', '=== NEED: two.txt ===', '=== NEED: one.txt ===', 'done']);
     await run(small, 16_384);
-    assert.match(small.seen[3] ?? '', /=== RESULTS OF YOUR REQUESTS AT STEP 3 ===\n=== RESULT NEED one\.txt: 1 lines ===\none one/);
+    assert.match(small.seen[3] ?? '', /=== RESULTS OF YOUR REQUESTS AT STEP 3 ===\n=== RESULT NEED one\.txt: 1 line ===\n1 \| one one/);
   });
 
   it('refuses to send, with a clear error, when the question and attached files alone exceed the window', async () => {
@@ -263,7 +263,7 @@ describe('the context window, for results the model never saw', () => {
     await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3, contextTokens: 16_384 });
     const second = bridge.seen[1] ?? '';
     assert.match(second, /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/);
-    assert.match(second, /=== RESULT NEED small\.txt: 1 lines ===\nsmall/);
+    assert.match(second, /=== RESULT NEED small\.txt: 1 line ===\n1 \| small/);
     assert.doesNotMatch(second, /were sent at step 1/);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReply, type Request } from '../protocol/parse.ts';
+import { parseReply, withoutLineNumbers, type Request } from '../protocol/parse.ts';
+import { numberLines } from '../protocol/results.ts';
 import { adversarialReplies } from './replies.ts';
 
 function requests(reply: string): Request[] {
@@ -209,6 +210,27 @@ describe('parseReply: FILE blocks', () => {
     const reply = parseReply('=== FILE: a ===\nA\n=== END ===\n=== FIND: q ===\n=== FILE: b ===\nB\n=== end ===');
     assert.deepEqual(reply.blocks.map((b) => b.kind), ['file', 'find', 'file']);
     assert.deepEqual(reply.files.map((f) => [f.path, f.content]), [['a', 'A\n'], ['b', 'B\n']]);
+  });
+});
+
+describe('parseReply: line numbers copied from NEED output', () => {
+  const content = (reply: string) => parseReply(reply).files[0]?.content;
+
+  it('takes the numbers off a FILE block whose every line carries them, counting up', () => {
+    assert.equal(content('=== FILE: a.py ===\n12 | def f():\n13 |\n14 |     return 1\n=== END ==='), 'def f():\n\n    return 1\n');
+    assert.equal(content('=== FILE: a.py ===\n```python\n 9 | a\n10 | b\n```\n=== END ==='), 'a\nb\n');
+  });
+
+  it('leaves content alone when the numbers skip, or a line has none', () => {
+    const table = '=== FILE: t.md ===\n1 | one\n3 | three\n=== END ===';
+    assert.equal(content(table), '1 | one\n3 | three\n');
+    assert.equal(content('=== FILE: t.md ===\n1 | one\ntwo\n=== END ==='), '1 | one\ntwo\n');
+    assert.equal(content('=== FILE: t.md ===\n1|one\n2|two\n=== END ==='), '1|one\n2|two\n');
+  });
+
+  it('numbers what NEED sends the same way', () => {
+    assert.equal(numberLines('a\n\nc\n', 41), '41 | a\n42 |\n43 | c\n');
+    assert.equal(withoutLineNumbers(numberLines('x\r\n  y\r\n', 1)), 'x\r\n  y\r\n');
   });
 });
 
