@@ -6,9 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DeepworkError, errnoOf, messageOf } from './common/errors.ts';
+import { formatCount } from './common/text.ts';
 import type { Config } from './app/config.ts';
 import type { Bridge } from './protocol/loop.ts';
 import type { FileBlock } from './protocol/parse.ts';
+import type { Turn } from './protocol/conversation.ts';
 import type { Sandbox, SandboxOptions } from './reading/sandbox.ts';
 import type { ApplyReport } from './writing/apply.ts';
 import { forPeople, type Io } from './console/output.ts';
@@ -16,6 +18,8 @@ import { forPeople, type Io } from './console/output.ts';
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
                  [--context-tokens N]   the model's window in tokens (else asked of the bridge, else 64,000)
+                 [--continue, -c]       continue this folder's last conversation: its questions, answers, results
+  git diff | deepwork "review this"     what is piped in is sent with the question
   deepwork --demo "question"     the same loop with an offline demo bridge (not a model)
   deepwork apply [--force]       write the last run's proposed files without asking the model again
   deepwork undo [--list]         put back the files of the last applied set (--list: show the sets)
@@ -44,6 +48,7 @@ const options = {
   config: { type: 'string' },
   json: { type: 'boolean' },
   demo: { type: 'boolean' },
+  continue: { type: 'boolean', short: 'c' },
   check: { type: 'boolean' },
   selftest: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
@@ -52,7 +57,8 @@ const options = {
 
 type Flags = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>['values'];
 
-export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promise<number> {
+// `stdin`: what was piped in, read when a question needs it (undefined when nothing is piped).
+export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined)): Promise<number> {
   const io = forPeople(raw);
   let args: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>;
   try {
@@ -89,7 +95,9 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd()): Promis
     const question = args.positionals.join(' ').trim();
     if (question === '') return usage(io, 'No question given.');
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
-    return await ask({ bridge: await bridgeOf(config, flags.demo === true), config, box, question, files, apply: flags.apply === true, write, cwd }, io);
+    const piped = pipedText(await stdin());
+    const bridge = await bridgeOf(config, flags.demo === true);
+    return await ask({ bridge, config, box, question, files, piped, continues: flags.continue === true, apply: flags.apply === true, write, cwd }, io);
   } catch (error) {
     if (error instanceof DeepworkError) {
       if (error.code === 'USAGE') return usage(io, error.message);
@@ -161,13 +169,30 @@ async function check(config: Config, json: boolean, io: Io): Promise<number> {
 }
 
 type Write = { force: boolean; diff: boolean; json: boolean };
-type Ask = { bridge: Bridge; config: Config; box: SandboxOptions; question: string; files: string[]; apply: boolean; write: Write; cwd: string };
+type Ask = {
+  bridge: Bridge; config: Config; box: SandboxOptions; question: string; files: string[]; piped: string | undefined; continues: boolean;
+  apply: boolean; write: Write; cwd: string;
+};
+
+// What is piped in is sent as it is, up to this many characters; more is refused rather than cut.
+const PIPED_CHARS = 200_000;
+
+function pipedText(bytes: Buffer | undefined): string | undefined {
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  if (bytes.subarray(0, 8000).indexOf(0) !== -1) throw new DeepworkError('USAGE', 'What is piped in is binary (it holds NUL bytes); pipe text, or name files with --files.');
+  const text = bytes.toString('utf8');
+  if (text.length > PIPED_CHARS) {
+    throw new DeepworkError('USAGE', `What is piped in holds ${text.length >= PIPED_CHARS * 2 ? 'over ' : ''}${formatCount(Math.min(text.length, PIPED_CHARS * 2))} characters; at most ${formatCount(PIPED_CHARS)} are sent. Pipe less (git diff -- one/path), or let the model ask for files itself.`);
+  }
+  return text.trim() === '' ? undefined : text;
+}
 
 async function ask(a: Ask, io: Io): Promise<number> {
   const [{ createExecutor }, { runQuestion }, output] = await Promise.all([
     import('./reading/execute.ts'), import('./app/question.ts'), import('./console/output.ts'),
   ]);
   const executor = createExecutor(a.cwd, a.box);
+  const earlier = a.continues ? await earlierTurns(a.config.stateDir, executor.box.root) : [];
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -176,8 +201,8 @@ async function ask(a: Ask, io: Io): Promise<number> {
   let result: Awaited<ReturnType<typeof runQuestion>>;
   try {
     result = await runQuestion({
-      bridge: a.bridge, executor, question: a.question, files: a.files, steps: a.config.steps, contextTokens: a.config.contextTokens, stateDir: a.config.stateDir,
-      signal: controller.signal, onEvent: log.event,
+      bridge: a.bridge, executor, question: a.question, files: a.files, piped: a.piped, steps: a.config.steps, contextTokens: a.config.contextTokens,
+      stateDir: a.config.stateDir, earlier, signal: controller.signal, onEvent: log.event,
     });
   } finally {
     log.stop();
@@ -205,6 +230,17 @@ async function ask(a: Ask, io: Io): Promise<number> {
     if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
   }
   return code;
+}
+
+// The conversation `--continue` continues: the folder's last run's.
+async function earlierTurns(stateDir: string, root: string): Promise<Turn[]> {
+  const { loadRun } = await import('./writing/runs.ts');
+  const run = loadRun(stateDir, root);
+  if (run === undefined) throw new DeepworkError('USAGE', 'There is no earlier conversation in this folder to continue: ask without --continue.');
+  if (run.conversation === undefined || run.conversation.length === 0) {
+    throw new DeepworkError('USAGE', 'The last run in this folder was kept by an older deepwork, without its conversation: ask without --continue.');
+  }
+  return run.conversation;
 }
 
 // Writes proposals. Ctrl-C meanwhile finishes the file being written, records it in the set and stops (exit 130);
@@ -286,6 +322,29 @@ async function undo(config: Config, options: SandboxOptions, list: boolean, cwd:
   return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }
 
+// What is piped in (`git diff | deepwork "review"`) or redirected from a file; nothing when standard input is a
+// terminal, /dev/null or a socket (a program that started deepwork and keeps its input open would hang the run).
+// Read up to a little more than is ever sent, so an endless pipe cannot fill memory.
+async function readPiped(): Promise<Buffer | undefined> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.fstatSync(0);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFIFO() && !stat.isFile()) return undefined;
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    if (!Buffer.isBuffer(chunk)) continue;
+    parts.push(chunk);
+    size += chunk.length;
+    if (size > PIPED_CHARS * 4 + 4) break;
+  }
+  process.stdin.destroy();
+  return Buffer.concat(parts);
+}
+
 // Runs the command line in this process: the entry point of bin/deepwork.js.
 export function run(argv: string[]): void {
   const io: Io = {
@@ -293,7 +352,7 @@ export function run(argv: string[]): void {
     err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
     isTTY: process.stderr.isTTY === true,
   };
-  main(argv, io).then(
+  main(argv, io, process.cwd(), readPiped).then(
     (code) => {
       process.exitCode = code;
     },

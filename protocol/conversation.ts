@@ -1,7 +1,9 @@
 // The conversation as data, rendered into each message within the model's window. The bridge remembers nothing, so
-// every message carries everything; when that would not fit, the results the model already read give way first, each
-// to a one-line note, oldest first; then its older answers. The instructions, the tree, the files the user attached,
-// the question and the closing reminder are never dropped: when even they do not fit, nothing is sent.
+// every message carries everything: the earlier questions of a continued conversation with their answers and
+// results, then this question's steps. When that would not fit, what the model already read gives way first, each
+// piece to a one-line note, oldest first: earlier questions' results, their answers, then this question's older
+// results and answers. The instructions, the tree, the files the user attached, the question and the closing reminder
+// are never dropped: when even they do not fit, nothing is sent.
 
 import { estimateTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
@@ -17,7 +19,16 @@ const TAIL_TOKENS = 120;
 // read it, `unsent` when it gives way before the model ever saw it (a result of the latest step).
 type Piece = { text: string; tokens: number; note: string; unsent: string; dropped: boolean };
 
-type Step = { step: number; answer: Piece; results: Piece[]; sent: Result[] };
+// `said`: the answer as the model wrote it.
+type Step = { step: number; said: string; answer: Piece; results: Piece[]; sent: Result[] };
+
+// An earlier question of the same conversation as it was sent: each step's answer and its results (each with the note
+// it becomes when dropped), and the final answer. Kept with the saved run, so a later question can continue it.
+export type Turn = {
+  question: string;
+  steps: Array<{ step: number; answer: string; results: Array<{ text: string; note: string }> }>;
+  answer: string;
+};
 
 export type Window = {
   // Tokens the prompt may take: the model's window less the room kept for its reply.
@@ -36,18 +47,26 @@ export type Conversation = {
   render(step: number, steps: number): Rendered;
   // The file results still in the message, by their key (path and range), with the step that sent them.
   stillSent(): ReadonlyMap<string, number>;
+  // This question as a turn of the conversation, with its final answer: what a later question continues.
+  turn(answer: string): Turn;
 };
 
-export type Start = { texts: Texts; tree: string; attached: readonly Result[]; question: string; window: Window };
+// `earlier`: the questions before this one in a continued conversation, oldest first.
+// `piped`: text given with the question (what was piped in).
+export type Start = {
+  texts: Texts; tree: string; attached: readonly Result[]; piped?: string | undefined; question: string; window: Window; earlier?: readonly Turn[];
+};
 
 export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
-  const attached = start.attached.map(renderResult).join('\n\n');
-  const head = [texts.instructions, `=== PROJECT FOLDER ===\n${start.tree}`];
-  if (attached !== '') head.push(`=== FILES ATTACHED BY THE USER ===\n${attached}`);
-  head.push(texts.reminder, `=== QUESTION ===\n${start.question.trim()}`);
-  const fixed = head.join('\n\n');
-  const fixedTokens = estimateTokens(fixed);
+  const attachedText = start.attached.map(renderResult).join('\n\n');
+  const headParts = [texts.instructions, `=== PROJECT FOLDER ===\n${start.tree}`];
+  if (attachedText !== '') headParts.push(`=== FILES ATTACHED BY THE USER ===\n${attachedText}`);
+  if (start.piped !== undefined) headParts.push(`=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\n${start.piped.replace(/\n$/, '')}\n=== END OF THE TEXT ===`);
+  const head = headParts.join('\n\n');
+  const question = `${texts.reminder}\n\n=== QUESTION ===\n${start.question.trim()}`;
+  const fixedTokens = estimateTokens(head) + estimateTokens(question);
+  const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
   const tail = (step: number, steps: number, room: number): string => {
@@ -56,12 +75,21 @@ export function createConversation(start: Start): Conversation {
   };
 
   const assemble = (step: number, total: number, room: number): string => {
-    const parts = [fixed];
+    const parts = [head];
+    for (const turn of earlier) {
+      parts.push(turn.question.text);
+      for (const s of turn.steps) {
+        parts.push(shown(s.answer));
+        if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} OF QUESTION ${turn.number} ===\n${s.results.map(shown).join('\n\n')}`);
+      }
+      parts.push(shown(turn.answer));
+    }
+    parts.push(question);
     const latest = steps.at(-1);
     for (const s of steps) {
-      parts.push(s.answer.dropped ? s.answer.note : `=== YOUR ANSWER AT STEP ${s.step} ===\n${s.answer.text}\n=== END OF YOUR ANSWER ===`);
-      const shown = s.results.map((r) => (!r.dropped ? r.text : s === latest ? r.unsent : r.note));
-      if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} ===\n${shown.join('\n\n')}`);
+      parts.push(shown(s.answer));
+      const results = s.results.map((r) => (!r.dropped ? r.text : s === latest ? r.unsent : r.note));
+      if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} ===\n${results.join('\n\n')}`);
     }
     parts.push(tail(step, total, room));
     return parts.join('\n\n');
@@ -72,29 +100,39 @@ export function createConversation(start: Start): Conversation {
       const trimmed = answer.trim();
       steps.push({
         step,
-        answer: { text: trimmed, tokens: estimateTokens(trimmed), note: `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`, unsent: '', dropped: false },
+        said: trimmed,
+        answer: piece(`=== YOUR ANSWER AT STEP ${step} ===\n${trimmed}\n=== END OF YOUR ANSWER ===`, `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`),
         results: results.map((r) => {
           const text = renderResult(r);
-          return { text, tokens: estimateTokens(text), note: noteOf(r, step), unsent: unsentNote(r, estimateTokens(text)), dropped: false };
+          return { ...piece(text, noteOf(r, step)), unsent: unsentNote(r, estimateTokens(text)) };
         }),
         sent: [...results],
       });
       return steps.at(-1)?.results.reduce((sum, r) => sum + r.text.length + 2, 0) ?? 0;
     },
     render(step, total) {
-      // Drop, oldest first, until the estimate fits (never the latest answer).
-      // Results the model read, then its older answers, then (not yet read) the latest step's results.
+      // Drop, oldest first, until the estimate fits (never the latest answer): earlier questions' results, their
+      // answers along the way, their final answers; then this question's results the model read, its older answers,
+      // and last (not yet read) the latest step's results.
       const older = steps.slice(0, -1);
-      const pieces = [...older.flatMap((s) => s.results), ...older.map((s) => s.answer), ...(steps.at(-1)?.results ?? [])];
+      const pieces = [
+        ...earlier.flatMap((t) => t.steps.flatMap((s) => s.results)),
+        ...earlier.flatMap((t) => t.steps.map((s) => s.answer)),
+        ...earlier.map((t) => t.answer),
+        ...older.flatMap((s) => s.results),
+        ...older.map((s) => s.answer),
+        ...(steps.at(-1)?.results ?? []),
+      ];
       // Markers and joins cost a few tokens each; the closing reminder about TAIL_TOKENS.
       const cost = (p: Piece) => (p.dropped ? NOTE_TOKENS : p.tokens + 4);
-      let estimate = fixedTokens + TAIL_TOKENS + steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
-      for (const piece of pieces) {
+      const earlierTokens = earlier.reduce((sum, t) => sum + t.question.tokens + cost(t.answer) + t.steps.reduce((a, s) => a + cost(s.answer) + 20 + s.results.reduce((b, r) => b + cost(r), 0), 0), 0);
+      let estimate = fixedTokens + TAIL_TOKENS + earlierTokens + steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
+      for (const p of pieces) {
         if (estimate <= window.promptTokens) break;
-        if (piece.dropped || piece.tokens < NOTE_TOKENS * 2) continue;
-        estimate -= cost(piece);
-        piece.dropped = true;
-        estimate += cost(piece);
+        if (p.dropped || p.tokens < NOTE_TOKENS * 2) continue;
+        estimate -= cost(p);
+        p.dropped = true;
+        estimate += cost(p);
       }
       const dropped = pieces.filter((p) => p.dropped).length;
       if (estimate > window.promptTokens) {
@@ -112,7 +150,39 @@ export function createConversation(start: Start): Conversation {
       }
       return sent;
     },
+    turn(answer) {
+      return {
+        question: start.question.trim(),
+        steps: steps.map((s) => ({ step: s.step, answer: s.said, results: s.results.map((r) => ({ text: r.text, note: r.note })) })),
+        answer: answer.trim(),
+      };
+    },
   };
+}
+
+type EarlierTurn = { number: number; question: { text: string; tokens: number }; steps: Array<{ step: number; answer: Piece; results: Piece[] }>; answer: Piece };
+
+function earlierPieces(turn: Turn, index: number): EarlierTurn {
+  const number = index + 1;
+  const question = `=== EARLIER QUESTION ${number} ===\n${turn.question}`;
+  return {
+    number,
+    question: { text: question, tokens: estimateTokens(question) },
+    steps: turn.steps.map((s) => ({
+      step: s.step,
+      answer: piece(`=== YOUR ANSWER AT STEP ${s.step} OF QUESTION ${number} ===\n${s.answer}\n=== END OF YOUR ANSWER ===`, `[Your answer at step ${s.step} of question ${number} (${formatCount(s.answer.length)} characters) was dropped to fit the window.]`),
+      results: s.results.map((r) => piece(r.text, r.note)),
+    })),
+    answer: piece(`=== YOUR FINAL ANSWER TO QUESTION ${number} ===\n${turn.answer}\n=== END OF YOUR ANSWER ===`, `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`),
+  };
+}
+
+function piece(text: string, note: string): Piece {
+  return { text, tokens: estimateTokens(text), note, unsent: note, dropped: false };
+}
+
+function shown(p: Piece): string {
+  return p.dropped ? p.note : p.text;
 }
 
 // The line that stands for a result of the latest step that did not fit at all: the model never saw it.

@@ -6,7 +6,7 @@ import { parseReply, type FileBlock, type Unclear } from './parse.ts';
 import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
-import { createConversation, type Window } from './conversation.ts';
+import { createConversation, type Turn, type Window } from './conversation.ts';
 
 // Anything that takes a message and returns the model's reply: the Ollama-style client, the demo, a test's fake.
 export type Bridge = {
@@ -40,9 +40,13 @@ export type LoopInput = {
   texts: Texts;
   question: string;
   files?: readonly string[];
+  // Text given with the question (what was piped in), sent beside the attached files.
+  piped?: string | undefined;
   steps: number;
   // The model's whole window in tokens; undefined: asked of the bridge, else DEFAULT_WINDOW.
   contextTokens?: number | undefined;
+  // The earlier questions of the conversation this question continues, oldest first.
+  earlier?: readonly Turn[];
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
 };
@@ -59,6 +63,8 @@ export type LoopOutcome = {
   files: FileBlock[];
   // The requests of the last reply that were never answered (steps ran out, or a repeat).
   unanswered: Request[];
+  // This question as a turn of the conversation, for a later question to continue.
+  turn: Turn;
 };
 
 // The window assumed when neither the config nor the bridge tells: the DeepSeek web chat takes far more, and a local
@@ -80,7 +86,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const attached = input.files !== undefined && input.files.length > 0
     ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
     : [];
-  const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, window });
+  const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, piped: input.piped, window, earlier: input.earlier ?? [] });
   const sent: number[] = [];
   const tokens: number[] = [];
   const files = new Map<string, FileBlock>();
@@ -103,10 +109,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear)];
     emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.files.map((f) => f.path) });
 
-    const outcome = (stop: Stop): LoopOutcome => ({
-      answer: stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, asked)}`,
-      stop, steps: step, sent, tokens, files: [...files.values()], unanswered: stop === 'answered' ? [] : parsed.requests,
-    });
+    const outcome = (stop: Stop): LoopOutcome => {
+      const answer = stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, asked)}`;
+      return { answer, stop, steps: step, sent, tokens, files: [...files.values()], unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
+    };
     // A line that meant a request counts as one: the model is told, and the loop goes on.
     if (asked.length === 0) return outcome('answered');
     const key = [...asked].sort().join('\n');

@@ -16,18 +16,34 @@ type Run = { code: number | null; stdout: string; stderr: string };
 // that hangs is killed after a minute and reported, instead of hanging the suite.
 const RUN_LIMIT_MS = 60_000;
 
-function deepwork(args: string[], cwd: string, options: { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+function inputFile(text: string): string {
+  const file = path.join(tempFolder(), 'input');
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+// `piped`: text written into a shell pipe to deepwork (`cat … | deepwork …`); `stdinFile`: a file it reads as
+// standard input (`deepwork … < file`).
+type RunOptions = { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void; piped?: string; stdinFile?: string };
+
+function deepwork(args: string[], cwd: string, options: RunOptions = {}): Promise<Run> {
   const all = args.includes('--config') ? args : [...args, '--config', isolated];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const input = options.stdinFile === undefined ? 'ignore' : fs.openSync(options.stdinFile, 'r');
+    const child = options.piped === undefined
+      ? spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: [input, 'pipe', 'pipe'] })
+      : spawn('sh', ['-c', 'cat "$DEEPWORK_TEST_INPUT" | "$0" "$@"', process.execPath, options.bin ?? BIN, ...all], {
+        cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEEPWORK_TEST_INPUT: inputFile(options.piped) },
+      });
+    if (typeof input === 'number') fs.closeSync(input);
     let stdout = '';
     let stderr = '';
     const limit = setTimeout(() => {
       stderr += `\n[test: deepwork ${args.join(' ')} still ran after ${RUN_LIMIT_MS / 1000} s and was killed]`;
       child.kill('SIGKILL');
     }, RUN_LIMIT_MS);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
       clearTimeout(limit);
       resolve({ code, stdout, stderr });
@@ -68,6 +84,58 @@ describe('deepwork "question"', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
     await deepwork(['q', '--files', 'lib/util.js, app.js', '--host', fake.host], project);
     assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 line ===\n1 \| export const u = 2;/);
+  });
+
+  it('sends what is piped in with the question, and what is redirected from a file', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'Looks fine.' }) });
+    const diff = 'diff --git a/app.js b/app.js\n-  return 1;\n+  return 2;\n';
+    const piped = await deepwork(['review this', '--host', fake.host], project, { piped: diff });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.ok(fake.chats[0]?.content.includes(`=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\n${diff}=== END OF THE TEXT ===`));
+    const file = path.join(tempFolder({ 'in.txt': 'from a file\n' }), 'in.txt');
+    const redirected = await deepwork(['review this', '--host', fake.host], project, { stdinFile: file });
+    assert.equal(redirected.code, 0, redirected.stderr);
+    assert.ok(fake.chats[1]?.content.includes('=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\nfrom a file\n=== END OF THE TEXT ==='));
+    assert.ok(!fake.chats[0]?.content.includes('from a file'));
+  });
+
+  it('refuses piped input over the limit, or binary, before sending anything', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
+    const big = await deepwork(['review', '--host', fake.host], project, { piped: 'x'.repeat(250_000) });
+    assert.equal(big.code, 2);
+    assert.match(big.stderr, /What is piped in holds 250,000 characters; at most 200,000 are sent\. Pipe less/);
+    const binary = path.join(tempFolder({ 'b.bin': Buffer.from([1, 0, 2]) }), 'b.bin');
+    const bin = await deepwork(['review', '--host', fake.host], project, { stdinFile: binary });
+    assert.equal(bin.code, 2);
+    assert.match(bin.stderr, /What is piped in is binary/);
+    assert.equal(fake.chats.length, 0);
+  });
+
+  it('continues the last conversation of the folder with --continue', async () => {
+    const dir = tempFolder({ 'app.js': 'export const a = 1;\n' });
+    const fake = await startFakeBridge({
+      chat: (content, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : i === 1 ? 'It exports a = 1.' : content.includes('EARLIER QUESTION') ? 'Yes, as I said: 1.' : 'no memory' }),
+    });
+    const first = await deepwork(['What does app.js export?', '--host', fake.host], dir);
+    assert.equal(first.code, 0, first.stderr);
+    const second = await deepwork(['Is it one?', '--continue', '--host', fake.host], dir);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, 'Yes, as I said: 1.\n');
+    const message = fake.chats[2]?.content ?? '';
+    const order = ['=== EARLIER QUESTION 1 ===\nWhat does app.js export?', '=== YOUR ANSWER AT STEP 1 OF QUESTION 1 ===\n=== NEED: app.js ===', '=== RESULTS OF YOUR REQUESTS AT STEP 1 OF QUESTION 1 ===\n=== RESULT NEED app.js: 1 line ===\n1 | export const a = 1;', '=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt exports a = 1.\n=== END OF YOUR ANSWER ===', '=== QUESTION ===\nIs it one?'];
+    const at = order.map((part) => message.indexOf(part));
+    assert.ok(at.every((n, i) => n !== -1 && (i === 0 || n > (at[i - 1] ?? 0))), `${JSON.stringify(at)}\n${message.slice(-1500)}`);
+    // A third question continues both.
+    await deepwork(['And b?', '-c', '--host', fake.host], dir);
+    assert.ok(fake.chats[3]?.content.includes('=== EARLIER QUESTION 2 ===\nIs it one?'));
+  });
+
+  it('says there is nothing to continue in a folder without a conversation, and sends nothing', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
+    const run = await deepwork(['more?', '--continue', '--host', fake.host], tempFolder({ 'a.js': '1\n' }));
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /There is no earlier conversation in this folder to continue: ask without --continue\./);
+    assert.equal(fake.chats.length, 0);
   });
 
   it('prints one JSON object with --json, and lists proposed files', async () => {

@@ -196,6 +196,25 @@ describe('the context window', () => {
     assert.equal(outcome.answer, 'done');
   });
 
+  it('continues an earlier question, whose results give way before this question\'s', async () => {
+    const first = scripted(['=== NEED: one.txt ===', 'It is all "one".']);
+    const executor = createExecutor(big);
+    const texts = loadTexts(executor.limits);
+    const earlier = await runLoop({ bridge: first, executor, texts, question: 'What is in one.txt?', steps: 5, contextTokens: 16_384 });
+    assert.deepEqual(earlier.turn.steps.map((s) => s.answer), ['=== NEED: one.txt ===']);
+    assert.equal(earlier.turn.answer, 'It is all "one".');
+    const second = scripted(['=== NEED: two.txt ===', 'And "two".']);
+    const events: LoopEvent[] = [];
+    await runLoop({ bridge: second, executor, texts, question: 'And two.txt?', steps: 5, contextTokens: 16_384, earlier: [earlier.turn], onEvent: (e) => events.push(e) });
+    const [start, next] = second.seen;
+    assert.ok(start?.includes('=== EARLIER QUESTION 1 ===\nWhat is in one.txt?') && start.includes('one one one'), 'the earlier result is sent while it fits');
+    assert.match(next ?? '', /\[one\.txt lines 1-1 were sent at step 1 and dropped to fit the window/);
+    assert.ok(next?.includes('=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt is all "one".'), 'the earlier answer stays');
+    assert.ok(next?.includes('two two two'), "this question's result stays");
+    const sending = events.filter((e) => e.kind === 'sending');
+    assert.deepEqual(sending.map((e) => e.kind === 'sending' && e.dropped), [0, 1]);
+  });
+
   it('does not send again a file still in the message, and sends again one that was dropped', async () => {
     const bridge = scripted(['=== NEED: two.txt ===', '=== NEED: two.txt ===\n=== FIND: zz ===', 'done']);
     await run(bridge, 64_000);

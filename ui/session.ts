@@ -66,7 +66,7 @@ export class Session {
     const controller = new AbortController();
     this.controller = controller;
     const { executor, stateDir, contextTokens } = this.options;
-    runQuestion({ bridge, executor, question, files, steps, contextTokens, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
+    runQuestion({ bridge, executor, question, files, piped: undefined, earlier: [], steps, contextTokens, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
       ({ outcome, saveError }) => {
         if (saveError !== undefined) run.log.push(`The proposals could not be kept in ${stateDir} (${messageOf(saveError)}); \`deepwork apply\` will not find them.`);
         run.state = 'answered';

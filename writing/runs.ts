@@ -6,10 +6,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
 import type { FileBlock } from '../protocol/parse.ts';
+import type { Turn } from '../protocol/conversation.ts';
 import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from './atomic.ts';
 
-export type SavedRun = { root: string; question: string; time: string; files: FileBlock[] };
+// `conversation`: the questions so far, oldest first, the last being this run's (absent in runs saved before
+// deepwork kept them).
+export type SavedRun = { root: string; question: string; time: string; files: FileBlock[]; conversation?: Turn[] };
+
+// What a saved conversation keeps at most: older questions go first. The latest question stays whatever its size.
+const CONVERSATION_CHARS = 4_000_000;
+const CONVERSATION_TURNS = 20;
+
+// The conversation to keep: the newest turns within the bounds above.
+export function boundedConversation(turns: readonly Turn[]): Turn[] {
+  const kept: Turn[] = [];
+  let chars = 0;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i];
+    if (turn === undefined) continue;
+    chars += sizeOf(turn);
+    if (kept.length > 0 && (chars > CONVERSATION_CHARS || kept.length >= CONVERSATION_TURNS)) break;
+    kept.unshift(turn);
+  }
+  return kept;
+}
+
+function sizeOf(turn: Turn): number {
+  return turn.question.length + turn.answer.length + turn.steps.reduce((sum, s) => sum + s.answer.length + s.results.reduce((a, r) => a + r.text.length + r.note.length, 0), 0);
+}
 
 function runFile(stateDir: string, root: string): string {
   const key = crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
@@ -38,7 +63,14 @@ export function loadRun(stateDir: string, root: string): SavedRun | undefined {
 
 function isRun(value: unknown): value is SavedRun {
   return isRecord(value) && typeof value.root === 'string' && typeof value.question === 'string' && typeof value.time === 'string'
-    && Array.isArray(value.files) && value.files.every(isFileBlock);
+    && Array.isArray(value.files) && value.files.every(isFileBlock)
+    && (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn)));
+}
+
+function isTurn(value: unknown): value is Turn {
+  return isRecord(value) && typeof value.question === 'string' && typeof value.answer === 'string' && Array.isArray(value.steps)
+    && value.steps.every((s) => isRecord(s) && typeof s.step === 'number' && typeof s.answer === 'string' && Array.isArray(s.results)
+      && s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'));
 }
 
 function isFileBlock(value: unknown): value is FileBlock {
