@@ -17,7 +17,9 @@ export type Block = Request | FileBlock;
 // says enough to write it.
 export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
 
-export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[] };
+// `spans`: where each of `files` stands in the text, from its marker line (or the fence around the block) to the end of
+// its END line: what a reader of the prose sees in its place.
+export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[]; spans: Array<{ from: number; to: number }> };
 
 // The one kind with a body: FILE owns the lines up to its END marker. Request kinds come from requests.ts.
 const BODY_KEYWORD = 'file';
@@ -43,6 +45,8 @@ export function parseReply(text: string): Reply {
   const ends = endMarkers(text, lines);
   const blocks: Block[] = [];
   const unclear: Unclear[] = [];
+  const spans: Reply['spans'] = [];
+  let fenceStart = -1;
   let fenceEnd = -1;
   let quoted = false;
 
@@ -58,6 +62,7 @@ export function parseReply(text: string): Reply {
       const fence = fenceOf(slice(text, lines, i));
       const closer = fence === undefined ? -1 : (fence.char === '`' ? ends.nextBacktick : ends.nextTilde)[i + 1] ?? -1;
       if (closer !== -1) {
+        fenceStart = i;
         fenceEnd = closer;
         quoted = (ends.unlike[closer] ?? 0) - (ends.unlike[i + 1] ?? 0) > 0 || lines.joined[closer] === 0;
       }
@@ -88,7 +93,15 @@ export function parseReply(text: string): Reply {
     if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ends, i);
     blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: withoutLineNumbers(body.content), complete: body.complete, line: lines.number[i] ?? 0 });
-    i = body.endLine;
+    // A fence around the whole block (opened right before the marker, closed right after END) belongs to it.
+    const wrapped = fenceEnd !== -1 && fenceStart === i - 1 && fenceEnd === body.endLine + 1 && lines.joined[i] === 1 && lines.joined[fenceEnd] === 1;
+    const last = wrapped ? fenceEnd : body.endLine;
+    spans.push({ from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
+    i = wrapped ? fenceEnd : body.endLine;
+    if (wrapped) {
+      fenceEnd = -1;
+      quoted = false;
+    }
   }
 
   return {
@@ -96,6 +109,7 @@ export function parseReply(text: string): Reply {
     requests: blocks.filter((b): b is Request => b.kind !== 'file'),
     files: blocks.filter((b): b is FileBlock => b.kind === 'file'),
     unclear,
+    spans,
   };
 }
 

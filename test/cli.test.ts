@@ -157,6 +157,9 @@ describe('deepwork "question"', () => {
     });
     const plain = await deepwork(['q', '--host', fake.host], project);
     assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/);
+    // The prose shows each FILE block as one line, not its content.
+    assert.ok(plain.stdout.startsWith('Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]\n'), plain.stdout);
+    assert.ok(!plain.stdout.includes('return 2;'));
     assert.equal(fs.existsSync(path.join(project, 'new.js')), false, 'nothing is written without --apply');
   });
 

@@ -234,6 +234,22 @@ describe('parseReply: line numbers copied from NEED output', () => {
   });
 });
 
+describe('parseReply: where FILE blocks stand', () => {
+  it('spans each block from its marker to its END line, with a fence wrapped around the whole block', () => {
+    const reply = 'Here:\n=== FILE: a.js ===\na\n=== END ===\nand\n```\n=== FILE: b.js ===\nb\n=== END ===\n```\nend';
+    const parsed = parseReply(reply);
+    const cut = parsed.spans.map((s) => reply.slice(s.from, s.to));
+    assert.deepEqual(cut, ['=== FILE: a.js ===\na\n=== END ===\n', '```\n=== FILE: b.js ===\nb\n=== END ===\n```\n']);
+    assert.deepEqual(parsed.spans.length, parsed.files.length);
+  });
+
+  it('spans a block cut off before END to the end of the reply', () => {
+    const reply = 'x\n=== FILE: c.js ===\npartial';
+    const [span] = parseReply(reply).spans;
+    assert.equal(reply.slice(span?.from, span?.to), '=== FILE: c.js ===\npartial');
+  });
+});
+
 describe('parseReply: linear time', () => {
   // Not a speed test: two sizes 32x apart take about 32x the time when the work is linear and about 1,024x when it is
   // quadratic. The bound between them, 181x (their geometric mean), leaves a factor of 5 either way for a loaded
