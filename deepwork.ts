@@ -226,7 +226,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   if (a.write.json) {
     output.printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...output.filesJson(report) });
   } else {
-    io.out(output.answerProse(outcome.answer, outcome.files, report));
+    io.out(output.answerProse(outcome.answer, outcome.files, report).trimEnd());
     if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
   }
   return code;

@@ -8,6 +8,11 @@ export function countLines(text: string): number {
 }
 
 // 12,345 for 12345: what toLocaleString('en-US') gives, without the cost of asking ICU for every number of a tree.
+// `1 hit`, `2 hits`, `1,200 paths`: a count with its noun.
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 export function formatCount(n: number): string {
   const digits = String(Math.trunc(Math.abs(n)));
   let out = '';

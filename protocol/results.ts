@@ -1,7 +1,7 @@
 // What the executor answers, as data, and how it reads in the next message to the model. Every cut says how much was
 // left out and what to ask for to get the rest.
 
-import { formatCount } from '../common/text.ts';
+import { counted, formatCount } from '../common/text.ts';
 
 export type FindHit = { path: string; line: number; text: string };
 
@@ -40,7 +40,7 @@ export function renderResult(r: Result): string {
     }
     case 'folder': {
       const more = r.more > 0 ? `\n[${count(r.more)} more entries not shown]` : '';
-      return `${head(r.request, `a folder, ${count(r.entries.length + r.more)} entries`)}\n${r.entries.join('\n')}${more}\n${END}`;
+      return `${head(r.request, `a folder, ${counted(r.entries.length + r.more, 'entry', 'entries')}`)}\n${r.entries.join('\n')}${more}\n${END}`;
     }
     case 'binary':
       return head(r.request, `binary (${r.what}), ${count(r.bytes)} bytes; not sent`);
@@ -68,7 +68,7 @@ export function renderResult(r: Result): string {
         return head(r.request, `no paths match${hint}`);
       }
       const cut = r.paths.length < r.total ? `\n[cut: ${count(r.paths.length)} of ${count(r.total)} paths shown; narrow the mask to see the rest]` : '';
-      return `${head(r.request, `${count(r.total)} paths`)}\n${r.paths.join('\n')}${cut}\n${END}`;
+      return `${head(r.request, counted(r.total, 'path'))}\n${r.paths.join('\n')}${cut}\n${END}`;
     }
     case 'unclear': {
       const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;
@@ -81,7 +81,7 @@ export function renderResult(r: Result): string {
       if (r.hits.length === 0) return head(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
       const cut = r.cut ? `\n[cut: the first ${count(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]` : '';
-      const hits = r.cut ? `${count(r.hits.length)}+ hits` : `${count(r.hits.length)} hits`;
+      const hits = r.cut ? `${count(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
       return `${head(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${END}`;
     }
   }

@@ -433,7 +433,7 @@ describe('hardening (issue 9): the command line', () => {
     assert.match(second, /RESULT NEED STATE\/runs\/r\.json: withheld: deepwork's state folder/);
     assert.match(second, /RESULT NEED backup\/set\/manifest\.json: withheld: deepwork's backup folder/);
     assert.match(second, /RESULT FIND live-token: no hits/);
-    assert.match(second, /RESULT LIST \*\*: 1 paths ===\ndeepwork\.ts\n/);
+    assert.match(second, /RESULT LIST \*\*: 1 path ===\ndeepwork\.ts\n/);
     assert.doesNotMatch(second, /live-token"/);
     const out = JSON.parse(run.stdout) as { files: Array<{ path: string; status: string; applied: boolean }> };
     assert.deepEqual(out.files.map((f) => [f.path, f.status, f.applied]), [['config.json', 'refused', false], ['state/runs/r.json', 'refused', false], ['backup/set/manifest.json', 'refused', false]]);

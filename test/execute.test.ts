@@ -238,7 +238,7 @@ describe('FIND: case, scope and order', () => {
     const r = only(await ask(root, '=== FIND: router = ==='), 'find');
     assert.deepEqual(r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`), ['lib/router.js:2: const ROUTER = 1;']);
     assert.equal(r.folded, true);
-    assert.match(renderResults([r]), /^=== RESULT FIND router =: no exact hits; 1 hits ignoring case ===/);
+    assert.match(renderResults([r]), /^=== RESULT FIND router =: no exact hits; 1 hit ignoring case ===/);
     const none = only(await ask(root, '=== FIND: nowhere at all ==='), 'find');
     assert.match(renderResults([none]), /no hits, also ignoring case/);
   });
@@ -258,7 +258,7 @@ describe('FIND: case, scope and order', () => {
   it('answers a FIND of the whole folder and one kept to a folder in the same step', async () => {
     const results = await ask(root, '=== FIND: handleRequest IN lib/deep/ ===\n=== FIND: handleRequest ===');
     assert.deepEqual(results.map((r) => hits(r).length), [1, 7]);
-    assert.match(renderResults(results), /^=== RESULT FIND handleRequest IN lib\/deep\/: 1 hits ===/);
+    assert.match(renderResults(results), /^=== RESULT FIND handleRequest IN lib\/deep\/: 1 hit ===/);
   });
 
   it('says when the folder of IN is not there, and refuses one outside the project', async () => {
