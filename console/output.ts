@@ -3,7 +3,7 @@
 
 import type { ApplyReport } from '../writing/apply.ts';
 import type { FileBlock } from '../protocol/parse.ts';
-import { parseReply } from '../protocol/parse.ts';
+import { fileSpans } from '../protocol/parse.ts';
 import type { UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
 import type { LoopEvent } from '../protocol/loop.ts';
@@ -37,8 +37,8 @@ export function filesJson(report: ApplyReport): { files: Array<{ path: string; s
 // (the list of proposals follows it; --diff shows the changes). `files` and `report` are the run's proposals and what
 // became of each, in the same order.
 export function answerProse(answer: string, files: readonly FileBlock[], report: ApplyReport): string {
-  const parsed = parseReply(answer);
-  if (parsed.spans.length === 0) return answer;
+  const spans = fileSpans(answer);
+  if (spans.length === 0) return answer;
   const fates = new Map<string, ApplyReport['files'][number]>();
   files.forEach((f, i) => {
     const fate = report.files[i];
@@ -46,16 +46,14 @@ export function answerProse(answer: string, files: readonly FileBlock[], report:
   });
   let out = '';
   let at = 0;
-  parsed.spans.forEach((span, i) => {
-    const block = parsed.files[i];
-    out += answer.slice(at, span.from);
-    at = span.to;
-    if (block === undefined) return;
+  for (const { file: block, from, to } of spans) {
+    out += answer.slice(at, from);
+    at = to;
     const fate = fates.get(block.path);
     const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
     const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status;
     out += `[FILE ${block.path}: ${what}${counts}; see the list below]\n`;
-  });
+  }
   return out + answer.slice(at);
 }
 

@@ -103,8 +103,8 @@ export function createConversation(start: Start): Conversation {
         said: trimmed,
         answer: piece(`=== YOUR ANSWER AT STEP ${step} ===\n${trimmed}\n=== END OF YOUR ANSWER ===`, `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`),
         results: results.map((r) => {
-          const text = renderResult(r);
-          return { ...piece(text, noteOf(r, step)), unsent: unsentNote(r, estimateTokens(text)) };
+          const made = piece(renderResult(r), noteOf(r, step));
+          return { ...made, unsent: unsentNote(r, made.tokens) };
         }),
         sent: [...results],
       });

@@ -17,9 +17,11 @@ export type Block = Request | FileBlock;
 // says enough to write it.
 export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
 
-// `spans`: where each of `files` stands in the text, from its marker line (or the fence around the block) to the end of
-// its END line: what a reader of the prose sees in its place.
-export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[]; spans: Array<{ from: number; to: number }> };
+export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[] };
+
+// Where a FILE block stands in the text, from its marker line (or the fence around the block) to the end of its END
+// line: what a reader of the prose sees in its place.
+export type Span = { file: FileBlock; from: number; to: number };
 
 // The one kind with a body: FILE owns the lines up to its END marker. Request kinds come from requests.ts.
 const BODY_KEYWORD = 'file';
@@ -41,11 +43,22 @@ type Lines = {
 // user: the requests in it are quoted, not asked (and a final answer that shows one stays the answer). A fence that
 // never closes is no fence. FILE blocks count wherever they stand.
 export function parseReply(text: string): Reply {
+  return parse(text, undefined);
+}
+
+// The FILE blocks of a reply with where each stands (for showing the prose without them). Kept apart from parseReply:
+// an object per block is garbage the loop's parse need not make.
+export function fileSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  parse(text, spans);
+  return spans;
+}
+
+function parse(text: string, spans: Span[] | undefined): Reply {
   const lines = markupLines(text);
   const ends = endMarkers(text, lines);
   const blocks: Block[] = [];
   const unclear: Unclear[] = [];
-  const spans: Reply['spans'] = [];
   let fenceStart = -1;
   let fenceEnd = -1;
   let quoted = false;
@@ -92,11 +105,12 @@ export function parseReply(text: string): Reply {
     const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ends, i);
-    blocks.push({ kind: 'file', path: cleanPath(marker.payload), content: withoutLineNumbers(body.content), complete: body.complete, line: lines.number[i] ?? 0 });
+    const file: FileBlock = { kind: 'file', path: cleanPath(marker.payload), content: withoutLineNumbers(body.content), complete: body.complete, line: lines.number[i] ?? 0 };
+    blocks.push(file);
     // A fence around the whole block (opened right before the marker, closed right after END) belongs to it.
     const wrapped = fenceEnd !== -1 && fenceStart === i - 1 && fenceEnd === body.endLine + 1 && lines.joined[i] === 1 && lines.joined[fenceEnd] === 1;
     const last = wrapped ? fenceEnd : body.endLine;
-    spans.push({ from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
+    spans?.push({ file, from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
     i = wrapped ? fenceEnd : body.endLine;
     if (wrapped) {
       fenceEnd = -1;
@@ -109,7 +123,6 @@ export function parseReply(text: string): Reply {
     requests: blocks.filter((b): b is Request => b.kind !== 'file'),
     files: blocks.filter((b): b is FileBlock => b.kind === 'file'),
     unclear,
-    spans,
   };
 }
 
@@ -126,18 +139,27 @@ export function requestLine(request: Request): string {
 // up one by one. Then the numbers are taken off; anything short of that is content and stays as it is.
 export function withoutLineNumbers(content: string): string {
   const numbered = /^ *(\d{1,7}) \|(?: |(?=\r?$))/;
-  const lines = content.split('\n');
-  const last = lines.at(-1) === '' ? lines.length - 1 : lines.length;
-  if (last === 0) return content;
+  // Checked line by line, stopping at the first line without its number: content that is not numbered costs a line.
+  // Where each line starts, and where its text starts after the number.
+  const lineStarts: number[] = [];
+  const starts: number[] = [];
   let expected = -1;
-  for (let i = 0; i < last; i++) {
-    const match = numbered.exec(lines[i] ?? '');
-    const n = match === null ? Number.NaN : Number(match[1]);
-    if (expected !== -1 && n !== expected) return content;
-    if (Number.isNaN(n)) return content;
-    expected = n + 1;
+  for (let at = 0; at < content.length; ) {
+    const nl = content.indexOf('\n', at);
+    const end = nl === -1 ? content.length : nl;
+    const match = numbered.exec(content.slice(at, Math.min(end, at + 16)));
+    if (match === null || (expected !== -1 && Number(match[1]) !== expected)) return content;
+    expected = Number(match[1]) + 1;
+    lineStarts.push(at);
+    starts.push(at + match[0].length);
+    at = end + 1;
   }
-  return lines.map((line, i) => (i < last ? line.replace(numbered, '') : line)).join('\n');
+  if (starts.length === 0) return content;
+  let out = '';
+  starts.forEach((from, i) => {
+    out += content.slice(from, lineStarts[i + 1] ?? content.length);
+  });
+  return out;
 }
 
 function markupLines(text: string): Lines {

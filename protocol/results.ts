@@ -92,10 +92,15 @@ const END = '=== END RESULT ===';
 // A file's lines as sent, each after its number: `12 | text`. The numbers let the model cite lines and ask for exact
 // ranges; they are not part of the file, and a FILE block that copies them has them taken off (see parse.ts).
 export function numberLines(text: string, first: number): string {
-  if (text === '') return '';
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return `${lines.map((line, i) => (line === '' ? `${first + i} |` : `${first + i} | ${line}`)).join('\n')}\n`;
+  let out = '';
+  let n = first;
+  for (let at = 0; at < text.length; n++) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 ? text.length : nl;
+    out += end === at ? `${n} |\n` : `${n} | ${text.slice(at, end)}\n`;
+    at = end + 1;
+  }
+  return out;
 }
 
 // Characters of a line not understood that are shown back.

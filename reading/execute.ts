@@ -173,13 +173,18 @@ async function answerFinds(requests: readonly FindRequest[], { box, limits, fold
   const files = folder.searchable();
   const whole = [...new Set(requests.filter((r) => r.scope === undefined).map((r) => r.text))];
   const found = new Map<string, FindOutcome>();
+  // Each text is looked for as it is and, when it has letters, ignoring case, in the same pass over the files: the
+  // folded hits are used only when the exact text has none.
   const search = async (texts: string[], key: (text: string) => string, only?: readonly number[]) => {
-    const exact = await folder.finder.find(files, texts, only === undefined ? options : { ...options, only });
-    exact.forEach((o) => found.set(key(o.text), o));
-    const misses = exact.filter((o) => o.hits.length === 0 && /[A-Za-z]/.test(o.text)).map((o) => o.text);
-    if (misses.length === 0) return;
-    const folded = await folder.finder.find(files, misses, { ...options, fold: true, ...(only === undefined ? {} : { only }) });
-    folded.forEach((o) => found.set(key(o.text), { ...o, folded: true }));
+    const folded = texts.filter((t) => /[A-Za-z]/.test(t));
+    const fold = [...texts.map(() => false), ...folded.map(() => true)];
+    const all = await folder.finder.find(files, [...texts, ...folded], { ...options, fold, ...(only === undefined ? {} : { only }) });
+    texts.forEach((text, i) => {
+      const exact = all[i];
+      const other = all[texts.length + folded.indexOf(text)];
+      if (exact === undefined) return;
+      found.set(key(text), exact.hits.length > 0 || other === undefined ? exact : { ...other, folded: true });
+    });
   };
   if (whole.length > 0) await search(whole, (text) => text);
   const results: Result[][] = [];

@@ -13,6 +13,10 @@ function isAssigned(value: unknown): value is Assigned[] {
   return Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.index === 'number' && typeof f.abs === 'string');
 }
 
+function isFolds(value: unknown): value is boolean[] {
+  return Array.isArray(value) && value.every((f) => typeof f === 'boolean');
+}
+
 function isTexts(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((t) => typeof t === 'string');
 }
@@ -25,7 +29,7 @@ parentPort?.on('message', (message: unknown) => {
   } else if (message.type === 'search' && typeof message.id === 'number' && isTexts(message.texts)
     && typeof message.maxHits === 'number' && typeof message.lineChars === 'number') {
     keeper.newSearch();
-    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, message.fold === true);
+    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, isFolds(message.fold) ? message.fold : []);
     parentPort?.postMessage({ type: 'result', id: message.id, hits });
   } else {
     parentPort?.postMessage({ type: 'error', message: 'unknown message' });

@@ -17,8 +17,8 @@ const CHUNK = 256;
 export type SearchFile = { rel: string; abs: string };
 // `folded`: found ignoring the case of ASCII letters.
 export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; folded?: boolean };
-// `fold`: ASCII letters in either case. `only`: search these of the files (by index) alone, on this thread.
-export type FindOptions = { maxHits: number; lineChars: number; fold?: boolean; only?: readonly number[] };
+// `fold[i]`: text i in either case of ASCII letters. `only`: search these of the files (by index) alone, on this thread.
+export type FindOptions = { maxHits: number; lineChars: number; fold?: readonly boolean[]; only?: readonly number[] };
 
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
@@ -51,7 +51,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= await startWorkers(workerCount)) : [];
     if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
     const id = nextId++;
-    const fold = options.fold === true;
+    const fold = options.fold ?? [];
     const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold }, id));
     keeper.newSearch();
     const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, fold);
@@ -74,7 +74,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         if (assigned !== files) assign(files, workers ?? []);
         keeper.newSearch();
         const some = options.only.map((index) => ({ index, abs: files[index]?.abs ?? '' }));
-        found = searchFiles(some, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold === true);
+        found = searchFiles(some, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold);
         return outcomes(files, list, found, options.maxHits);
       }
       try {
@@ -84,7 +84,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         await stop();
         assign(files, []);
         keeper.newSearch();
-        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold === true);
+        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold);
       }
       return outcomes(files, list, found, options.maxHits);
     },

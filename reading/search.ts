@@ -172,8 +172,10 @@ export function needleOf(text: string, counts?: Uint32Array, fold = false): Need
   if (fold) for (let i = 0; i < bytes.length; i++) bytes[i] = lower(bytes[i] ?? 0);
   const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
   const score = (byte: number) => (total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4);
+  // Folded, a letter is looked for in both cases: it costs what both cost.
+  const cost = (byte: number) => (fold && byte >= 97 && byte <= 122 ? score(byte) + score(byte - 32) : score(byte));
   let rare = 0;
-  for (let i = 1; i < bytes.length; i++) if (score(bytes[i] ?? 0) < score(bytes[rare] ?? 0)) rare = i;
+  for (let i = 1; i < bytes.length; i++) if (cost(bytes[i] ?? 0) < cost(bytes[rare] ?? 0)) rare = i;
   if (fold) return { bytes, rare, fold };
   // When even the rarest byte is everywhere (over 2 in 100 bytes), jumping between its occurrences loses.
   return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1, fold };
@@ -265,14 +267,14 @@ function clip(bytes: Buffer, start: number, end: number, at: number, length: num
 }
 
 // Searches files in order for several texts at once: each file is read once and searched for every text still short
-// of its cap; the walk stops when every text has one hit past its cap (which marks the cut). `bytesOf` gives a file's
+// of its cap (`fold[i]`: text i in either case of ASCII letters); the walk stops when every text has one hit past its cap (which marks the cut). `bytesOf` gives a file's
 // bytes (undefined for binary files), `chunk` is a buffer for reading large files piece by piece, `byteCounts` the
 // folder's byte counts when known.
 export function searchFiles(
   files: readonly Assigned[], texts: readonly string[], maxHits: number, lineChars: number,
-  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array, fold = false,
+  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array, fold: readonly boolean[] = [],
 ): Hit[] {
-  const needles = texts.map((text) => needleOf(text, byteCounts, fold));
+  const needles = texts.map((text, i) => needleOf(text, byteCounts, fold[i] === true));
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
   for (const file of files) {

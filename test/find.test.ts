@@ -69,7 +69,7 @@ describe('createFinder', () => {
   });
 
   it('ignores case with a worker as without, and searches only the files asked', async () => {
-    const fold = { ...options, fold: true };
+    const fold = { ...options, fold: [true, true] };
     const [a, b] = await Promise.all([parallel.find(files, ['NEEDLE_RARE', 'Common()'], fold), alone.find(files, ['NEEDLE_RARE', 'Common()'], fold)]);
     assert.deepEqual(a, b);
     assert.deepEqual(a[0]?.hits.map((h) => h.path), ['d25/f99.js']);

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReply, withoutLineNumbers, type Request } from '../protocol/parse.ts';
+import { fileSpans, parseReply, withoutLineNumbers, type Request } from '../protocol/parse.ts';
 import { numberLines } from '../protocol/results.ts';
 import { adversarialReplies } from './replies.ts';
 
@@ -237,15 +237,15 @@ describe('parseReply: line numbers copied from NEED output', () => {
 describe('parseReply: where FILE blocks stand', () => {
   it('spans each block from its marker to its END line, with a fence wrapped around the whole block', () => {
     const reply = 'Here:\n=== FILE: a.js ===\na\n=== END ===\nand\n```\n=== FILE: b.js ===\nb\n=== END ===\n```\nend';
-    const parsed = parseReply(reply);
-    const cut = parsed.spans.map((s) => reply.slice(s.from, s.to));
+    const spans = fileSpans(reply);
+    const cut = spans.map((s) => reply.slice(s.from, s.to));
     assert.deepEqual(cut, ['=== FILE: a.js ===\na\n=== END ===\n', '```\n=== FILE: b.js ===\nb\n=== END ===\n```\n']);
-    assert.deepEqual(parsed.spans.length, parsed.files.length);
+    assert.deepEqual(spans.map((s) => s.file), parseReply(reply).files);
   });
 
   it('spans a block cut off before END to the end of the reply', () => {
     const reply = 'x\n=== FILE: c.js ===\npartial';
-    const [span] = parseReply(reply).spans;
+    const [span] = fileSpans(reply);
     assert.equal(reply.slice(span?.from, span?.to), '=== FILE: c.js ===\npartial');
   });
 });
