@@ -9,7 +9,7 @@ import { DeepworkError, errnoOf, messageOf } from './common/errors.ts';
 import { formatCount } from './common/text.ts';
 import type { Config } from './app/config.ts';
 import type { Bridge } from './protocol/loop.ts';
-import type { FileBlock } from './protocol/parse.ts';
+import type { Proposal } from './protocol/parse.ts';
 import type { Turn } from './protocol/conversation.ts';
 import type { Sandbox, SandboxOptions } from './reading/sandbox.ts';
 import type { ApplyReport } from './writing/apply.ts';
@@ -216,17 +216,19 @@ async function ask(a: Ask, io: Io): Promise<number> {
   let report: ApplyReport;
   let code: number = EXIT.ok;
   if (a.apply) {
-    ({ report, code } = await writeFiles(executor.box, outcome.files, a.config, a.write));
-  } else if (outcome.files.length === 0) {
+    ({ report, code } = await writeFiles(executor.box, outcome.proposals, a.config, a.write));
+  } else if (outcome.proposals.length === 0) {
     report = { files: [], backupSet: undefined };
   } else {
     const { previewFiles } = await import('./writing/apply.ts');
-    report = { files: previewFiles(executor.box, outcome.files, a.write), backupSet: undefined };
+    report = { files: previewFiles(executor.box, outcome.proposals, a.write), backupSet: undefined };
   }
   if (a.write.json) {
     output.printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...output.filesJson(report) });
   } else {
-    io.out(output.answerProse(outcome.answer, outcome.files, report).trimEnd());
+    // The note is the loop's, not the model's: it stays out of the last block a reply cut off.
+    const reply = outcome.note === undefined ? outcome.answer : outcome.answer.slice(0, -outcome.note.length).trimEnd();
+    io.out(`${output.answerProse(reply, report).trimEnd()}${outcome.note === undefined ? '' : `\n\n${outcome.note}`}`);
     if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
   }
   return code;
@@ -245,7 +247,7 @@ async function earlierTurns(stateDir: string, root: string): Promise<Turn[]> {
 
 // Writes proposals. Ctrl-C meanwhile finishes the file being written, records it in the set and stops (exit 130);
 // a file that could not be written makes the exit code 1.
-async function writeFiles(box: Sandbox, files: readonly FileBlock[], config: Config, write: Write): Promise<{ report: ApplyReport; code: number }> {
+async function writeFiles(box: Sandbox, files: readonly Proposal[], config: Config, write: Write): Promise<{ report: ApplyReport; code: number }> {
   if (files.length === 0) return { report: { files: [], backupSet: undefined }, code: EXIT.ok };
   const { applyFiles } = await import('./writing/apply.ts');
   const controller = new AbortController();

@@ -33,7 +33,7 @@ export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; 
   let saveError: unknown;
   try {
     const conversation = boundedConversation([...q.earlier, outcome.turn]);
-    saveRun(q.stateDir, { root: q.executor.box.root, question: q.question, time: new Date().toISOString(), files: outcome.files, conversation });
+    saveRun(q.stateDir, { root: q.executor.box.root, question: q.question, time: new Date().toISOString(), files: outcome.proposals, conversation });
   } catch (error) {
     saveError = error;
   }

@@ -84,7 +84,7 @@ const checks: Check[] = [
       expect(outcome.stop === 'answered' && outcome.steps === 2, `stopped with ${outcome.stop} after ${outcome.steps}`);
       expect(seen[1]?.includes('export const b = 2;') === true, 'the file did not reach the second message');
       expect(seen[1]?.includes('missing.js: no such file') === true, 'a missing file broke the loop');
-      expect(outcome.files[0]?.content === 'export const b = 3;\n', 'the proposed file was not collected');
+      expect(outcome.proposals[0]?.kind === 'file' && outcome.proposals[0].content === 'export const b = 3;\n', 'the proposed file was not collected');
     },
   },
   {

@@ -2,7 +2,6 @@
 // Everything meant for people passes through `forPeople`, which makes a model's control characters visible.
 
 import type { ApplyReport } from '../writing/apply.ts';
-import type { FileBlock } from '../protocol/parse.ts';
 import { fileSpans } from '../protocol/parse.ts';
 import type { UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
@@ -33,28 +32,27 @@ export function filesJson(report: ApplyReport): { files: Array<{ path: string; s
   };
 }
 
-// The answer as people read it: the prose, with each FILE block in it replaced by one line that says what it proposes
-// (the list of proposals follows it; --diff shows the changes). `files` and `report` are the run's proposals and what
-// became of each, in the same order.
-export function answerProse(answer: string, files: readonly FileBlock[], report: ApplyReport): string {
+// The answer as people read it: the prose, with each FILE and EDIT block in it replaced by one line that says what it
+// proposes (the list of proposals follows it; --diff shows the changes). `report` says what became of each path.
+export function answerProse(answer: string, report: ApplyReport): string {
   const spans = fileSpans(answer);
   if (spans.length === 0) return answer;
-  const fates = new Map<string, ApplyReport['files'][number]>();
-  files.forEach((f, i) => {
-    const fate = report.files[i];
-    if (fate !== undefined) fates.set(f.path, fate);
-  });
+  const fates = new Map(report.files.map((f) => [tidyPath(f.path), f]));
   let out = '';
   let at = 0;
-  for (const { file: block, from, to } of spans) {
+  for (const { block, from, to } of spans) {
     out += answer.slice(at, from);
     at = to;
-    const fate = fates.get(block.path);
+    const fate = fates.get(tidyPath(block.path));
     const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
-    const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status;
-    out += `[FILE ${block.path}: ${what}${counts}; see the list below]\n`;
+    const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
+    out += `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]\n`;
   }
   return out + answer.slice(at);
+}
+
+function tidyPath(p: string): string {
+  return p.replaceAll('\\', '/').replace(/^(\.\/)+/, '');
 }
 
 // The proposals, one line each (`--diff` adds each file's diff); an apply stopped with Ctrl-C counts the files it

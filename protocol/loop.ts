@@ -2,7 +2,8 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Executor } from '../reading/execute.ts';
-import { parseReply, type FileBlock, type Unclear } from './parse.ts';
+import { parseReply, type Proposal, type Unclear } from './parse.ts';
+import { applyEdit } from './edit.ts';
 import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
@@ -30,6 +31,7 @@ export type LoopEvent =
   // given way to fit.
   | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
   | { kind: 'receiving'; step: number; chars: number }
+  // `files`: the paths the reply proposes changes to (FILE or EDIT).
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
   | { kind: 'truncated'; step: number; message: string }
   | { kind: 'answered-requests'; step: number; requests: number; chars: number };
@@ -52,15 +54,19 @@ export type LoopInput = {
 };
 
 export type LoopOutcome = {
+  // The last reply, with the note that says why it was cut short when it was.
   answer: string;
+  // That note alone, when there is one.
+  note: string | undefined;
   stop: Stop;
   steps: number;
   // Characters sent at each step.
   sent: number[];
   // Tokens sent at each step (estimated).
   tokens: number[];
-  // Proposed files over all steps; a later block for the same path replaces an earlier one.
-  files: FileBlock[];
+  // What the replies proposed, over all steps, in order: for each path, a FILE drops what came before it and an EDIT
+  // changes what came before it (the file on disk, or an earlier FILE).
+  proposals: Proposal[];
   // The requests of the last reply that were never answered (steps ran out, or a repeat).
   unanswered: Request[];
   // This question as a turn of the conversation, for a later question to continue.
@@ -89,7 +95,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, piped: input.piped, window, earlier: input.earlier ?? [] });
   const sent: number[] = [];
   const tokens: number[] = [];
-  const files = new Map<string, FileBlock>();
+  const proposals: Proposal[] = [];
+  // Per path, the text the proposals so far make of it: what a later EDIT is checked against.
+  const proposed = new Map<string, string>();
   let previousKey: string | undefined;
 
   for (let step = 1; ; step++) {
@@ -102,28 +110,76 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const { text: reply, truncated } = typeof answer === 'string' ? { text: answer, truncated: undefined } : answer;
     if (truncated !== undefined) emit({ kind: 'truncated', step, message: truncated });
     const parsed = parseReply(reply);
-    for (const file of parsed.files) {
-      files.delete(file.path);
-      files.set(file.path, file);
+    const checked = checkProposals(parsed.proposals, proposed, executor);
+    for (const p of parsed.proposals) {
+      if (p.kind === 'file') proposals.splice(0, proposals.length, ...proposals.filter((q) => q.path !== p.path));
+      proposals.push(p);
     }
-    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear)];
-    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.files.map((f) => f.path) });
+    const failed = checked.filter((r) => r.kind === 'edit' && !r.ok);
+    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear), ...failed.map((r) => `${r.request} not kept`)];
+    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.proposals.map((f) => f.path) });
 
     const outcome = (stop: Stop): LoopOutcome => {
-      const answer = stop === 'answered' ? reply : `${reply.trimEnd()}\n\n${cutShortNote(stop, step, asked)}`;
-      return { answer, stop, steps: step, sent, tokens, files: [...files.values()], unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
+      const note = stop === 'answered' ? undefined : cutShortNote(stop, step, asked);
+      const answer = note === undefined ? reply : `${reply.trimEnd()}\n\n${note}`;
+      return { answer, note, stop, steps: step, sent, tokens, proposals, unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
     };
-    // A line that meant a request counts as one: the model is told, and the loop goes on.
+    // A line that meant a request counts as one, and so does an EDIT that did not apply: the model is told, and the
+    // loop goes on.
     if (asked.length === 0) return outcome('answered');
     const key = [...asked].sort().join('\n');
     if (key === previousKey) return outcome('repeat');
     if (step >= steps) return outcome('steps');
     previousKey = key;
 
-    const results = [...parsed.unclear.map(unclearResult), ...(await executor.answer(parsed.requests, conversation.stillSent()))];
+    const results = [...parsed.unclear.map(unclearResult), ...checked, ...(await executor.answer(parsed.requests, conversation.stillSent()))];
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }
+}
+
+// Checks a reply's proposals in order against the files as the run's proposals leave them, and says what became of
+// each EDIT (and of a block cut off before its END). `proposed` is brought up to date.
+function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor): Result[] {
+  const results: Result[] = [];
+  for (const block of blocks) {
+    const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
+    const failed = (problem: string, lines = '') => results.push({ kind: 'edit', request, path: block.path, ok: false, problem, lines });
+    if (!block.complete) {
+      failed(`the reply ended before its END line, so it is never written${block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : ''}`);
+      proposed.delete(block.path);
+      continue;
+    }
+    if (block.kind === 'file') {
+      proposed.set(block.path, block.content);
+      continue;
+    }
+    if (block.problem !== undefined) {
+      failed(`its body could not be read: ${block.problem}`);
+      continue;
+    }
+    let base = proposed.get(block.path);
+    if (base === undefined) {
+      const now = executor.text(block.path);
+      if (now.kind === 'refused') {
+        failed(`${block.path} cannot be edited: ${now.reason}`);
+        continue;
+      }
+      base = now.kind === 'text' ? now.text : '';
+      if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
+        failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`);
+        continue;
+      }
+    }
+    const outcome = applyEdit(base, block.pairs);
+    if (!outcome.ok) {
+      failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, outcome.lines);
+      continue;
+    }
+    proposed.set(block.path, outcome.text);
+    results.push({ kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs });
+  }
+  return results;
 }
 
 function describeUnclear(u: Unclear): string {

@@ -46,7 +46,7 @@ const SYNONYMS: ReadonlyMap<string, string> = new Map([
   ['ls', 'list'], ['dir', 'list'], ['glob', 'list'], ['tree', 'list'],
   ['grep', 'find'], ['search', 'find'], ['rg', 'find'],
 ]);
-const COMMANDS = new Set(['run', 'exec', 'shell', 'cmd', 'bash', 'execute', 'write', 'edit', 'delete']);
+const COMMANDS = new Set(['run', 'exec', 'shell', 'cmd', 'bash', 'execute', 'write', 'delete']);
 const REQUESTS = new Set(['need', 'list', 'find']);
 
 // A line that means a request but is not written as one: `=== NEED: a.js` (no closing run), `== LIST: * ==`,
@@ -118,7 +118,7 @@ function attempt(found: { keyword: string; payload: string }, problem: string): 
     return { keyword: meant, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request; ${meant.toUpperCase()} does that` };
   }
   if (COMMANDS.has(found.keyword)) {
-    return { keyword: found.keyword, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (NEED, LIST, FIND) and proposes files (FILE); it runs nothing` };
+    return { keyword: found.keyword, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (NEED, LIST, FIND) and proposes changes (FILE, EDIT); it runs nothing` };
   }
   return { ...found, problem };
 }

@@ -5,26 +5,34 @@
 
 import { attemptOf, markerOf, fenceOf, type Fence } from './markers.ts';
 import { cleanPath, describeRequest, isRequestKind, requestKinds, type Request } from './requests.ts';
+import type { EditPair } from './edit.ts';
 
 export type { Request, NeedRequest, ListRequest, FindRequest } from './requests.ts';
 
 // A proposed whole file. `complete` is false when the reply ended before the block's END marker.
 export type FileBlock = { kind: 'file'; path: string; content: string; complete: boolean; line: number };
 
-export type Block = Request | FileBlock;
+// A change to part of a file: SEARCH/REPLACE pairs applied in order. `problem`: why its body could not be read into
+// pairs (it is then never applied, and the model is told).
+export type EditBlock = { kind: 'edit'; path: string; pairs: EditPair[]; complete: boolean; line: number; problem: string | undefined };
+
+// What a reply proposes to write: whole files and edits, in the order they stand.
+export type Proposal = FileBlock | EditBlock;
+
+export type Block = Request | Proposal;
 
 // A line that means a request but is not written as one; `fix` is the request as it should be written, when the line
 // says enough to write it.
 export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
 
-export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; unclear: Unclear[] };
+export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; edits: EditBlock[]; proposals: Proposal[]; unclear: Unclear[] };
 
 // Where a FILE block stands in the text, from its marker line (or the fence around the block) to the end of its END
 // line: what a reader of the prose sees in its place.
-export type Span = { file: FileBlock; from: number; to: number };
+export type Span = { block: Proposal; from: number; to: number };
 
-// The one kind with a body: FILE owns the lines up to its END marker. Request kinds come from requests.ts.
-const BODY_KEYWORD = 'file';
+// The kinds with a body: FILE and EDIT own the lines up to their END marker. Request kinds come from requests.ts.
+const BODY_KEYWORDS: ReadonlySet<string> = new Set(['file', 'edit']);
 
 // The lines that can matter: those whose first non-blank character can start a marker or a fence (= * _ ` ~ - + or a
 // digit). Prose lines are passed over without a trace, so memory follows the markup, not the reply's length.
@@ -105,12 +113,16 @@ function parse(text: string, spans: Span[] | undefined): Reply {
     const marker = markerOf(slice(text, lines, i));
     if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ends, i);
-    const file: FileBlock = { kind: 'file', path: cleanPath(marker.payload), content: withoutLineNumbers(body.content), complete: body.complete, line: lines.number[i] ?? 0 };
-    blocks.push(file);
+    const path = cleanPath(marker.payload);
+    const line = lines.number[i] ?? 0;
+    const block: Proposal = marker.keyword === 'edit'
+      ? { kind: 'edit', path, ...editPairs(body.content), complete: body.complete, line }
+      : { kind: 'file', path, content: withoutLineNumbers(body.content), complete: body.complete, line };
+    blocks.push(block);
     // A fence around the whole block (opened right before the marker, closed right after END) belongs to it.
     const wrapped = fenceEnd !== -1 && fenceStart === i - 1 && fenceEnd === body.endLine + 1 && lines.joined[i] === 1 && lines.joined[fenceEnd] === 1;
     const last = wrapped ? fenceEnd : body.endLine;
-    spans?.push({ file, from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
+    spans?.push({ block, from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
     i = wrapped ? fenceEnd : body.endLine;
     if (wrapped) {
       fenceEnd = -1;
@@ -120,8 +132,10 @@ function parse(text: string, spans: Span[] | undefined): Reply {
 
   return {
     blocks,
-    requests: blocks.filter((b): b is Request => b.kind !== 'file'),
+    requests: blocks.filter((b): b is Request => b.kind !== 'file' && b.kind !== 'edit'),
     files: blocks.filter((b): b is FileBlock => b.kind === 'file'),
+    edits: blocks.filter((b): b is EditBlock => b.kind === 'edit'),
+    proposals: blocks.filter((b): b is Proposal => b.kind === 'file' || b.kind === 'edit'),
     unclear,
   };
 }
@@ -133,6 +147,58 @@ function requestOf(keyword: string, payload: string, line: number): Request | un
 // A request as the model should write it.
 export function requestLine(request: Request): string {
   return `=== ${describeRequest(request).replace(' ', ': ')} ===`;
+}
+
+// An EDIT body read into its pairs:
+//   <<<<<<< SEARCH
+//   lines as they are in the file
+//   =======
+//   the lines that replace them
+//   >>>>>>> REPLACE
+// Five to nine marker characters are taken, as models write them; text between pairs is passed over.
+function editPairs(content: string): { pairs: EditPair[]; problem: string | undefined } {
+  const pairs: EditPair[] = [];
+  let state: 'outside' | 'search' | 'replace' = 'outside';
+  let search: string[] = [];
+  let replace: string[] = [];
+  const lines = content.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  for (const raw of lines) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (state === 'outside') {
+      if (SEARCH_LINE.test(line)) {
+        state = 'search';
+        search = [];
+      }
+    } else if (state === 'search') {
+      if (DIVIDER_LINE.test(line)) {
+        state = 'replace';
+        replace = [];
+      } else if (SEARCH_LINE.test(line) || REPLACE_LINE.test(line)) {
+        return { pairs, problem: `pair ${pairs.length + 1} has no ======= line between its SEARCH and its REPLACE` };
+      } else {
+        search.push(raw);
+      }
+    } else if (REPLACE_LINE.test(line)) {
+      pairs.push({ search: joined(search), replace: joined(replace) });
+      state = 'outside';
+    } else if (SEARCH_LINE.test(line)) {
+      return { pairs, problem: `pair ${pairs.length + 1} has no >>>>>>> REPLACE line before the next SEARCH` };
+    } else {
+      replace.push(raw);
+    }
+  }
+  if (state !== 'outside') return { pairs, problem: `pair ${pairs.length + 1} has no >>>>>>> REPLACE line` };
+  if (pairs.length === 0) return { pairs, problem: 'it holds no <<<<<<< SEARCH … ======= … >>>>>>> REPLACE pair' };
+  return { pairs, problem: undefined };
+}
+
+const SEARCH_LINE = /^\s*<{5,9} ?SEARCH\s*$/i;
+const DIVIDER_LINE = /^\s*={5,9}\s*$/;
+const REPLACE_LINE = /^\s*>{5,9} ?REPLACE\s*$/i;
+
+function joined(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
 // A FILE body copied from NEED output with its line numbers (`12 | text`): every line numbered, the numbers counting
@@ -272,7 +338,7 @@ function endMarkers(text: string, lines: Lines): EndIndex {
     const afterFence = previousIsBareFence && follows(lines, i);
     const marker = markerOf(line);
     const fence = marker === undefined ? fenceOf(line) : undefined;
-    const isFile = marker !== undefined && marker.keyword === BODY_KEYWORD;
+    const isFile = marker !== undefined && BODY_KEYWORDS.has(marker.keyword);
     if (isFile) kind[i] = FILE;
     else if (fence !== undefined) kind[i] = FENCE;
     else if (attemptOf(line) !== undefined) kind[i] = ATTEMPT;

@@ -22,6 +22,10 @@ export type Result =
   | { kind: 'list'; request: string; mask: string; paths: string[]; total: number }
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
   | { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean }
+  // What became of a proposal when it was checked against the file: an EDIT's pairs applied (or the first that did
+  // not, with the file's closest lines), a FILE or EDIT cut off before its END.
+  | { kind: 'edit'; request: string; path: string; ok: true; pairs: number }
+  | { kind: 'edit'; request: string; path: string; ok: false; problem: string; lines: string }
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   | { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 
@@ -69,6 +73,11 @@ export function renderResult(r: Result): string {
       }
       const cut = r.paths.length < r.total ? `\n[cut: ${count(r.paths.length)} of ${count(r.total)} paths shown; narrow the mask to see the rest]` : '';
       return `${head(r.request, counted(r.total, 'path'))}\n${r.paths.join('\n')}${cut}\n${END}`;
+    }
+    case 'edit': {
+      if (r.ok) return head(r.request, `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`);
+      const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
+      return `${head(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).\n${END}`;
     }
     case 'unclear': {
       const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;

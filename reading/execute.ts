@@ -51,6 +51,8 @@ export type Executor = {
   // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.
   answer(requests: readonly Request[], earlier?: ReadonlyMap<string, number>): Promise<Result[]>;
   tree(): string;
+  // A file's text as it is now, for checking the model's EDITs before they are written.
+  text(path: string): FileText;
   // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
   // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
   reset(): void;
@@ -58,6 +60,11 @@ export type Executor = {
 };
 
 export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
+
+export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
+
+// Files larger than this are not read whole for an EDIT check.
+const EDIT_READ_BYTES = 16 << 20;
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);
@@ -78,6 +85,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     box,
     limits,
     answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
+    text: (wanted) => textOf(box, wanted),
     tree: () => buildTree(folder.entries(), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
     reset: () => {
       entries = undefined;
@@ -104,6 +112,25 @@ const GENERATED = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnp
 
 function rankOf(rel: string): number {
   return GENERATED.test(rel) ? 2 : PROSE.test(rel) ? 1 : 0;
+}
+
+function textOf(box: Sandbox, wanted: string): FileText {
+  const place = resolvePath(box, wanted);
+  if (place.kind === 'missing') return { kind: 'missing' };
+  if (place.kind === 'folder') return { kind: 'refused', reason: 'it is a folder' };
+  if (place.kind !== 'file') return { kind: 'refused', reason: place.reason };
+  const file = openFile(place.real);
+  if (file === undefined) return { kind: 'refused', reason: 'not a regular file, or it cannot be opened' };
+  try {
+    if (file.size > EDIT_READ_BYTES) return { kind: 'refused', reason: `it is larger than ${formatCount(EDIT_READ_BYTES >> 20)} MB` };
+    const bytes = Buffer.alloc(file.size);
+    const n = fs.readSync(file.fd, bytes, 0, bytes.length, 0);
+    const binary = binaryReason(bytes.subarray(0, n));
+    if (binary !== undefined) return { kind: 'refused', reason: `it is binary (${binary})` };
+    return { kind: 'text', text: bytes.subarray(0, n).toString('utf8') };
+  } finally {
+    fs.closeSync(file.fd);
+  }
 }
 
 // The run's view of the folder: walked once, kept until reset().

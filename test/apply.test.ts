@@ -9,10 +9,13 @@ import { createSandbox } from '../reading/sandbox.ts';
 import { setsOf } from '../writing/backup-sets.ts';
 import type { FsOps } from '../writing/atomic.ts';
 import { undoLast } from '../writing/undo.ts';
-import type { FileBlock } from '../protocol/parse.ts';
+import type { EditBlock, FileBlock } from '../protocol/parse.ts';
 import { tempFolder } from './helpers.ts';
 
 const block = (p: string, content: string, complete = true): FileBlock => ({ kind: 'file', path: p, content, complete, line: 1 });
+const edit = (p: string, pairs: Array<[string, string]>, complete = true): EditBlock => ({
+  kind: 'edit', path: p, pairs: pairs.map(([search, replace]) => ({ search, replace })), complete, line: 1, problem: undefined,
+});
 
 function setup(files: Record<string, string | Buffer> = {}) {
   const root = tempFolder(files, 'deepwork-project-');
@@ -161,6 +164,65 @@ describe('applyFiles', () => {
       assert.match(report.files[0]?.reason ?? '', /read-only/);
       assert.equal(fs.readFileSync(path.join(root, 'ro.txt'), 'utf8'), 'ro\n');
     });
+  });
+});
+
+describe('applyFiles: EDIT blocks', () => {
+  it('changes part of a file, keeping CRLF, a BOM, the mode and a missing final newline, backed up and undone like FILE', async () => {
+    const { root, backupDir, box, read } = setup({ 'win.js': '\uFEFFa();\r\nb();\r\nc();' });
+    fs.chmodSync(path.join(root, 'win.js'), 0o640);
+    const report = await applyFiles(box, [edit('win.js', [['b();\n', 'b(1);\nb(2);\n']])], { backupDir });
+    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.added, f.removed, f.written]), [['win.js', 'changed', 2, 1, true]]);
+    assert.equal(read('win.js'), '\uFEFFa();\r\nb(1);\r\nb(2);\r\nc();');
+    assert.equal(fs.statSync(path.join(root, 'win.js')).mode & 0o777, 0o640);
+    undoLast(box, backupDir);
+    assert.equal(read('win.js'), '\uFEFFa();\r\nb();\r\nc();');
+  });
+
+  it('writes nothing of a file when one pair does not apply, and says which; other files go on', async () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'one\ntwo\n', 'b.js': 'b\n' });
+    const report = await applyFiles(box, [edit('a.js', [['one\n', 'ONE\n'], ['three\n', 'THREE\n']]), edit('b.js', [['b\n', 'B\n']])], { backupDir });
+    const files = byPath(report.files);
+    assert.equal(files['a.js']?.status, 'failed');
+    assert.match(files['a.js']?.reason ?? '', /^not written: the EDIT, pair 2: the SEARCH matches no lines/);
+    assert.equal(read('a.js'), 'one\ntwo\n');
+    assert.equal(read('b.js'), 'B\n');
+  });
+
+  it('applies FILE and EDIT blocks for one path in order: an EDIT after a FILE edits it, a FILE after an EDIT replaces it', () => {
+    const { box } = setup({ 'a.js': 'old\n' });
+    const fileThenEdit = previewFiles(box, [block('a.js', 'x = 1;\n'), edit('a.js', [['x = 1;\n', 'x = 2;\n']])], { diff: true });
+    assert.match(fileThenEdit[0]?.diff ?? '', /-old\n\+x = 2;/);
+    const editThenFile = previewFiles(box, [edit('a.js', [['old\n', 'edited\n']]), block('a.js', 'whole\n')], { diff: true });
+    assert.match(editThenFile[0]?.diff ?? '', /-old\n\+whole/);
+    const twoEdits = previewFiles(box, [edit('a.js', [['old\n', 'mid\n']]), edit('a.js', [['mid\n', 'new\n']])], { diff: true });
+    assert.match(twoEdits[0]?.diff ?? '', /-old\n\+new/);
+  });
+
+  it('makes a new file from an EDIT with an empty SEARCH, and refuses any other EDIT of a missing file', async () => {
+    const { backupDir, box, read } = setup({});
+    const report = await applyFiles(box, [edit('new.txt', [['', 'hello\n']]), edit('gone.txt', [['x\n', 'y\n']])], { backupDir });
+    const files = byPath(report.files);
+    assert.equal(files['new.txt']?.status, 'new');
+    assert.equal(read('new.txt'), 'hello\n');
+    assert.match(files['gone.txt']?.reason ?? '', /there is no such file to edit; a FILE block creates a new file/);
+  });
+
+  it('never writes an EDIT cut off before its END, nor one whose body is not pairs', async () => {
+    const { backupDir, box, read } = setup({ 'a.js': 'a\n' });
+    const broken: EditBlock = { ...edit('a.js', []), problem: 'it holds no <<<<<<< SEARCH … ======= … >>>>>>> REPLACE pair' };
+    for (const e of [edit('a.js', [['a\n', 'b\n']], false), broken]) {
+      const report = await applyFiles(box, [e], { backupDir });
+      assert.ok(['incomplete', 'failed'].includes(report.files[0]?.status ?? ''), JSON.stringify(report.files));
+      assert.equal(read('a.js'), 'a\n');
+    }
+  });
+
+  it('does not hold back an EDIT whose REPLACE holds a comment like a placeholder', () => {
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i};`).join('\n') + '\n';
+    const { box } = setup({ 'a.js': long });
+    const [f] = previewFiles(box, [edit('a.js', [['line 3;\n', '// ... rest unchanged\n']])]);
+    assert.equal(f?.status, 'changed');
   });
 });
 

@@ -142,12 +142,14 @@ describe('deepwork "question"', () => {
     const fake = await startFakeBridge({
       chat: () => ({ kind: 'reply', text: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial' }),
     });
-    const run = await deepwork(['q', '--json', '--host', fake.host, '--steps', '2'], project);
+    // One step: a FILE cut off before its END is told to the model when steps remain; here none do.
+    const run = await deepwork(['q', '--json', '--host', fake.host, '--steps', '1'], project);
     assert.equal(run.code, 0, run.stderr);
     const out: unknown = JSON.parse(run.stdout);
+    const reply = 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial';
     assert.deepEqual(out, {
-      answer: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial',
-      stop: 'answered', steps: 1, sent: [(out as { sent: number[] }).sent[0]],
+      answer: `${reply}\n\n[deepwork: this answer was cut short: the steps ran out after 1 step. Unanswered requests: FILE cut.js not kept. Raise --steps, or ask a narrower question.]`,
+      stop: 'steps', steps: 1, sent: [(out as { sent: number[] }).sent[0]],
       files: [
         { path: 'app.js', status: 'changed', applied: false },
         { path: 'new.js', status: 'new', applied: false },
@@ -155,11 +157,12 @@ describe('deepwork "question"', () => {
       ],
       backupSet: null,
     });
-    const plain = await deepwork(['q', '--host', fake.host], project);
+    const plain = await deepwork(['q', '--host', fake.host, '--steps', '1'], project);
     assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/);
     // The prose shows each FILE block as one line, not its content.
     assert.ok(plain.stdout.startsWith('Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]\n'), plain.stdout);
     assert.ok(!plain.stdout.includes('return 2;'));
+    assert.match(plain.stdout, /see the list below\]\n\n\[deepwork: this answer was cut short: the steps ran out after 1 step\./);
     assert.equal(fs.existsSync(path.join(project, 'new.js')), false, 'nothing is written without --apply');
   });
 
@@ -288,6 +291,23 @@ describe('bin/deepwork.js', () => {
 
 describe('writing proposed files from the command line', () => {
   const proposal = 'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
+
+  it('shows an EDIT as one line and its diff, writes it with `deepwork apply`, and undo puts the file back', async () => {
+    const big = Array.from({ length: 300 }, (_, i) => `export const v${i} = ${i};`).join('\r\n') + '\r\n';
+    const dir = tempFolder({ 'big.js': big });
+    const reply = 'One line changes.\n=== EDIT: big.js ===\n<<<<<<< SEARCH\n151 | export const v150 = 150;\n=======\nexport const v150 = 1500;\n>>>>>>> REPLACE\n=== END ===\nThat is all.';
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
+    const run = await deepwork(['q', '--diff', '--host', fake.host], dir);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.startsWith('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.\n\nProposed files'), run.stdout);
+    assert.match(run.stdout, /  changed +big\.js \+1 -1\n[^]*-export const v150 = 150;\n\+export const v150 = 1500;/);
+    assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big, 'nothing is written without --apply');
+    const apply = await deepwork(['apply'], dir);
+    assert.equal(apply.code, 0, apply.stderr);
+    assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big.replace('v150 = 150;', 'v150 = 1500;'));
+    assert.equal((await deepwork(['undo'], dir)).code, 0);
+    assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big);
+  });
 
   it('writes with --apply, keeps state out of the project, and undo puts everything back', async () => {
     const dir = tempFolder({ 'app.js': 'export function loadConfig() {\n  return 1;\n}\n' });

@@ -115,13 +115,44 @@ describe('runLoop', () => {
     assert.ok(bridge.seen[1]?.includes('=== RESULT NEED *.mjs: no such file; NEED takes paths, not masks: ask LIST *.mjs for the paths it matches ==='));
   });
 
+  it('tells the model an EDIT that does not apply, with the closest lines, and keeps a corrected one', async () => {
+    const bad = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\nexport async function waitForAnswer(page) {\n  return page.answer;\n=======\nexport async function waitForAnswer(page) {\n  return page.text;\n>>>>>>> REPLACE\n=== END ===';
+    const good = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\n  return page;\n=======\n  return page.text;\n>>>>>>> REPLACE\n=== END ===\nFixed.';
+    const events: LoopEvent[] = [];
+    const bridge = scripted([`Here.\n${bad}`, good, 'never sent']);
+    const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
+    assert.equal(outcome.stop, 'answered');
+    assert.equal(bridge.seen.length, 2, 'a failed EDIT keeps the loop going; a good one ends it');
+    const second = bridge.seen[1] ?? '';
+    assert.ok(second.includes('=== RESULT EDIT ask.mjs: not kept ===\npair 1 of 1: the SEARCH matches no lines of the file'), second.slice(-1200));
+    assert.ok(second.includes('The closest lines of ask.mjs now:\n1 | export async function waitForAnswer(page) {\n2 |   return page;\n3 | }'));
+    const replied = events.filter((e) => e.kind === 'replied');
+    assert.deepEqual(replied.map((e) => e.kind === 'replied' && e.requests), [['EDIT ask.mjs not kept'], []]);
+    assert.deepEqual(outcome.proposals.map((p) => p.kind), ['edit', 'edit']);
+  });
+
+  it('checks an EDIT against an earlier FILE for the same path, and says it is kept', async () => {
+    const bridge = scripted([
+      '=== FILE: new.js ===\nconst a = 1;\n=== END ===\n=== EDIT: new.js ===\n<<<<<<< SEARCH\nconst a = 1;\n=======\nconst a = 2;\n>>>>>>> REPLACE\n=== END ===\n=== FIND: zz ===',
+      'done',
+    ]);
+    await loop(bridge, 'q');
+    assert.ok(bridge.seen[1]?.includes('=== RESULT EDIT new.js: all 1 pair match; kept, to be written with the other proposals ==='));
+  });
+
+  it('tells the model a FILE cut off before its END, pointing to EDIT', async () => {
+    const bridge = scripted(['=== FILE: big.js ===\nconst a = 1;\n', 'done']);
+    await loop(bridge, 'q');
+    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written; for a big file, send EDIT blocks instead of the whole file\./);
+  });
+
   it('collects FILE blocks over all steps, a later one replacing an earlier one', async () => {
     const bridge = scripted([
       '=== FILE: a.js ===\nfirst\n=== END ===\n=== FILE: b.js ===\nb\n=== END ===\n=== FIND: x ===',
       '=== FILE: a.js ===\nsecond\n=== END ===',
     ]);
     const outcome = await loop(bridge, 'q');
-    assert.deepEqual(outcome.files.map((f) => [f.path, f.content]), [['b.js', 'b\n'], ['a.js', 'second\n']]);
+    assert.deepEqual(outcome.proposals.map((f) => [f.path, f.kind === 'file' ? f.content : '']), [['b.js', 'b\n'], ['a.js', 'second\n']]);
   });
 
   it('reports each step as events', async () => {

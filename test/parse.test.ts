@@ -240,7 +240,7 @@ describe('parseReply: where FILE blocks stand', () => {
     const spans = fileSpans(reply);
     const cut = spans.map((s) => reply.slice(s.from, s.to));
     assert.deepEqual(cut, ['=== FILE: a.js ===\na\n=== END ===\n', '```\n=== FILE: b.js ===\nb\n=== END ===\n```\n']);
-    assert.deepEqual(spans.map((s) => s.file), parseReply(reply).files);
+    assert.deepEqual(spans.map((s) => s.block), parseReply(reply).files);
   });
 
   it('spans a block cut off before END to the end of the reply', () => {

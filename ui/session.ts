@@ -7,7 +7,7 @@ import type { Bridge, LoopEvent } from '../protocol/loop.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { undoLast, type UndoReport } from '../writing/undo.ts';
-import type { FileBlock } from '../protocol/parse.ts';
+import type { Proposal } from '../protocol/parse.ts';
 import { normalizeRequest } from '../reading/sandbox.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { formatDuration } from '../common/text.ts';
@@ -43,7 +43,7 @@ export type SessionOptions = {
 
 export class Session {
   readonly runs: RunView[] = [];
-  private readonly blocks = new Map<number, FileBlock[]>();
+  private readonly blocks = new Map<number, Proposal[]>();
   private controller: AbortController | undefined;
   private readonly options: SessionOptions;
 
@@ -72,7 +72,7 @@ export class Session {
         run.state = 'answered';
         run.stop = outcome.stop;
         run.answerHtml = markdown.render(outcome.answer);
-        this.blocks.set(run.id, outcome.files);
+        this.blocks.set(run.id, outcome.proposals);
         run.files = this.preview(run.id);
         run.log.push(`Answer after ${outcome.steps} step${outcome.steps === 1 ? '' : 's'} (${outcome.stop}).`);
       },
@@ -102,13 +102,15 @@ export class Session {
   async write(runId: number, path: string, force: boolean, base: string): Promise<FileView> {
     const run = this.runs.find((r) => r.id === runId);
     // The page names a file as the preview did: the model's path made tidy by the path rule.
-    const block = this.blocks.get(runId)?.findLast((b) => b.path === path || tidy(b.path) === path);
-    if (run === undefined || block === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${path} in run ${runId}.`);
-    const expected = new Map([[tidy(block.path), base]]);
+    // Every proposal for the path, in order: a FILE and the EDITs after it.
+    const ops = this.blocks.get(runId)?.filter((b) => b.path === path || tidy(b.path) === path) ?? [];
+    const [first] = ops;
+    if (run === undefined || first === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${path} in run ${runId}.`);
+    const expected = new Map([[tidy(first.path), base]]);
     const box = this.options.executor.box;
-    const report = await applyFiles(box, [block], { backupDir: this.options.backupDir, force, diff: true, expected });
+    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, diff: true, expected });
     let result: FileView = { ...(report.files[0] ?? { path, status: 'failed', added: 0, removed: 0, written: false }), backupSet: report.backupSet };
-    const now = previewFiles(box, [block], { diff: true })[0];
+    const now = previewFiles(box, ops, { diff: true })[0];
     if (!result.written && now !== undefined && now.base !== base) {
       // Not written because the file is no longer what the page showed: show it as it is now, to be written again.
       result = { ...now, reason: `not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.` };

@@ -9,7 +9,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileBlock } from '../protocol/parse.ts';
+import type { EditBlock, Proposal } from '../protocol/parse.ts';
+import { applyEdit } from '../protocol/edit.ts';
 import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
@@ -60,11 +61,11 @@ type Plan =
   | { kind: 'write'; applied: Applied; realRel: string; real: string; bytes: Buffer; old: Buffer | undefined; mode: number | undefined };
 
 // The proposals as they stand against the disk now; nothing is written.
-export function previewFiles(box: Sandbox, blocks: readonly FileBlock[], options: PreviewOptions = {}): Applied[] {
+export function previewFiles(box: Sandbox, blocks: readonly Proposal[], options: PreviewOptions = {}): Applied[] {
   return plansFor(box, blocks, options).map((p) => p.applied);
 }
 
-export async function applyFiles(box: Sandbox, blocks: readonly FileBlock[], options: ApplyOptions): Promise<ApplyReport> {
+export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], options: ApplyOptions): Promise<ApplyReport> {
   const ops = options.ops ?? fs;
   const plans = plansFor(box, blocks, options).map((p) => checkExpected(p, options.expected));
   const toWrite = plans.filter((p): p is Extract<Plan, { kind: 'write' }> => p.kind === 'write');
@@ -148,15 +149,16 @@ function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefine
   return { kind: 'report', applied: { ...p.applied, status: 'refused', reason: 'the file changed since its diff was shown; look at the new diff and write again' } };
 }
 
-// A later block for the same path replaces an earlier one; so does a later block for another path to the same file
-// (a symlink and its target).
-function plansFor(box: Sandbox, blocks: readonly FileBlock[], options: PreviewOptions): Plan[] {
-  const byPath = new Map<string, FileBlock>();
+// The proposals for each path, in order: a FILE drops what came before it, an EDIT changes what came before it. A
+// later path to the same file (a symlink and its target) replaces an earlier one.
+function plansFor(box: Sandbox, blocks: readonly Proposal[], options: PreviewOptions): Plan[] {
+  const byPath = new Map<string, Proposal[]>();
   for (const block of blocks) {
+    const earlier = block.kind === 'file' ? [] : (byPath.get(block.path) ?? []);
     byPath.delete(block.path);
-    byPath.set(block.path, block);
+    byPath.set(block.path, [...earlier, block]);
   }
-  const plans = [...byPath.values()].map((block) => plan(box, block, options));
+  const plans = [...byPath.entries()].map(([wanted, ops]) => plan(box, wanted, ops, options));
   const last = new Map<string, Plan>();
   for (const p of plans) if (p.kind === 'write') last.set(p.realRel, p);
   return plans.map((p) => (p.kind === 'write' && last.get(p.realRel) !== p
@@ -164,21 +166,27 @@ function plansFor(box: Sandbox, blocks: readonly FileBlock[], options: PreviewOp
     : p));
 }
 
-function plan(box: Sandbox, block: FileBlock, options: PreviewOptions): Plan {
-  const base: Applied = { path: block.path, status: 'refused', added: 0, removed: 0, written: false };
+function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: PreviewOptions): Plan {
+  const base: Applied = { path: wanted, status: 'refused', added: 0, removed: 0, written: false };
   const report = (applied: Partial<Applied>): Plan => ({ kind: 'report', applied: { ...base, ...applied } });
-  if (!block.complete) return report({ status: 'incomplete', reason: 'the reply ended before its END marker; it is never written' });
-  const target = resolveTarget(box, block.path);
+  const cut = ops.find((op) => !op.complete);
+  if (cut !== undefined) return report({ status: 'incomplete', reason: `the reply ended before ${cut.kind === 'file' ? 'its' : 'an EDIT block\'s'} END marker; it is never written` });
+  const unread = ops.find((op): op is EditBlock => op.kind === 'edit' && op.problem !== undefined);
+  if (unread?.problem !== undefined) return report({ status: 'failed', reason: `not written: an EDIT block could not be read: ${unread.problem}` });
+  const whole = ops[0]?.kind === 'file' ? ops[0] : undefined;
+  const edits = ops.filter((op): op is EditBlock => op.kind === 'edit');
+  const target = resolveTarget(box, wanted);
   if (target.kind === 'refused') return report({ path: target.rel, reason: target.reason });
   const where = target.realRel === target.rel ? {} : { reason: `a link to ${target.realRel}; written there` };
 
   if (target.kind === 'new') {
-    const bytes = Buffer.from(block.content, 'utf8');
+    const made = edited(whole?.content ?? '', edits);
+    if (typeof made !== 'string') return report({ path: target.rel, status: 'failed', reason: whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== '')) ? 'not written: there is no such file to edit; a FILE block creates a new file' : made.reason });
     const applied: Applied = {
-      ...base, ...where, path: target.rel, status: 'new', added: countLines(block.content), base: baseOf(target.realRel, undefined),
-      ...(options.diff === true ? { diff: diffTexts(target.rel, '', block.content).diff } : {}),
+      ...base, ...where, path: target.rel, status: 'new', added: countLines(made), base: baseOf(target.realRel, undefined),
+      ...(options.diff === true ? { diff: diffTexts(target.rel, '', made).diff } : {}),
     };
-    return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old: undefined, mode: undefined };
+    return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(made, 'utf8'), old: undefined, mode: undefined };
   }
 
   let old: Buffer;
@@ -194,16 +202,33 @@ function plan(box: Sandbox, block: FileBlock, options: PreviewOptions): Plan {
   if (isBinary(old)) return report({ ...identity, reason: 'the file on disk is binary; deepwork replaces text files only' });
 
   const oldText = old.toString('utf8');
-  const newText = keepConventions(oldText, block.content);
+  const made = edited(whole?.content ?? oldText, edits);
+  if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason });
+  const newText = keepConventions(oldText, made);
   if (newText === oldText) return report({ ...identity, status: 'unchanged' });
   const change = diffTexts(target.rel, oldText, newText);
   const applied: Applied = {
     ...base, ...where, ...identity, status: 'changed', added: change.added, removed: change.removed,
     ...(options.diff === true ? { diff: change.diff } : {}),
   };
-  const elided = options.force === true ? undefined : elisionOf(oldText, newText);
+  // Only a whole file can leave code out by a placeholder; an EDIT's pairs say what they replace.
+  const elided = options.force === true || whole === undefined ? undefined : elisionOf(oldText, newText);
   if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force` });
   return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(newText, 'utf8'), old, mode };
+}
+
+// A text with EDIT blocks applied in order, or why one did not apply (then nothing of the file is written).
+function edited(text: string, edits: readonly EditBlock[]): string | { reason: string } {
+  let current = text;
+  for (const [i, edit] of edits.entries()) {
+    const outcome = applyEdit(current, edit.pairs);
+    if (!outcome.ok) {
+      const which = edits.length === 1 ? 'the EDIT' : `EDIT ${i + 1} of ${edits.length}`;
+      return { reason: `not written: ${which}, pair ${outcome.pair}: ${outcome.problem}` };
+    }
+    current = outcome.text;
+  }
+  return current;
 }
 
 // The identity of what a preview was made against.

@@ -5,14 +5,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
-import type { FileBlock } from '../protocol/parse.ts';
+import type { EditBlock, FileBlock, Proposal } from '../protocol/parse.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from './atomic.ts';
 
-// `conversation`: the questions so far, oldest first, the last being this run's (absent in runs saved before
-// deepwork kept them).
-export type SavedRun = { root: string; question: string; time: string; files: FileBlock[]; conversation?: Turn[] };
+// `files`: the run's proposals, FILE and EDIT blocks in order. `conversation`: the questions so far, oldest first,
+// the last being this run's (absent in runs saved before deepwork kept them).
+export type SavedRun = { root: string; question: string; time: string; files: Proposal[]; conversation?: Turn[] };
 
 // What a saved conversation keeps at most: older questions go first. The latest question stays whatever its size.
 const CONVERSATION_CHARS = 4_000_000;
@@ -63,7 +63,7 @@ export function loadRun(stateDir: string, root: string): SavedRun | undefined {
 
 function isRun(value: unknown): value is SavedRun {
   return isRecord(value) && typeof value.root === 'string' && typeof value.question === 'string' && typeof value.time === 'string'
-    && Array.isArray(value.files) && value.files.every(isFileBlock)
+    && Array.isArray(value.files) && value.files.every((f) => isFileBlock(f) || isEditBlock(f))
     && (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn)));
 }
 
@@ -71,6 +71,12 @@ function isTurn(value: unknown): value is Turn {
   return isRecord(value) && typeof value.question === 'string' && typeof value.answer === 'string' && Array.isArray(value.steps)
     && value.steps.every((s) => isRecord(s) && typeof s.step === 'number' && typeof s.answer === 'string' && Array.isArray(s.results)
       && s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'));
+}
+
+function isEditBlock(value: unknown): value is EditBlock {
+  return isRecord(value) && value.kind === 'edit' && typeof value.path === 'string' && typeof value.complete === 'boolean' && typeof value.line === 'number'
+    && (value.problem === undefined || typeof value.problem === 'string')
+    && Array.isArray(value.pairs) && value.pairs.every((p) => isRecord(p) && typeof p.search === 'string' && typeof p.replace === 'string');
 }
 
 function isFileBlock(value: unknown): value is FileBlock {
