@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseReply } from '../protocol/parse.ts';
+import { applyEdit } from '../protocol/edit.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { resolvePath } from '../reading/sandbox.ts';
 import { runLoop, type Bridge } from '../protocol/loop.ts';
@@ -47,6 +48,15 @@ const checks: Check[] = [
     run: () => {
       const r = parseReply('=== FILE: a.py ===\n```python\ndef f():\n    return 1\n```\n=== END ===');
       expect(r.files[0]?.content === 'def f():\n    return 1\n', JSON.stringify(r.files[0]?.content));
+    },
+  },
+  {
+    name: 'applies an EDIT whose SEARCH lost its indentation, and refuses one found nowhere',
+    run: () => {
+      const edit = parseReply('=== EDIT: a.js ===\n<<<<<<< SEARCH\nreturn 1;\n=======\nreturn 2;\n>>>>>>> REPLACE\n=== END ===').edits[0];
+      const done = applyEdit('function f() {\n  return 1;\n}\n', edit?.pairs ?? []);
+      expect(done.ok && done.text === 'function f() {\n  return 2;\n}\n', JSON.stringify(done));
+      expect(!applyEdit('x\n', edit?.pairs ?? []).ok, 'a SEARCH found nowhere was applied');
     },
   },
   {
