@@ -7,7 +7,8 @@ export type FindHit = { path: string; line: number; text: string };
 
 export type Result =
   // `key` names the file and range asked for: the same key later is the same text.
-  | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean }
+  // `encoding`: the file's encoding when it is not UTF-8 (the text is decoded from it).
+  | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean; encoding: string | undefined }
   | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
   // `what`: what the file is, or why it is taken as binary.
   | { kind: 'binary'; request: string; path: string; bytes: number; what: string }
@@ -37,7 +38,8 @@ export function renderResult(r: Result): string {
   switch (r.kind) {
     case 'file': {
       // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
-      const span = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${count(r.last)} line${r.last === 1 ? '' : 's'}`;
+      const lines = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${count(r.last)} line${r.last === 1 ? '' : 's'}`;
+      const span = r.encoding === undefined ? lines : `${lines}, read from ${r.encoding}`;
       const body = numberLines(r.text, r.first);
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${body}${note}${END}`;

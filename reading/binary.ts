@@ -51,8 +51,14 @@ export function signatureOf(bytes: Uint8Array): string | undefined {
 }
 
 // Whether the first bytes of a file say it is binary: a signature or a NUL. Cheap enough for every file FIND reads.
+// UTF-16 text with its byte order mark is text, NULs and all.
 export function isBinary(bytes: Uint8Array): boolean {
+  if (hasUtf16Bom(bytes)) return false;
   return bytes.subarray(0, SNIFF).indexOf(0) !== -1 || signatureOf(bytes) !== undefined;
+}
+
+export function hasUtf16Bom(bytes: Uint8Array): boolean {
+  return bytes.length % 2 === 0 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
 }
 
 // Above this share of control characters a text is taken as binary: text, in any encoding, has next to none (tab,
@@ -62,6 +68,7 @@ const CONTROL_SHARE = 1 / 40;
 // What a file is when its first bytes say it is binary, in words for the model; undefined for text.
 export function binaryReason(bytes: Uint8Array): string | undefined {
   const sample = bytes.subarray(0, SNIFF);
+  if (hasUtf16Bom(sample)) return undefined;
   const named = signatureOf(sample);
   if (named !== undefined) return named;
   if (sample.indexOf(0) !== -1) return 'it holds NUL bytes';

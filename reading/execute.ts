@@ -8,7 +8,8 @@ import { createSandbox, protectedReason, resolvePath, type Sandbox, type Sandbox
 import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
 import { createFinder, type FindOutcome, type SearchFile } from './find.ts';
-import { countFileLines, openFile, readLines, type Opened } from './read.ts';
+import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
+import { decode, encodingName, encodingOf } from './encoding.ts';
 import { KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
 import { binaryReason, isMostlyControls, SNIFF } from './binary.ts';
 import { buildTree } from './tree.ts';
@@ -127,7 +128,8 @@ function textOf(box: Sandbox, wanted: string): FileText {
     const n = fs.readSync(file.fd, bytes, 0, bytes.length, 0);
     const binary = binaryReason(bytes.subarray(0, n));
     if (binary !== undefined) return { kind: 'refused', reason: `it is binary (${binary})` };
-    return { kind: 'text', text: bytes.subarray(0, n).toString('utf8') };
+    const all = bytes.subarray(0, n);
+    return { kind: 'text', text: decode(all, encodingOf(all)) };
   } finally {
     fs.closeSync(file.fd);
   }
@@ -297,7 +299,16 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     const binary = binaryReason(sniff);
     if (binary !== undefined) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: binary };
-    const lines = readLines(file, from, to, budget.left);
+    const probe = file.size <= WHOLE_PROBE ? wholeOf(file) : sniff;
+    const encoding = encodingOf(probe);
+    let lines: Lines;
+    if (encoding === 'utf8') {
+      lines = readLines(file, from, to, budget.left);
+    } else {
+      if (file.size > DECODED_MAX) return { kind: 'refused', request, path: place.rel, reason: `it is in ${encodingName(encoding)} and larger than ${formatCount(DECODED_MAX >> 20)} MB, which deepwork reads only in UTF-8` };
+      const text = decode(probe === sniff ? wholeOf(file) : probe, encoding);
+      lines = textLines(from === 1 ? text.replace(/^\uFEFF/, '') : text, file.size, from, to, budget.left);
+    }
     // Text at its start and binary further in (an archive with a text header, a log with a dump in it).
     if (isMostlyControls(lines.text)) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: `lines ${lines.first}-${lines.last} are mostly control characters` };
     if (ranged && lines.text === '' && from > 1) {
@@ -307,10 +318,24 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     }
     if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
     budget.left -= lines.text.length;
-    return { kind: 'file', request, path: place.rel, key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged };
+    return {
+      kind: 'file', request, path: place.rel, key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged,
+      encoding: encoding === 'utf8' ? undefined : encodingName(encoding),
+    };
   } finally {
     fs.closeSync(file.fd);
   }
+}
+
+// Files up to this size are judged UTF-8 or not on all their bytes; larger ones on their first SNIFF bytes. A file in
+// another encoding is decoded whole, up to DECODED_MAX.
+const WHOLE_PROBE = 1 << 20;
+const DECODED_MAX = 16 << 20;
+
+function wholeOf(file: Opened): Buffer {
+  const bytes = Buffer.alloc(file.size);
+  const n = fs.readSync(file.fd, bytes, 0, bytes.length, 0);
+  return bytes.subarray(0, n);
 }
 
 // Files up to this size are looked at whole for a private key, whatever range was asked: a range that skips the BEGIN

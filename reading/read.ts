@@ -93,6 +93,31 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
   return { text, first: from, last, whole, rest: countRest(file, end, to - last), start, end };
 }
 
+// Lines `from`..`to` of a text already decoded (a file in another encoding than UTF-8, read whole), at most `maxChars`
+// characters, cut at a line end. `start` and `end` span the whole file: where the bytes sent lie is not known.
+export function textLines(text: string, size: number, from: number, to: number, maxChars: number): Lines {
+  let at = 0;
+  for (let line = 1; line < from && at !== -1; line++) at = text.indexOf('\n', at) === -1 ? -1 : text.indexOf('\n', at) + 1;
+  if (at === -1 || at >= text.length) return { text: '', first: from, last: from - 1, whole: true, rest: { lines: 0, chars: 0, exact: true }, start: 0, end: size };
+  let end = at;
+  let line = from;
+  for (; line <= to && end < text.length; line++) {
+    const nl = text.indexOf('\n', end);
+    end = nl === -1 ? text.length : nl + 1;
+  }
+  let sent = text.slice(at, end);
+  let whole = true;
+  if (sent.length > maxChars) {
+    const cut = sent.lastIndexOf('\n', maxChars - 1);
+    sent = sent.slice(0, cut === -1 ? maxChars : cut + 1);
+    whole = false;
+  }
+  const last = from + countLines(sent) - 1;
+  if (whole) return { text: sent, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true }, start: 0, end: size };
+  const restText = text.slice(at + sent.length, end);
+  return { text: sent, first: from, last, whole, rest: { lines: countLines(restText), chars: restText.length, exact: true }, start: 0, end: size };
+}
+
 // How many lines a file has (exact up to REST_COUNTED bytes, estimated past them).
 export function countFileLines(file: Opened): { lines: number; exact: boolean } {
   const { lines, exact } = countRest(file, 0, Infinity);

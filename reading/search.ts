@@ -2,7 +2,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { isBinary } from './binary.ts';
+import { decode, encodingOf } from './encoding.ts';
 
 // How every file is opened for reading, by FIND and NEED alike. Non-blocking, so a file swapped for a FIFO cannot
 // hang the read; no-follow, so a file swapped for a symlink since it was judged is not read through it (a symlinked
@@ -255,15 +257,24 @@ function countNewlines(bytes: Buffer, from: number, to: number): number {
 }
 
 // The line of a hit, trimmed, and clipped around the hit when it is long (minified code has megabyte lines).
+// A line that is not UTF-8 is decoded in the encoding of the bytes around it (a Windows-1251 file's hits read as
+// Cyrillic); only files with such hits pay for finding out.
 function clip(bytes: Buffer, start: number, end: number, at: number, length: number, max: number): string {
   if (end - start <= max * 3) {
-    const line = bytes.toString('utf8', start, end).replace(/\r$/, '').trim();
+    const line = textOf(bytes, start, end).replace(/\r$/, '').trim();
     if (line.length <= max) return line;
   }
   const from = Math.max(start, at - Math.floor(max / 2));
   const to = Math.min(end, from + max + length);
-  const inner = bytes.toString('utf8', from, to).replace(/^\uFFFD+|\uFFFD+$/g, '').trim();
+  const inner = textOf(bytes, from, to).replace(/^\uFFFD+|\uFFFD+$/g, '').trim();
   return `${from > start ? '… ' : ''}${inner}${to < end ? ' …' : ''}`;
+}
+
+function textOf(bytes: Buffer, from: number, to: number): string {
+  const piece = bytes.subarray(from, to);
+  if (isUtf8(piece)) return piece.toString('utf8');
+  const encoding = encodingOf(bytes.subarray(0, Math.min(bytes.length, 1 << 20)));
+  return encoding === 'utf8' ? piece.toString('utf8') : decode(piece, encoding);
 }
 
 // Searches files in order for several texts at once: each file is read once and searched for every text still short

@@ -15,6 +15,7 @@ import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
 import { isBinary } from '../reading/binary.ts';
+import { decode, encode, encodingName, encodingOf } from '../reading/encoding.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
 import { createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
 import { tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
@@ -201,7 +202,13 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
   if ((mode & 0o222) === 0) return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
   if (isBinary(old)) return report({ ...identity, reason: 'the file on disk is binary; deepwork replaces text files only' });
 
-  const oldText = old.toString('utf8');
+  // The file's own encoding, read and written back: bytes the proposal did not touch stay as they were.
+  const encoding = encodingOf(old);
+  const oldText = decode(old, encoding);
+  const again = encoding === 'utf8' ? old : encode(oldText, encoding);
+  if (!Buffer.isBuffer(again) || !again.equals(old)) {
+    return report({ ...identity, reason: `the file does not read back byte for byte as ${encodingName(encoding)}; deepwork leaves it as it is` });
+  }
   const made = edited(whole?.content ?? oldText, edits);
   if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason });
   const newText = keepConventions(oldText, made);
@@ -214,7 +221,11 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
   // Only a whole file can leave code out by a placeholder; an EDIT's pairs say what they replace.
   const elided = options.force === true || whole === undefined ? undefined : elisionOf(oldText, newText);
   if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force` });
-  return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(newText, 'utf8'), old, mode };
+  const bytes = encode(newText, encoding);
+  if (!Buffer.isBuffer(bytes)) {
+    return report({ ...applied, status: 'refused', reason: `the new text has "${bytes.char}" (line ${bytes.line}), which ${encodingName(encoding)} cannot hold; the file stays in its encoding` });
+  }
+  return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old, mode };
 }
 
 // A text with EDIT blocks applied in order, or why one did not apply (then nothing of the file is written).
