@@ -185,10 +185,47 @@ function closestLines(lines: readonly string[], search: readonly string[]): stri
       most = n;
     }
   }
-  if (most === 0) return '';
+  if (most === 0) {
+    best = similarStart(lines, search);
+    if (best === -1) return '';
+  }
   const from = Math.max(0, best - CLOSEST_MARGIN);
   const to = Math.min(lines.length, best + search.length + CLOSEST_MARGIN, from + CLOSEST_MAX);
   return lines.slice(from, to).map((line, k) => (line === '' ? `${from + k + 1} |` : `${from + k + 1} | ${line}`)).join('\n');
+}
+
+// When no line of the SEARCH occurs in the file as it is, where the file's line most like one of the SEARCH's first
+// few lines stands (a typo, a renamed word), counted back to where the SEARCH would start; -1 when none is close.
+// Likeness is the Dice coefficient of character pairs: 0.6 and up.
+function similarStart(lines: readonly string[], search: readonly string[]): number {
+  let best = -1;
+  let bestScore = 0.6;
+  search.slice(0, 3).forEach((wanted, j) => {
+    const pairs = bigrams(wanted.trim());
+    if (pairs.size < 4) return;
+    lines.forEach((line, i) => {
+      const text = line.trim();
+      if (Math.abs(text.length - wanted.trim().length) > wanted.length) return;
+      let shared = 0;
+      let count = 0;
+      for (let k = 0; k + 1 < text.length; k++) {
+        count++;
+        if (pairs.has(text.slice(k, k + 2))) shared++;
+      }
+      const score = (2 * shared) / (count + pairs.size);
+      if (score > bestScore) {
+        bestScore = score;
+        best = Math.max(0, i - j);
+      }
+    });
+  });
+  return best;
+}
+
+function bigrams(text: string): Set<string> {
+  const pairs = new Set<string>();
+  for (let k = 0; k + 1 < text.length; k++) pairs.add(text.slice(k, k + 2));
+  return pairs;
 }
 
 // lines.splice(start, count, ...items), in pieces: spreading a REPLACE of a hundred thousand lines into one call's

@@ -98,6 +98,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const proposals: Proposal[] = [];
   // Per path, the text the proposals so far make of it: what a later EDIT is checked against.
   const proposed = new Map<string, string>();
+  const notKept = new Set<Proposal>();
   let previousKey: string | undefined;
 
   for (let step = 1; ; step++) {
@@ -111,12 +112,20 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (truncated !== undefined) emit({ kind: 'truncated', step, message: truncated });
     const parsed = parseReply(reply);
     const checked = checkProposals(parsed.proposals, proposed, executor);
-    for (const p of parsed.proposals) {
-      if (p.kind === 'file') proposals.splice(0, proposals.length, ...proposals.filter((q) => q.path !== p.path));
-      proposals.push(p);
+    for (const { block, kept } of checked) {
+      // What the model was told was not kept stays only as long as nothing for its path is kept after it: then the
+      // report says why that path is not written. A kept FILE drops all before it, a kept EDIT what was not kept.
+      if (kept) {
+        const stays = (q: Proposal) => q.path !== block.path || (block.kind === 'edit' && !notKept.has(q));
+        proposals.splice(0, proposals.length, ...proposals.filter(stays));
+      } else {
+        notKept.add(block);
+      }
+      proposals.push(block);
     }
-    const failed = checked.filter((r) => r.kind === 'edit' && !r.ok);
-    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear), ...failed.map((r) => `${r.request} not kept`)];
+    const told = checked.flatMap((c) => (c.result === undefined ? [] : [c.result]));
+    const failed = checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? '');
+    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear), ...failed.map((r) => `${r} not kept`)];
     emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.proposals.map((f) => f.path) });
 
     const outcome = (stop: Stop): LoopOutcome => {
@@ -132,54 +141,42 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps');
     previousKey = key;
 
-    const results = [...parsed.unclear.map(unclearResult), ...checked, ...(await executor.answer(parsed.requests, conversation.stillSent()))];
+    const results = [...parsed.unclear.map(unclearResult), ...told, ...(await executor.answer(parsed.requests, conversation.stillSent()))];
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }
 }
 
-// Checks a reply's proposals in order against the files as the run's proposals leave them, and says what became of
-// each EDIT (and of a block cut off before its END). `proposed` is brought up to date.
-function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor): Result[] {
-  const results: Result[] = [];
-  for (const block of blocks) {
+// Checks a reply's proposals in order against the files as the run's proposals leave them: whether each is kept, and
+// what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
+type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
+
+function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor): Checked[] {
+  return blocks.map((block): Checked => {
     const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-    const failed = (problem: string, lines = '') => results.push({ kind: 'edit', request, path: block.path, ok: false, problem, lines });
+    const failed = (problem: string, lines = ''): Checked => ({ block, kept: false, result: { kind: 'edit', request, path: block.path, ok: false, problem, lines } });
     if (!block.complete) {
-      failed(`the reply ended before its END line, so it is never written${block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : ''}`);
-      proposed.delete(block.path);
-      continue;
+      return failed(`the reply ended before its END line, so it is never written${block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : ''}`);
     }
     if (block.kind === 'file') {
       proposed.set(block.path, block.content);
-      continue;
+      return { block, kept: true, result: undefined };
     }
-    if (block.problem !== undefined) {
-      failed(`its body could not be read: ${block.problem}`);
-      continue;
-    }
+    if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`);
     let base = proposed.get(block.path);
     if (base === undefined) {
       const now = executor.text(block.path);
-      if (now.kind === 'refused') {
-        failed(`${block.path} cannot be edited: ${now.reason}`);
-        continue;
+      if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`);
+      if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
+        return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`);
       }
       base = now.kind === 'text' ? now.text : '';
-      if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
-        failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`);
-        continue;
-      }
     }
     const outcome = applyEdit(base, block.pairs);
-    if (!outcome.ok) {
-      failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, outcome.lines);
-      continue;
-    }
+    if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, outcome.lines);
     proposed.set(block.path, outcome.text);
-    results.push({ kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs });
-  }
-  return results;
+    return { block, kept: true, result: { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs } };
+  });
 }
 
 function describeUnclear(u: Unclear): string {

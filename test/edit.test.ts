@@ -100,6 +100,11 @@ describe('applyEdit: matching', () => {
     assert.equal(failure(applyEdit(file, [{ search: 'nothing like it\n', replace: 'x\n' }])).lines, '');
   });
 
+  it('shows the lines most like a SEARCH with a typo, when none of its lines occurs as it is', () => {
+    const outcome = failure(applyEdit(file, [{ search: '  retrun 2;\n', replace: 'x\n' }]));
+    assert.match(outcome.lines, /^6 \|\n7 \| function b\(\) \{\n8 \|   return 2;\n9 \| }$/);
+  });
+
   it('fails the whole edit at the first pair that does not apply, naming it', () => {
     const outcome = failure(applyEdit(file, [{ search: '  return 2;\n', replace: '  return 3;\n' }, { search: 'missing\n', replace: '' }]));
     assert.equal(outcome.pair, 2);

@@ -128,7 +128,14 @@ describe('runLoop', () => {
     assert.ok(second.includes('The closest lines of ask.mjs now:\n1 | export async function waitForAnswer(page) {\n2 |   return page;\n3 | }'));
     const replied = events.filter((e) => e.kind === 'replied');
     assert.deepEqual(replied.map((e) => e.kind === 'replied' && e.requests), [['EDIT ask.mjs not kept'], []]);
-    assert.deepEqual(outcome.proposals.map((p) => p.kind), ['edit', 'edit']);
+    // The EDIT the model was told was not kept is gone: what is written is the corrected one alone.
+    assert.deepEqual(outcome.proposals.map((p) => (p.kind === 'edit' ? p.pairs[0]?.replace : '')), ['  return page.text;\n']);
+  });
+
+  it('keeps an EDIT that was not kept in the proposals while nothing later for its path is, so the report says why', async () => {
+    const bad = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n=== END ===';
+    const outcome = await loop(scripted([bad]), 'q', 1);
+    assert.deepEqual(outcome.proposals.map((p) => p.kind), ['edit']);
   });
 
   it('checks an EDIT against an earlier FILE for the same path, and says it is kept', async () => {
