@@ -37,7 +37,11 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
       continue;
     }
     const problem = applyPair(lines, hashes, pair);
-    if (problem !== undefined) return { ok: false, pair: i + 1, problem: problem.problem, lines: problem.lines };
+    if (problem !== undefined) {
+      // The closest lines are numbered as in the text before this block, which is what the model has seen.
+      const closest = i === 0 || problem.lines === '' ? problem.lines : closestLines(splitLines(normal), splitLines(pair.search));
+      return { ok: false, pair: i + 1, problem: problem.problem, lines: closest };
+    }
   }
   return { ok: true, text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''), pairs: pairs.length };
 }

@@ -110,6 +110,11 @@ describe('applyEdit: matching', () => {
     assert.equal(outcome.pair, 2);
   });
 
+  it('numbers the closest lines of a later pair as the file stood before the block, as the model saw it', () => {
+    const outcome = failure(applyEdit(file, [{ search: 'function a() {\n', replace: '// a\n// b\nfunction a() {\n' }, { search: 'function b() {\n  return 22;\n', replace: '' }]));
+    assert.match(outcome.lines, /^5 \| }\n6 \|\n7 \| function b\(\) \{/);
+  });
+
   it('applies a fuzzier way only when the exact one finds nothing, never a near miss', () => {
     failure(applyEdit(file, [{ search: 'function b() {\n  return 2\n}\n', replace: 'x\n' }]));
   });
