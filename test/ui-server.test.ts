@@ -13,6 +13,7 @@ import { createDemoBridge } from '../bridge/demo.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { tempFolder } from './helpers.ts';
 import { isRecord } from '../common/unknown.ts';
+import { Session, type Outgoing } from '../ui/session.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -226,6 +227,35 @@ describe('the pult server under attack (hardening issue 9)', () => {
     const again = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: stale.base })).body) as { written: boolean };
     assert.equal(again.written, true);
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
+  });
+});
+
+describe('the pult session: EDIT proposals', () => {
+  it('previews an EDIT with its diff and writes it with Write, leaving out the EDIT that was not kept', async () => {
+    const root = tempFolder({ 'a.js': 'function a() {\n  return 1;\n}\n' });
+    const backupDir = path.join(tempFolder(), 'backup');
+    const bad = '=== EDIT: a.js ===\n<<<<<<< SEARCH\n  return 11;\n=======\n  return 2;\n>>>>>>> REPLACE\n=== END ===';
+    const good = '=== EDIT: a.js ===\n<<<<<<< SEARCH\nreturn 1;\n=======\nreturn 2;\n>>>>>>> REPLACE\n=== END ===\nDone.';
+    let n = 0;
+    const bridge = { label: 'scripted', chat: () => Promise.resolve([bad, good][n++] ?? 'x') };
+    const sent: Outgoing[] = [];
+    let answered: () => void = () => {};
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const session = new Session({
+      executor: createExecutor(root, { backupDir }), backupDir, stateDir: tempFolder(), steps: 4, contextTokens: undefined,
+      send: (m) => {
+        sent.push(m);
+        if (m.type === 'run' && m.run.state === 'answered') answered();
+      },
+    });
+    const run = session.ask('q', [], 4, bridge);
+    await done;
+    const [file] = run.files;
+    assert.deepEqual([file?.path, file?.status, file?.added, file?.removed], ['a.js', 'changed', 1, 1]);
+    assert.match(file?.diff ?? '', /-  return 1;\n\+  return 2;/);
+    const written = await session.write(run.id, 'a.js', false, file?.base ?? '');
+    assert.equal(written.written, true, written.reason);
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'function a() {\n  return 2;\n}\n');
   });
 });
 
