@@ -17,6 +17,7 @@ import { forPeople, type Io } from './console/output.ts';
 
 const USAGE = `Usage:
   deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
+                 [--api ollama|openai]  how the bridge is spoken to: Ollama's /api/chat, or OpenAI's chat completions
                  [--context-tokens N]   the model's window in tokens (else asked of the bridge, else 64,000)
                  [--continue, -c]       continue this folder's last conversation: its questions, answers, results
   git diff | deepwork "review this"     what is piped in is sent with the question
@@ -44,6 +45,7 @@ const options = {
   steps: { type: 'string' },
   'context-tokens': { type: 'string' },
   host: { type: 'string' },
+  api: { type: 'string' },
   model: { type: 'string' },
   config: { type: 'string' },
   json: { type: 'boolean' },
@@ -81,9 +83,9 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
       const { runSelftest } = await import('./app/selftest.ts');
       return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
     }
-    const { configPathOf, loadConfig, STEPS } = await import('./app/config.ts');
+    const { configPathOf, loadConfig, STEPS, isApi } = await import('./app/config.ts');
     const configPath = configPathOf(flags.config, cwd);
-    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags, STEPS);
+    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags, STEPS, isApi);
     const box = sandboxOf(config, configPath.file);
     if (flags.check === true) return await check(config, flags.json === true, io);
     const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
@@ -124,8 +126,7 @@ function version(): string {
 
 async function bridgeOf(config: Config, demo: boolean): Promise<Bridge> {
   if (demo) return (await import('./bridge/demo.ts')).createDemoBridge();
-  const { createOllamaBridge } = await import('./bridge/ollama.ts');
-  return createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
+  return (await import('./bridge/choose.ts')).createBridge(config);
 }
 
 // The sandbox's settings: deepwork's own places, which the model may neither read nor write even when the project
@@ -138,8 +139,12 @@ function sandboxOf(config: Config, configFile: string): SandboxOptions {
   };
 }
 
-function withFlags(config: Config, flags: Flags, steps: { min: number; max: number }): Config {
+function withFlags(config: Config, flags: Flags, steps: { min: number; max: number }, isApi: (v: unknown) => v is Config['api']): Config {
   const result = { ...config };
+  if (flags.api !== undefined) {
+    if (!isApi(flags.api)) throw new DeepworkError('USAGE', `--api must be ollama (Ollama's /api/chat: the DeepSeek bridge, Ollama) or openai (chat completions: DeepSeek's API, llama.cpp, vLLM, LM Studio, OpenRouter), not "${flags.api}".`);
+    result.api = flags.api;
+  }
   if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, steps.min, steps.max);
   if (flags.host !== undefined) result.deepseekHost = flags.host;
   if (flags.model !== undefined) result.deepseekModel = flags.model;
@@ -161,8 +166,8 @@ function usage(io: Io, problem: string): number {
 }
 
 async function check(config: Config, json: boolean, io: Io): Promise<number> {
-  const [{ checkBridge }, { printJson }] = await Promise.all([import('./bridge/check.ts'), import('./console/output.ts')]);
-  const report = await checkBridge(config.deepseekHost, config.deepseekModel);
+  const [{ checkConfigured }, { printJson }] = await Promise.all([import('./bridge/choose.ts'), import('./console/output.ts')]);
+  const report = await checkConfigured(config);
   if (json) printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
   else io.out(`${report.state}: ${report.message}`);
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
@@ -264,13 +269,13 @@ async function writeFiles(box: Sandbox, files: readonly Proposal[], config: Conf
 
 // `deepwork ui`: serves the pult until Ctrl-C; the URL with its token goes to stdout.
 async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string, io: Io): Promise<number> {
-  const [{ createExecutor }, { launchPult, openInBrowser }, { createOllamaBridge }, { createDemoBridge }, { checkBridge }] = await Promise.all([
-    import('./reading/execute.ts'), import('./ui/launch.ts'), import('./bridge/ollama.ts'), import('./bridge/demo.ts'), import('./bridge/check.ts'),
+  const [{ createExecutor }, { launchPult, openInBrowser }, { createBridge, checkConfigured }, { createDemoBridge }] = await Promise.all([
+    import('./reading/execute.ts'), import('./ui/launch.ts'), import('./bridge/choose.ts'), import('./bridge/demo.ts'),
   ]);
   const executor = createExecutor(cwd, box);
-  const bridge = createOllamaBridge({ host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars });
+  const bridge = await createBridge(config);
   const launched = await launchPult({
-    executor, bridge, demo: createDemoBridge, check: () => checkBridge(config.deepseekHost, config.deepseekModel),
+    executor, bridge, demo: createDemoBridge, check: () => checkConfigured(config),
     host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, contextTokens: config.contextTokens, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
   });
   io.out(launched.url);

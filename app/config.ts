@@ -8,9 +8,16 @@ import picomatch from 'picomatch';
 import { formatCount } from '../common/text.ts';
 
 export type Config = {
-  // The Ollama-style bridge: the DeepSeek bridge by default.
+  // How the bridge is spoken to: Ollama's /api/chat (the DeepSeek bridge, Ollama) or OpenAI's chat completions
+  // (DeepSeek's API, llama.cpp, vLLM, LM Studio, OpenRouter).
+  api: Api;
+  // The bridge: the DeepSeek bridge by default. For "openai", the API's base URL with its /v1.
   deepseekHost: string;
   deepseekModel: string;
+  // The name of the environment variable holding the API key (never the key itself), for "openai".
+  apiKeyEnv?: string;
+  // The most tokens a reply may take (OpenAI's max_tokens); unset: the server's own limit.
+  maxReplyTokens?: number;
   // Bridge calls per question.
   steps: number;
   // How long one answer may take.
@@ -31,11 +38,19 @@ export type Config = {
   contextTokens?: number;
 };
 
+export const APIS = ['ollama', 'openai'] as const;
+export type Api = (typeof APIS)[number];
+
+export function isApi(value: unknown): value is Api {
+  return APIS.some((api) => api === value);
+}
+
 // Bridge calls per question, from the command line, the config and the pult alike.
 export const STEPS = { min: 1, max: 50 } as const;
 
 
 export const defaultConfig: Config = {
+  api: 'ollama',
   deepseekHost: 'http://localhost:11500',
   deepseekModel: 'deepseek:think',
   steps: 4,
@@ -57,8 +72,11 @@ const text: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined
 const MAX_TIMEOUT_MINUTES = 1440;
 
 const checks: Record<keyof Config, Check> = {
+  api: (v) => (isApi(v) ? undefined : `one of ${APIS.map((a) => `"${a}"`).join(', ')}`),
   deepseekHost: text,
   deepseekModel: text,
+  apiKeyEnv: (v) => (typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(v) ? undefined : 'the name of an environment variable'),
+  maxReplyTokens: wholeIn(16, 10_000_000),
   steps: wholeIn(STEPS.min, STEPS.max),
   timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_MINUTES ? undefined : `a number of minutes above 0, at most ${formatCount(MAX_TIMEOUT_MINUTES)} (a day)`),
   port: wholeIn(1, 65535, 'a port number', String),
@@ -117,6 +135,10 @@ export function loadConfig(file = defaultConfigPath, explicit = false): Config {
       throw new DeepworkError('CONFIG_INVALID', `The config file ${file} has an unknown key "${key}". Known keys: ${Object.keys(checks).join(', ')}.`);
     }
     const problem = checks[key](v);
+    if (problem !== undefined && key === 'apiKeyEnv') {
+      // The value may be the key itself, pasted in the wrong place: it is not repeated.
+      throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "apiKeyEnv" must be the name of an environment variable that holds the key (letters, digits and _, like "DEEPSEEK_API_KEY"), not the key itself; its value is not shown here. Keep the key out of config.json: set the variable, and name it here.`);
+    }
     if (problem !== undefined) {
       throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "${key}" must be ${problem}, not ${JSON.stringify(v)}.`);
     }

@@ -1,7 +1,8 @@
 // --check: is the bridge there, and is its model up? Three states, each with what to do.
 
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import { baseUrl, listModels, runningModels } from './ollama.ts';
+import { baseUrl } from './http.ts';
+import { listModels, runningModels } from './ollama.ts';
 
 export type BridgeState = 'ready' | 'idle' | 'down';
 export type CheckReport = { state: BridgeState; host: string; model: string; message: string };
@@ -44,4 +45,41 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
 // Ollama names a model `llama3:latest` when asked for `llama3`.
 function sameModel(listed: string, wanted: string): boolean {
   return listed === wanted || listed === `${wanted}:latest` || `${listed}:latest` === wanted;
+}
+
+// --check for an OpenAI-compatible server: `GET /models`. Ready when the model is listed (llama.cpp serves its one
+// model whatever name is asked for); down otherwise, with the reason. There is no idle: such servers load on demand or
+// not at all.
+export async function checkOpenAi(host: string, model: string, key: { value: string; variable: string } | undefined, timeoutMs = 5_000): Promise<CheckReport> {
+  const report = (state: BridgeState, message: string): CheckReport => ({ state, host, model, message });
+  let base: URL;
+  try {
+    base = baseUrl(host);
+  } catch (error) {
+    return report('down', messageOf(error));
+  }
+  const { modelList, scrubberOf } = await import('./openai.ts');
+  const headers: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key.value}` };
+  const scrub = scrubberOf(key?.value);
+  let models: Awaited<ReturnType<typeof modelList>>;
+  try {
+    models = await modelList(base, headers, new AbortController().signal, timeoutMs, scrub);
+  } catch (error) {
+    if (error instanceof DeepworkError && error.code === 'BRIDGE_AUTH') {
+      const fix = key === undefined
+        ? 'It wants an API key: put it in an environment variable and name that variable in config.json, like "apiKeyEnv": "DEEPSEEK_API_KEY".'
+        : `It refused the key in ${key.variable}: check the key in that variable.`;
+      return report('down', `${error.message} ${fix}`);
+    }
+    if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && /HTTP 404/.test(error.message)) {
+      return report('down', `${error.message} deepseekHost must be the API's base URL with its /v1, like https://api.deepseek.com/v1 or http://localhost:8080/v1.`);
+    }
+    return report('down', messageOf(error));
+  }
+  const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
+  if (models.some((m) => m.id === model)) return report('ready', `The server at ${where} answers and offers "${model}".`);
+  const only = models.length === 1 ? models[0] : undefined;
+  if (only?.llamaCpp === true) return report('ready', `The server at ${where} answers; it is llama.cpp and serves one model, "${only.id}", whatever name is asked for.`);
+  const offered = models.length === 0 ? 'It lists no models.' : `It offers: ${models.map((m) => m.id).join(', ')}.`;
+  return report('down', `The server at ${where} answers, but does not offer the model "${model}". ${offered} Set deepseekModel in config.json or pass --model.`);
 }

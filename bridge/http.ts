@@ -5,9 +5,11 @@ import http from 'node:http';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { formatDuration } from '../common/text.ts';
 
-export type Response = { status: number; contentType: string; body: AsyncIterable<Buffer> };
+// `header(name)`: a response header by its lower-case name (the first, when it came more than once).
+export type Response = { status: number; contentType: string; header: (name: string) => string | undefined; body: AsyncIterable<Buffer> };
 
-export type RequestOptions = { method: 'GET' | 'POST'; body?: string; signal: AbortSignal; timeoutMs: number };
+// `headers`: sent on top of the content type and length (an API key's Authorization).
+export type RequestOptions = { method: 'GET' | 'POST'; body?: string; headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number };
 
 // Sends a request; resolves once the headers arrive. The timeout covers the whole exchange, body included, and is
 // reported as BRIDGE_TIMEOUT; an abort through `signal` as ABORTED. A kept-alive connection that the bridge closed
@@ -24,7 +26,10 @@ async function send(url: URL, options: RequestOptions, retry: boolean): Promise<
     if (options.signal.aborted) return reject(aborted());
     const req = client.request(url, {
       method: options.method,
-      headers: options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) },
+      headers: {
+        ...options.headers,
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) }),
+      },
     });
     const timer = setTimeout(() => req.destroy(new DeepworkError('BRIDGE_TIMEOUT', `The bridge at ${url.origin} gave no full answer within ${formatDuration(options.timeoutMs)}. Raise timeoutMinutes in config.json, or check the bridge.`)), options.timeoutMs);
     const onAbort = () => req.destroy(aborted());
@@ -46,7 +51,11 @@ async function send(url: URL, options: RequestOptions, retry: boolean): Promise<
       answered = true;
       res.on('close', cleanup);
       res.on('error', () => {});
-      resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: bodyOf(res, req) });
+      const header = (name: string) => {
+        const value = res.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), header, body: bodyOf(res, req) });
     });
     req.end(options.body);
   });
@@ -83,8 +92,26 @@ function aborted(): DeepworkError {
 
 function connectionError(url: URL, error: unknown): DeepworkError {
   const code = errnoOf(error);
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') {
-    return new DeepworkError('BRIDGE_DOWN', `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge (deepseek-api: its start.cmd; Ollama: ollama serve), or point deepseekHost in config.json or --host at it.`, { cause: error });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new DeepworkError('BRIDGE_DOWN', `The host name "${url.hostname}" does not resolve (${code}): no such machine is known${code === 'EAI_AGAIN' ? ' right now (the name server did not answer)' : ''}. Check the spelling of deepseekHost in config.json or --host, and the network.`, { cause: error });
+  }
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') {
+    return new DeepworkError('BRIDGE_DOWN', `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge or server (deepseek-api: its start.cmd; Ollama: ollama serve; llama.cpp: llama-server), or point deepseekHost in config.json or --host at it.`, { cause: error });
   }
   return new DeepworkError('BRIDGE_DOWN', `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`, { cause: error });
+}
+
+// The bridge's host as a URL ending in `/`, or a clear error for a malformed one.
+export function baseUrl(host: string): URL {
+  let url: URL;
+  try {
+    url = new URL(host);
+  } catch {
+    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not a URL. Write it like http://localhost:11500.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not an http:// or https:// URL. Write it like http://localhost:11500.`);
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
 }

@@ -3,7 +3,7 @@
 
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
-import { readAll, request, type Response } from './http.ts';
+import { baseUrl, readAll, request, type Response } from './http.ts';
 import { lines } from './lines.ts';
 import { numCtxFor, truncationNote, windowFromShow } from './context.ts';
 import { formatCount } from '../common/text.ts';
@@ -46,31 +46,17 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
   };
 }
 
-// The bridge's host as a URL ending in `/`, or a clear error for a malformed one.
-export function baseUrl(host: string): URL {
-  let url: URL;
-  try {
-    url = new URL(host);
-  } catch {
-    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not a URL. Write it like http://localhost:11500.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not an http:// or https:// URL. Write it like http://localhost:11500.`);
-  }
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  return url;
-}
-
 // Reads an answer, streamed as NDJSON lines or sent as one JSON body. An `{"error": ...}` anywhere ends it with that
 // error; a stream that stops before `done` is not an answer; an answer past `maxChars` characters ends with an error
 // (a bridge that loops would otherwise fill the memory).
-async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number) => void): Promise<{ content: string; promptTokens?: number }> {
+async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number, thinking: number) => void): Promise<{ content: string; promptTokens?: number }> {
   // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
   const maxBytes = maxChars * 6 + (1 << 20);
   const parts: string[] = [];
   let length = 0;
   let done = false;
   let count = 0;
+  let thinking = 0;
   let promptTokens: number | undefined;
   // Set once a line is not JSON: the body is one (pretty-printed) JSON value, kept to parse whole.
   let whole: string[] | undefined;
@@ -97,8 +83,9 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
       length += part.content.length;
       if (length > maxChars) throw tooLong(base, maxChars);
       parts.push(part.content);
-      onProgress?.(length);
     }
+    thinking += part.thinking;
+    if (part.content !== '' || part.thinking > 0) onProgress?.(length, thinking);
     if (part.done) done = true;
     if (part.promptTokens !== undefined) promptTokens = part.promptTokens;
   }
@@ -123,16 +110,18 @@ function tooLong(base: URL, maxChars: number): DeepworkError {
   return new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the bridge is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`);
 }
 
-// One NDJSON line or a whole body: `{ message: { content }, done }`, or `{ error }`.
-// `promptTokens`: the final line's prompt_eval_count, how many tokens of the prompt the server read.
-function chatPart(value: unknown, base: URL): { content: string; done: boolean; promptTokens?: number } {
+// One NDJSON line or a whole body: `{ message: { content, thinking }, done }`, or `{ error }`.
+// `thinking`: characters of a thinking model's reasoning, counted, never part of the answer. `promptTokens`: the final
+// line's prompt_eval_count, how many tokens of the prompt the server read.
+function chatPart(value: unknown, base: URL): { content: string; thinking: number; done: boolean; promptTokens?: number } {
   if (!isRecord(value)) throw notOllama(base, JSON.stringify(value));
   if (typeof value.error === 'string') throw new DeepworkError('BRIDGE_ERROR', `The bridge at ${base.origin} answered with an error: "${value.error}".`);
   const message = value.message;
   const content = isRecord(message) && typeof message.content === 'string' ? message.content : undefined;
-  if (content === undefined && value.done !== true) throw notOllama(base, JSON.stringify(value));
+  if (content === undefined && value.done !== true && !(isRecord(message) && typeof message.thinking === 'string')) throw notOllama(base, JSON.stringify(value));
   const evaluated = value.prompt_eval_count;
-  return { content: content ?? '', done: value.done === true, ...(typeof evaluated === 'number' ? { promptTokens: evaluated } : {}) };
+  const thinking = isRecord(message) && typeof message.thinking === 'string' ? message.thinking.length : 0;
+  return { content: content ?? '', thinking, done: value.done === true, ...(typeof evaluated === 'number' ? { promptTokens: evaluated } : {}) };
 }
 
 async function httpError(res: Response, base: URL, options: OllamaOptions, signal: AbortSignal): Promise<DeepworkError> {

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'BRIDGE_PROTOCOL'
   | 'BRIDGE_TIMEOUT'
   | 'BRIDGE_MODEL'
+  | 'BRIDGE_AUTH'
   | 'ABORTED'
   | 'ROOT_INVALID'
   | 'USAGE'

@@ -86,11 +86,18 @@ export function undoneReport(report: UndoReport & { set: SetInfo }): string {
   return [`Undoing ${report.set.name}:`, ...(lines.length === 0 ? ['  nothing to put back: no file of the set was written'] : lines)].join('\n');
 }
 
+// What has arrived of a reply: ", thinking, 1,200 characters" while the model reasons, then the answer's characters.
+export function receivedSoFar(chars: number, thinking: number): string {
+  const thoughts = thinking > 0 ? `, thinking, ${formatCount(thinking)} characters` : '';
+  return `${thoughts}${chars > 0 ? `, ${formatCount(chars)} characters so far` : ''}`;
+}
+
 // The step log on stderr; on a terminal, an elapsed-time line while the model is thinking.
 export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
   let received = 0;
+  let thought = 0;
   let waitingStep = 0;
   // The status line's own cursor controls go out as they are; nothing in it comes from the model.
   const status = io.status ?? io.err;
@@ -100,8 +107,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
     if (io.isTTY) status('\r\x1b[K');
   };
   const tick = () => {
-    const so = received > 0 ? `, ${formatCount(received)} characters so far` : '';
-    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${so}`);
+    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${receivedSoFar(received, thought)}`);
   };
   return {
     event(e) {
@@ -110,11 +116,13 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
         io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of ${formatCount(e.budget)}${dropped}`);
         started = Date.now();
         received = 0;
+        thought = 0;
         waitingStep = e.step;
         if (io.isTTY) timer = setInterval(tick, 1000);
       } else if (e.kind === 'receiving') {
         received = e.chars;
-      } else if (e.kind === 'truncated') {
+        thought = e.thinking;
+      } else if (e.kind === 'warning') {
         clear();
         io.err(`step ${e.step}/${steps}: ${e.message}`);
       } else if (e.kind === 'replied') {

@@ -19,10 +19,12 @@ export type Bridge = {
   window?(signal: AbortSignal): Promise<number | undefined>;
 };
 
-export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number) => void; tokens?: number; window?: number };
+// `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it.
+export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; tokens?: number; window?: number };
 
-// `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that it cut the prompt.
-export type ChatReply = { text: string; promptTokens?: number; truncated?: string };
+// `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that it cut the prompt;
+// `cut`: the server's word that it cut the reply at its output limit.
+export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string };
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -30,10 +32,12 @@ export type LoopEvent =
   // `tokens` is the message's estimate, `budget` what the window leaves for a message, `dropped` the earlier results
   // given way to fit.
   | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
-  | { kind: 'receiving'; step: number; chars: number }
+  // `thinking`: characters of reasoning so far (DeepSeek's reasoning_content, Ollama's thinking).
+  | { kind: 'receiving'; step: number; chars: number; thinking: number }
   // `files`: the paths the reply proposes changes to (FILE or EDIT).
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
-  | { kind: 'truncated'; step: number; message: string }
+  // Something the user should know of a reply: the prompt or the reply was cut.
+  | { kind: 'warning'; step: number; message: string }
   | { kind: 'answered-requests'; step: number; requests: number; chars: number };
 
 export type LoopInput = {
@@ -107,11 +111,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     sent.push(message.length);
     tokens.push(estimate);
     const started = Date.now();
-    const answer = await bridge.chat(message, { signal, onProgress: (chars) => emit({ kind: 'receiving', step, chars }), tokens: estimate, window: windowTokens });
-    const { text: reply, truncated } = typeof answer === 'string' ? { text: answer, truncated: undefined } : answer;
-    if (truncated !== undefined) emit({ kind: 'truncated', step, message: truncated });
+    const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
+    const answer = await bridge.chat(message, { signal, onProgress, tokens: estimate, window: windowTokens });
+    const { text: reply, truncated, cut } = typeof answer === 'string' ? { text: answer, truncated: undefined, cut: undefined } : answer;
+    if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
+    if (cut !== undefined) emit({ kind: 'warning', step, message: cut });
     const parsed = parseReply(reply);
-    const checked = checkProposals(parsed.proposals, proposed, executor);
+    const checked = checkProposals(parsed.proposals, proposed, executor, cut !== undefined);
     for (const { block, kept } of checked) {
       // What the model was told was not kept stays only as long as nothing for its path is kept after it: then the
       // report says why that path is not written. A kept FILE drops all before it, a kept EDIT what was not kept.
@@ -151,12 +157,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 // what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
 type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 
-function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor): Checked[] {
+// `cut`: the server cut the reply at its output limit, so a block without END was cut by it.
+function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor, cut: boolean): Checked[] {
   return blocks.map((block): Checked => {
     const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
     const failed = (problem: string, lines = ''): Checked => ({ block, kept: false, result: { kind: 'edit', request, path: block.path, ok: false, problem, lines } });
     if (!block.complete) {
-      return failed(`the reply ended before its END line, so it is never written${block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : ''}`);
+      const ended = cut ? "the server cut the reply at its output limit before the block's END line" : 'the reply ended before its END line';
+      const instead = block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : cut ? '; send fewer or smaller pairs per reply' : '';
+      return failed(`${ended}, so it is never written${instead}`);
     }
     if (block.kind === 'file') {
       proposed.set(block.path, block.content);

@@ -300,7 +300,7 @@ describe('the context window with Ollama', () => {
     const executor = createExecutor(root);
     await runLoop({ bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), executor, texts: loadTexts(executor.limits), question: 'q', steps: 2, files: ['notes.md'], contextTokens: 1_000_000, onEvent: (e) => events.push(e) });
     // The estimate is low on purpose here: the server says it read exactly num_ctx tokens of a larger prompt.
-    const cut = events.find((e) => e.kind === 'truncated');
+    const cut = events.find((e) => e.kind === 'warning');
     assert.equal(cut, undefined, 'a prompt that fits its num_ctx is not reported as cut');
     const tight = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'done' }), promptEvalCount: () => 4_096 });
     const seen: LoopEvent[] = [];

@@ -26,7 +26,7 @@ export type RunView = {
   state: 'running' | 'answered' | 'failed' | 'stopped';
   log: string[];
   // The step being waited for, and since when (ms since epoch): the page counts the seconds.
-  waiting: { step: number; since: number; received: number } | undefined;
+  waiting: { step: number; since: number; received: number; thinking: number } | undefined;
   answerHtml: string | undefined;
   stop: string | undefined;
   error: string | undefined;
@@ -35,7 +35,7 @@ export type RunView = {
 
 export type Outgoing =
   | { type: 'run'; run: RunView }
-  | { type: 'progress'; id: number; received: number };
+  | { type: 'progress'; id: number; received: number; thinking: number };
 
 export type SessionOptions = {
   executor: Executor; backupDir: string; stateDir: string; steps: number; contextTokens: number | undefined; send: (message: Outgoing) => void;
@@ -148,20 +148,23 @@ export class Session {
   private onEvent(run: RunView, e: LoopEvent, steps: number): void {
     const n = formatCount;
     if (e.kind === 'receiving') {
-      if (run.waiting !== undefined) run.waiting.received = e.chars;
-      this.options.send({ type: 'progress', id: run.id, received: e.chars });
+      if (run.waiting !== undefined) {
+        run.waiting.received = e.chars;
+        run.waiting.thinking = e.thinking;
+      }
+      this.options.send({ type: 'progress', id: run.id, received: e.chars, thinking: e.thinking });
       return;
     }
     if (e.kind === 'sending') {
       const dropped = e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
       run.log.push(`Step ${e.step}/${steps}: sending ${n(e.chars)} characters, about ${n(e.tokens)} tokens of ${n(e.budget)}${dropped}.`);
-      run.waiting = { step: e.step, since: Date.now(), received: 0 };
+      run.waiting = { step: e.step, since: Date.now(), received: 0, thinking: 0 };
     } else if (e.kind === 'replied') {
       run.waiting = undefined;
       const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
       const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
       run.log.push(`Step ${e.step}/${steps}: reply of ${n(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}.`);
-    } else if (e.kind === 'truncated') {
+    } else if (e.kind === 'warning') {
       run.log.push(`Step ${e.step}/${steps}: ${e.message}`);
     } else {
       run.log.push(`Step ${e.step}/${steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${n(e.chars)} characters.`);

@@ -4,7 +4,7 @@
 // which keeps raw HTML as text, and the page's CSP runs no script but this one.
 
 /** @typedef {{ path: string, status: string, added: number, removed: number, written: boolean, reason?: string, diff?: string, base?: string, backupSet?: string }} FileView */
-/** @typedef {{ id: number, question: string, attached: string[], bridge: string, state: string, log: string[], waiting?: { step: number, since: number, received: number }, answerHtml?: string, stop?: string, error?: string, files: FileView[] }} RunView */
+/** @typedef {{ id: number, question: string, attached: string[], bridge: string, state: string, log: string[], waiting?: { step: number, since: number, received: number, thinking: number }, answerHtml?: string, stop?: string, error?: string, files: FileView[] }} RunView */
 /** @typedef {{ name: string, path: string, dirs: Map<string, Folder>, files: Array<{ name: string, path: string, size: number }>, count: number }} Folder */
 
 const token = new URLSearchParams(location.search).get('token') ?? '';
@@ -188,7 +188,7 @@ function fileView(run, file) {
 /** @param {RunView} run */
 function runView(run) {
   const log = h('ol', { class: 'log' }, run.log.map((line) => h('li', {}, [line])));
-  if (run.waiting !== undefined) log.append(h('li', { class: 'waiting', 'data-since': String(run.waiting.since), 'data-step': String(run.waiting.step) }, [waitingText(run.waiting.step, run.waiting.since, run.waiting.received)]));
+  if (run.waiting !== undefined) log.append(h('li', { class: 'waiting', 'data-since': String(run.waiting.since), 'data-step': String(run.waiting.step) }, [waitingText(run.waiting)]));
   const parts = [h('h3', {}, [`${run.id}. ${run.question}`]), h('p', { class: 'meta' }, [`${run.bridge}${run.attached.length > 0 ? `; with ${run.attached.join(', ')}` : ''}`]), log];
   if (run.answerHtml !== undefined) {
     const answer = h('div', { class: 'answer' });
@@ -200,10 +200,11 @@ function runView(run) {
   return h('article', { class: 'run', id: `run-${run.id}`, 'data-state': run.state }, parts);
 }
 
-/** @param {number} step @param {number} since @param {number} received */
-function waitingText(step, since, received) {
+/** @param {{ step: number, since: number, received: number, thinking: number }} waiting */
+function waitingText({ step, since, received, thinking }) {
   const seconds = Math.max(0, Math.round((Date.now() - since) / 1000));
-  return `Step ${step}: waiting ${seconds} s${received > 0 ? `, ${received.toLocaleString('en-US')} characters so far` : ''}…`;
+  const thoughts = thinking > 0 ? `, thinking, ${thinking.toLocaleString('en-US')} characters` : '';
+  return `Step ${step}: waiting ${seconds} s${thoughts}${received > 0 ? `, ${received.toLocaleString('en-US')} characters so far` : ''}…`;
 }
 
 /** @param {RunView} run */
@@ -227,7 +228,7 @@ function showError(error) {
 setInterval(() => {
   for (const el of document.querySelectorAll('.waiting')) {
     const run = runs.get(Number(el.closest('.run')?.id.slice(4)));
-    if (run?.waiting !== undefined) el.textContent = waitingText(run.waiting.step, run.waiting.since, run.waiting.received);
+    if (run?.waiting !== undefined) el.textContent = waitingText(run.waiting);
   }
 }, 1000);
 
@@ -258,7 +259,10 @@ function connect() {
     if (message.type === 'run' && isRecord(message.run)) showRun(/** @type {RunView} */ (message.run));
     else if (message.type === 'progress' && typeof message.id === 'number' && typeof message.received === 'number') {
       const run = runs.get(message.id);
-      if (run?.waiting !== undefined) run.waiting.received = message.received;
+      if (run?.waiting !== undefined) {
+        run.waiting.received = message.received;
+        run.waiting.thinking = typeof message.thinking === 'number' ? message.thinking : 0;
+      }
     }
   });
   ws.addEventListener('close', () => setTimeout(connect, 1000));

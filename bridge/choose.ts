@@ -1,0 +1,32 @@
+// The bridge the config names: the Ollama-style client or the OpenAI-compatible one, and --check for it. Each client
+// is loaded only when chosen. The API key is read from the environment here, at the last moment, and handed to the
+// client alone.
+
+import type { Config } from '../app/config.ts';
+import type { Bridge } from '../protocol/loop.ts';
+import type { CheckReport } from './check.ts';
+
+export type BridgeSettings = Pick<Config, 'api' | 'deepseekHost' | 'deepseekModel' | 'apiKeyEnv' | 'maxReplyTokens' | 'timeoutMinutes' | 'maxReplyChars'>;
+
+export async function createBridge(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<Bridge> {
+  const common = { host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars };
+  if (config.api === 'openai') {
+    const { createOpenAiBridge, keyFrom } = await import('./openai.ts');
+    return createOpenAiBridge({ ...common, key: keyFrom(config.apiKeyEnv, env), maxReplyTokens: config.maxReplyTokens });
+  }
+  const { createOllamaBridge } = await import('./ollama.ts');
+  return createOllamaBridge(common);
+}
+
+export async function checkConfigured(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<CheckReport> {
+  const { checkBridge, checkOpenAi } = await import('./check.ts');
+  if (config.api !== 'openai') return checkBridge(config.deepseekHost, config.deepseekModel);
+  const { keyFrom } = await import('./openai.ts');
+  let key: ReturnType<typeof keyFrom>;
+  try {
+    key = keyFrom(config.apiKeyEnv, env);
+  } catch (error) {
+    return { state: 'down', host: config.deepseekHost, model: config.deepseekModel, message: error instanceof Error ? error.message : String(error) };
+  }
+  return checkOpenAi(config.deepseekHost, config.deepseekModel, key);
+}
