@@ -45,6 +45,16 @@ describe('createOllamaBridge', () => {
     assert.deepEqual(seen, [2, 4, 6, 8, 10]);
   });
 
+  it("counts a thinking model's message.thinking in progress, never in the answer", async () => {
+    const line = (message: Record<string, string>, done: boolean) => `${JSON.stringify({ model: 'm', message: { role: 'assistant', ...message }, done })}\n`;
+    const body = line({ content: '', thinking: 'Let me see. ' }, false) + line({ content: '', thinking: 'The file says 2.' }, false) + line({ content: 'It is 2.' }, false) + line({ content: '' }, true);
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'raw', contentType: 'application/x-ndjson', body }) });
+    const seen: Array<[number, number]> = [];
+    const reply = await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 }).chat('q', { signal, onProgress: (chars, thinking) => seen.push([chars, thinking]) });
+    assert.equal(textOf(reply), 'It is 2.');
+    assert.deepEqual(seen, [[0, 12], [0, 28], [8, 28]]);
+  });
+
   it('reads a single JSON body, also pretty-printed', async () => {
     assert.equal(await (await chatWith({ kind: 'reply', text: 'whole', stream: false })).reply, 'whole');
     const pretty = JSON.stringify({ message: { role: 'assistant', content: 'pretty' }, done: true }, null, 2);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startFakeBridge } from './fake-bridge.ts';
+import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import { freePort, tempFolder } from './helpers.ts';
 
@@ -24,14 +25,15 @@ function inputFile(text: string): string {
 
 // `piped`: text written into a shell pipe to deepwork (`cat … | deepwork …`); `stdinFile`: a file it reads as
 // standard input (`deepwork … < file`).
-type RunOptions = { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void; piped?: string; stdinFile?: string };
+// `env`: added to deepwork's environment.
+type RunOptions = { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void; piped?: string; stdinFile?: string; env?: Record<string, string> };
 
 function deepwork(args: string[], cwd: string, options: RunOptions = {}): Promise<Run> {
   const all = args.includes('--config') ? args : [...args, '--config', isolated];
   return new Promise((resolve) => {
     const input = options.stdinFile === undefined ? 'ignore' : fs.openSync(options.stdinFile, 'r');
     const child = options.piped === undefined
-      ? spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: [input, 'pipe', 'pipe'] })
+      ? spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: [input, 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
       : spawn('sh', ['-c', 'cat "$DEEPWORK_TEST_INPUT" | "$0" "$@"', process.execPath, options.bin ?? BIN, ...all], {
         cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEEPWORK_TEST_INPUT: inputFile(options.piped) },
       });
@@ -276,6 +278,65 @@ describe('deepwork --check and --selftest', () => {
     assert.equal(run.code, 0, run.stdout);
     assert.match(run.stdout, /^ok {4}parses NEED/m);
     assert.match(run.stdout, /all \d+ checks passed\n$/);
+  });
+});
+
+describe('an OpenAI-compatible server (issue 13)', () => {
+  const KEY = 'sk-cli-test-5f0e9d8c7b6a';
+  const folder = tempFolder({ 'app.js': 'export const answer = 42;\n' });
+  const own = tempFolder();
+  const config = configFile(own, { api: 'openai', apiKeyEnv: 'DEEPWORK_TEST_KEY', deepseekModel: 'deepseek-chat', stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
+
+  it('answers through chat completions with the key from the named variable, which appears nowhere else', async () => {
+    const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY, chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'It exports 42.', reasoning: 'hmm, '.repeat(50) }) });
+    const run = await deepwork(['What does app.js export?', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'It exports 42.\n');
+    assert.match(run.stderr, /deepwork: deepseek-chat at http:\/\/127\.0\.0\.1:\d+\/v1 \(OpenAI-compatible\)/);
+    assert.match(run.stderr, /tokens of 119,808\n/, 'the preset window of deepseek-chat, 128,000, less 8,192 for the reply');
+    assert.equal(fake.requests.length, 2);
+    assert.match(String((fake.requests[1]?.body.messages as Array<{ content: string }>)[0]?.content), /=== RESULT NEED app\.js: 1 line ===\n1 \| export const answer = 42;/);
+    const saved = fs.readdirSync(path.join(own, 'state'), { recursive: true, encoding: 'utf8' }).map((f) => path.join(own, 'state', f)).filter((f) => fs.statSync(f).isFile());
+    assert.ok(saved.length > 0);
+    for (const file of [...saved, config]) assert.ok(!fs.readFileSync(file, 'utf8').includes(KEY), `the key is in ${file}`);
+    assert.ok(!run.stderr.includes(KEY) && !run.stdout.includes(KEY));
+  });
+
+  it('says the variable is empty before sending anything, and names a refused key without showing it', async () => {
+    const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY });
+    const none = await deepwork(['q', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: '' } });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /^deepwork: No API key: the environment variable DEEPWORK_TEST_KEY \(apiKeyEnv in config\.json\) is not set\./);
+    assert.ok(!none.stderr.includes('    at '), 'no stack trace');
+    assert.deepEqual(fake.calls, []);
+    const wrong = 'sk-wrong-key-000111222';
+    const refused = await deepwork(['q', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: wrong } });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refused the API key in DEEPWORK_TEST_KEY \(HTTP 401/);
+    assert.ok(!refused.stderr.includes(wrong));
+  });
+
+  it('tells the user when the server cut the reply, and writes no cut FILE block', async () => {
+    const fake = await startFakeOpenAi({ chat: () => ({ kind: 'reply', text: 'Here it is:\n=== FILE: app.js ===\nexport const answer = 4', finish: 'length' }) });
+    const run = await deepwork(['Change app.js', '--host', fake.host, '--config', config, '--api', 'openai', '--steps', '1', '--apply'], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    assert.match(run.stderr, /step 1\/1: the server cut the reply at its output limit/);
+    assert.equal(fs.readFileSync(path.join(folder, 'app.js'), 'utf8'), 'export const answer = 42;\n');
+  });
+
+  it('checks the server with GET /models: exit 0 when the model is offered, 1 otherwise; --api takes only the two names', async () => {
+    const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY });
+    const ready = await deepwork(['--check', '--json', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    assert.equal(ready.code, 0, ready.stdout);
+    assert.equal((JSON.parse(ready.stdout) as { state: string }).state, 'ready');
+    const other = await deepwork(['--check', '--host', fake.host, '--model', 'gpt-x', '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    assert.equal(other.code, 1);
+    assert.match(other.stdout, /^down: .*does not offer the model "gpt-x"\. It offers: deepseek-chat\./);
+    const ollama = await startFakeBridge({ models: ['deepseek:think'], running: ['deepseek:think'] });
+    const switched = await deepwork(['--check', '--host', ollama.host, '--api', 'ollama', '--model', 'deepseek:think', '--config', config], folder);
+    assert.equal(switched.code, 0, switched.stdout);
+    const bad = await deepwork(['q', '--api', 'anthropic'], folder);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--api must be ollama .* or openai .*, not "anthropic"/);
   });
 });
 

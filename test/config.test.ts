@@ -37,7 +37,22 @@ describe('loadConfig', () => {
     ['a reply cap below any answer', '{"maxReplyChars": 5}', /"maxReplyChars" must be a whole number from 10,000 to 1,000,000,000, not 5/],
     ['an empty host', '{"deepseekHost": " "}', /"deepseekHost" must be a non-empty string/],
     ['a window too small for the instructions', '{"contextTokens": 100}', /"contextTokens" must be a whole number from 2,048 to 10,000,000, not 100/],
+    ['an unknown api', '{"api": "anthropic"}', /"api" must be one of "ollama", "openai", not "anthropic"/],
+    ['a reply token limit below any answer', '{"maxReplyTokens": 0}', /"maxReplyTokens" must be a whole number from 16 to 10,000,000, not 0/],
   ];
+  it('refuses a key pasted where the name of its variable goes, without repeating it', () => {
+    const key = 'sk-3f9a0c1d2e4b5a6978';
+    const file = path.join(tempFolder({ 'k.json': JSON.stringify({ api: 'openai', apiKeyEnv: key }) }), 'k.json');
+    assert.throws(() => loadConfig(file, true), (error: Error) => {
+      assert.match(error.message, /"apiKeyEnv" must be the name of an environment variable that holds the key .*like "DEEPSEEK_API_KEY"\), not the key itself; its value is not shown here/);
+      assert.ok(!error.message.includes(key));
+      return true;
+    });
+    const good = path.join(tempFolder({ 'g.json': '{"api": "openai", "apiKeyEnv": "DEEPSEEK_API_KEY", "maxReplyTokens": 8192}' }), 'g.json');
+    const config = loadConfig(good, true);
+    assert.deepEqual([config.api, config.apiKeyEnv, config.maxReplyTokens], ['openai', 'DEEPSEEK_API_KEY', 8192]);
+  });
+
   for (const [name, text, message] of bad) {
     it(`refuses ${name}`, () => {
       const file = path.join(tempFolder({ 'x.json': text }), 'x.json');

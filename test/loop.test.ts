@@ -153,6 +153,24 @@ describe('runLoop', () => {
     assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written; for a big file, send EDIT blocks instead of the whole file\./);
   });
 
+  it('says the server cut a reply at its output limit: to the user as a warning, to the model in the block it cut', async () => {
+    const seen: string[] = [];
+    const replies = ['=== EDIT: ui.html ===\n<<<<<<< SEARCH\n<p>pult</p>\n=======\n<p>pu', 'done'];
+    const cut = 'the server cut the reply at its output limit (finish_reason "length")';
+    const bridge: Bridge = {
+      label: 'cutting',
+      chat: (message) => {
+        seen.push(message);
+        return Promise.resolve(seen.length === 1 ? { text: replies[0] ?? '', cut } : { text: 'done' });
+      },
+    };
+    const events: LoopEvent[] = [];
+    const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
+    assert.deepEqual(events.filter((e) => e.kind === 'warning'), [{ kind: 'warning', step: 1, message: cut }]);
+    assert.match(seen[1] ?? '', /=== RESULT EDIT ui\.html: not kept ===\nthe server cut the reply at its output limit before the block's END line, so it is never written; send fewer or smaller pairs per reply\./);
+    assert.deepEqual(outcome.proposals.filter((p) => p.complete), []);
+  });
+
   it('collects FILE blocks over all steps, a later one replacing an earlier one', async () => {
     const bridge = scripted([
       '=== FILE: a.js ===\nfirst\n=== END ===\n=== FILE: b.js ===\nb\n=== END ===\n=== FIND: x ===',
