@@ -248,9 +248,9 @@ function errorText(error: unknown): string {
 function cutNote(tokens: number | undefined, limit: number | undefined): string {
   const count = tokens === undefined ? '' : ` after ${formatCount(tokens)} tokens`;
   const raise = limit === undefined
-    ? 'set maxReplyTokens in config.json if the server allows more (llama.cpp: --n-predict)'
-    : `maxReplyTokens is ${formatCount(limit)}; raise it in config.json if the server allows more`;
-  return `the server cut the reply at its output limit${count} (finish_reason "length"): the end of the answer is missing, and a FILE or EDIT block it cut is not written. Ask for smaller changes (EDIT blocks change part of a file), or ${raise}.`;
+    ? 'if the server allows longer replies, set maxReplyTokens in config.json (llama.cpp: its --n-predict)'
+    : `maxReplyTokens (now ${formatCount(limit)}) can be raised in config.json if the server allows more`;
+  return `the server cut the reply at its output limit${count} (finish_reason "length"): the end of the answer is missing, and a FILE or EDIT block it cut is not written. Ask for smaller changes (EDIT blocks change part of a file); ${raise}.`;
 }
 
 async function httpError(res: Response, url: URL, options: OpenAiOptions, scrub: (text: string) => string, signal: AbortSignal): Promise<DeepworkError> {

@@ -161,28 +161,30 @@ type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor, cut: boolean): Checked[] {
   return blocks.map((block): Checked => {
     const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-    const failed = (problem: string, lines = ''): Checked => ({ block, kept: false, result: { kind: 'edit', request, path: block.path, ok: false, problem, lines } });
+    const failed = (problem: string, fix: string, lines = ''): Checked => ({ block, kept: false, result: { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix } });
     if (!block.complete) {
       const ended = cut ? "the server cut the reply at its output limit before the block's END line" : 'the reply ended before its END line';
-      const instead = block.kind === 'file' ? '; for a big file, send EDIT blocks instead of the whole file' : cut ? '; send fewer or smaller pairs per reply' : '';
-      return failed(`${ended}, so it is never written${instead}`);
+      const fix = block.kind === 'file'
+        ? 'For a big file, send EDIT blocks instead of the whole file.'
+        : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
+      return failed(`${ended}, so it is never written`, fix);
     }
     if (block.kind === 'file') {
       proposed.set(block.path, block.content);
       return { block, kept: true, result: undefined };
     }
-    if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`);
+    if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
     let base = proposed.get(block.path);
     if (base === undefined) {
       const now = executor.text(block.path);
-      if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`);
+      if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
       if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
-        return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`);
+        return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`, 'Check the path with LIST, or create the file with a FILE block.');
       }
       base = now.kind === 'text' ? now.text : '';
     }
     const outcome = applyEdit(base, block.pairs);
-    if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, outcome.lines);
+    if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).', outcome.lines);
     proposed.set(block.path, outcome.text);
     return { block, kept: true, result: { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs } };
   });

@@ -26,7 +26,8 @@ export type Result =
   // What became of a proposal when it was checked against the file: an EDIT's pairs applied (or the first that did
   // not, with the file's closest lines), a FILE or EDIT cut off before its END.
   | { kind: 'edit'; request: string; path: string; ok: true; pairs: number }
-  | { kind: 'edit'; request: string; path: string; ok: false; problem: string; lines: string }
+  // `fix`: what to send instead.
+  | { kind: 'edit'; request: string; path: string; ok: false; problem: string; lines: string; fix: string }
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   | { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 
@@ -79,7 +80,7 @@ export function renderResult(r: Result): string {
     case 'edit': {
       if (r.ok) return head(r.request, `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`);
       const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
-      return `${head(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).\n${END}`;
+      return `${head(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. ${r.fix}\n${END}`;
     }
     case 'unclear': {
       const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;

@@ -150,7 +150,7 @@ describe('runLoop', () => {
   it('tells the model a FILE cut off before its END, pointing to EDIT', async () => {
     const bridge = scripted(['=== FILE: big.js ===\nconst a = 1;\n', 'done']);
     await loop(bridge, 'q');
-    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written; for a big file, send EDIT blocks instead of the whole file\./);
+    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written\.\nNothing of this block was kept\. For a big file, send EDIT blocks instead of the whole file\./);
   });
 
   it('says the server cut a reply at its output limit: to the user as a warning, to the model in the block it cut', async () => {
@@ -167,7 +167,7 @@ describe('runLoop', () => {
     const events: LoopEvent[] = [];
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
     assert.deepEqual(events.filter((e) => e.kind === 'warning'), [{ kind: 'warning', step: 1, message: cut }]);
-    assert.match(seen[1] ?? '', /=== RESULT EDIT ui\.html: not kept ===\nthe server cut the reply at its output limit before the block's END line, so it is never written; send fewer or smaller pairs per reply\./);
+    assert.match(seen[1] ?? '', /=== RESULT EDIT ui\.html: not kept ===\nthe server cut the reply at its output limit before the block's END line, so it is never written\.\nNothing of this block was kept\. Send it again, whole, closed by its END line; send fewer pairs per reply, so the reply stays short\./);
     assert.deepEqual(outcome.proposals.filter((p) => p.complete), []);
   });
 

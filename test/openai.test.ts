@@ -139,7 +139,7 @@ describe('createOpenAiBridge', () => {
     const server = await startFakeOpenAi({ chat: () => ({ kind: 'reply', text: '=== FILE: a.js ===\nconst a', finish: 'length' }) });
     const chat = createOpenAiBridge({ host: server.host, model: 'deepseek-chat', key: undefined, timeoutMs: 10_000 });
     const answer = replyOf(await chat.chat('q', { signal }));
-    assert.match(answer.cut ?? '', /the server cut the reply at its output limit after \d+ tokens \(finish_reason "length"\).*a FILE or EDIT block it cut is not written.*maxReplyTokens is 8,192/);
+    assert.match(answer.cut ?? '', /the server cut the reply at its output limit after \d+ tokens \(finish_reason "length"\).*a FILE or EDIT block it cut is not written.*maxReplyTokens \(now 8,192\) can be raised/);
     assert.equal(server.requests[0]?.body.max_tokens, 8192);
     const set = createOpenAiBridge({ host: server.host, model: 'other', key: undefined, timeoutMs: 10_000, maxReplyTokens: 3000 });
     await set.chat('q', { signal });
