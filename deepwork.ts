@@ -197,7 +197,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
     import('./reading/execute.ts'), import('./app/question.ts'), import('./console/output.ts'),
   ]);
   const executor = createExecutor(a.cwd, a.box);
-  const earlier = a.continues ? await earlierTurns(a.config.stateDir, executor.box.root) : [];
+  const { earlier, conversationId } = a.continues ? await earlierTurns(a.config.stateDir, executor.box.root) : { earlier: [], conversationId: (await import('./writing/conversations.ts')).newConversationId() };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -207,7 +207,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   try {
     result = await runQuestion({
       bridge: a.bridge, executor, question: a.question, files: a.files, piped: a.piped, steps: a.config.steps, contextTokens: a.config.contextTokens,
-      stateDir: a.config.stateDir, earlier, signal: controller.signal, onEvent: log.event,
+      stateDir: a.config.stateDir, earlier, conversationId, signal: controller.signal, onEvent: log.event,
     });
   } finally {
     log.stop();
@@ -240,14 +240,14 @@ async function ask(a: Ask, io: Io): Promise<number> {
 }
 
 // The conversation `--continue` continues: the folder's last run's.
-async function earlierTurns(stateDir: string, root: string): Promise<Turn[]> {
-  const { loadRun } = await import('./writing/runs.ts');
+async function earlierTurns(stateDir: string, root: string): Promise<{ earlier: Turn[]; conversationId: string }> {
+  const [{ loadRun }, { newConversationId }] = await Promise.all([import('./writing/runs.ts'), import('./writing/conversations.ts')]);
   const run = loadRun(stateDir, root);
   if (run === undefined) throw new DeepworkError('USAGE', 'There is no earlier conversation in this folder to continue: ask without --continue.');
   if (run.conversation === undefined || run.conversation.length === 0) {
     throw new DeepworkError('USAGE', 'The last run in this folder was kept by an older deepwork, without its conversation: ask without --continue.');
   }
-  return run.conversation;
+  return { earlier: run.conversation, conversationId: run.conversationId ?? newConversationId() };
 }
 
 // Writes proposals. Ctrl-C meanwhile finishes the file being written, records it in the set and stops (exit 130);

@@ -5,6 +5,7 @@ import type { Executor } from '../reading/execute.ts';
 import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { boundedConversation, saveRun } from '../writing/runs.ts';
+import { saveConversation } from '../writing/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 
 export type Question = {
@@ -18,24 +19,31 @@ export type Question = {
   // The model's window in tokens, when the config names it.
   contextTokens: number | undefined;
   stateDir: string;
-  // The earlier questions this one continues (`--continue`), oldest first; empty for a new conversation.
+  // The earlier questions this one continues (`--continue`, a follow-up in the pult), oldest first; empty for a new
+  // conversation.
   earlier: readonly Turn[];
+  // The conversation's name among the folder's conversations: the one continued, or a new one.
+  conversationId: string;
   signal: AbortSignal;
   onEvent: (event: LoopEvent) => void;
 };
 
-// `saveError`: why the run could not be kept, when it could not; the answer stands all the same.
-export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown }> {
+// `saveError`: why the run could not be kept, when it could not; the answer stands all the same. `conversation`: the
+// conversation with this question added, as kept.
+export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
   const outcome = await runLoop({
     bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files, piped: q.piped,
     steps: q.steps, contextTokens: q.contextTokens, earlier: q.earlier, signal: q.signal, onEvent: q.onEvent,
   });
   let saveError: unknown;
+  const conversation = boundedConversation([...q.earlier, outcome.turn]);
+  const root = q.executor.box.root;
+  const time = new Date().toISOString();
   try {
-    const conversation = boundedConversation([...q.earlier, outcome.turn]);
-    saveRun(q.stateDir, { root: q.executor.box.root, question: q.question, time: new Date().toISOString(), files: outcome.proposals, conversation });
+    saveRun(q.stateDir, { root, question: q.question, time, files: outcome.proposals, conversation, conversationId: q.conversationId });
+    saveConversation(q.stateDir, { root, id: q.conversationId, time, turns: conversation });
   } catch (error) {
     saveError = error;
   }
-  return { outcome, saveError };
+  return { outcome, saveError, conversation };
 }

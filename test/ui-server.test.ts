@@ -13,7 +13,7 @@ import { createDemoBridge } from '../bridge/demo.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { tempFolder } from './helpers.ts';
 import { isRecord } from '../common/unknown.ts';
-import { Session, type Outgoing } from '../ui/session.ts';
+import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -131,8 +131,11 @@ describe('the pult server', () => {
     const done = await finished;
     assert.ok(isRun(done));
     assert.equal(done.run.state, 'answered');
-    assert.match(done.run.log.join('\n'), /Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of [\d,]+\./);
-    assert.match(done.run.answerHtml, /<code>a\.js<\/code> line 1/);
+    const [sending] = done.run.log;
+    assert.ok(sending?.kind === 'sending' && sending.step === 1 && sending.steps === 4 && sending.tokens > 0 && sending.budget > sending.tokens);
+    assert.deepEqual(done.run.log.at(-1), { kind: 'done', steps: 3, stop: 'answered' });
+    const prose = done.run.parts?.map((p) => (p.kind === 'prose' ? p.html : '')).join('') ?? '';
+    assert.match(prose, /<code>a\.js<\/code> line 1/);
     assert.ok(messages.some((m) => isRecord(m) && m.type === 'error'), 'an unknown WebSocket message is answered with an error');
 
     const written = await post('/api/write', { run: 1, path: 'nope.js', base: 'x' });
@@ -253,9 +256,94 @@ describe('the pult session: EDIT proposals', () => {
     const [file] = run.files;
     assert.deepEqual([file?.path, file?.status, file?.added, file?.removed], ['a.js', 'changed', 1, 1]);
     assert.match(file?.diff ?? '', /-  return 1;\n\+  return 2;/);
-    const written = await session.write(run.id, 'a.js', false, file?.base ?? '');
-    assert.equal(written.written, true, written.reason);
+    const [written] = await session.write(run.id, new Map([['a.js', file?.base ?? '']]), false);
+    assert.equal(written?.written, true, written?.reason);
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'function a() {\n  return 2;\n}\n');
+  });
+});
+
+describe('the pult session: proposals in the answer, conversations, Write all (issue 14)', () => {
+  it('splits the answer at its FILE and EDIT blocks, so no block goes through markdown', () => {
+    const reply = 'Two changes.\n\n=== FILE: lib/a.js ===\n# Notes\n- not a list\n=== END ===\nAnd an edit:\n=== EDIT: ./b.js ===\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n=== END ===\nDone.';
+    const parts = answerParts(reply);
+    assert.deepEqual(parts.map((p) => (p.kind === 'prose' ? 'prose' : `${p.block} ${p.path} ${p.complete}`)), ['prose', 'file lib/a.js true', 'prose', 'edit b.js true', 'prose']);
+    const html = parts.map((p) => (p.kind === 'prose' ? p.html : '')).join('');
+    assert.ok(!html.includes('Notes') && !html.includes('<h1>') && !html.includes('=== FILE'), html);
+    assert.deepEqual(answerParts('=== FILE: c.js ===\nconst c').map((p) => p.kind === 'proposal' && p.complete), [false]);
+  });
+
+  it('carries the first question and answer into a follow-up, starts afresh on New conversation, and reopens a saved one', async () => {
+    const root = tempFolder({ 'a.js': 'const a = 1;\n' });
+    const stateDir = tempFolder();
+    const seen: string[] = [];
+    const bridge = { label: 'scripted', chat: (message: string) => (seen.push(message), Promise.resolve(`answer ${seen.length}`)) };
+    let settle: () => void = () => {};
+    const session = new Session({
+      executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 2, contextTokens: undefined,
+      send: (m) => {
+        if (m.type === 'run' && m.run.state !== 'running') settle();
+      },
+    });
+    const ask = (question: string, follow: boolean) => {
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      const run = session.ask(question, [], 2, bridge, follow);
+      return done.then(() => run);
+    };
+    const first = await ask('What is a?', false);
+    const second = await ask('And why?', true);
+    assert.equal(second.conversation, first.conversation);
+    assert.match(seen[1] ?? '', /What is a\?[\s\S]*answer 1[\s\S]*And why\?/);
+    const listed = session.conversations();
+    assert.equal(listed.current, first.conversation);
+    assert.deepEqual(listed.list.map((c) => [c.title, c.questions]), [['What is a?', 2]]);
+
+    session.newConversation();
+    const third = await ask('Something else', false);
+    assert.notEqual(third.conversation, first.conversation);
+    assert.ok(!(seen[2] ?? '').includes('What is a?'));
+    assert.equal(session.conversations().list.length, 2);
+
+    // A new session (deepwork started again) lists both and reopens the first, whose follow-up carries it.
+    const later = new Session({ executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 2, contextTokens: undefined, send: (m) => {
+      if (m.type === 'run' && m.run.state !== 'running' && !m.run.reopened) settle();
+    } });
+    const opened = later.open(first.conversation);
+    assert.equal(opened.current, first.conversation);
+    assert.deepEqual(later.runs.map((r) => [r.question, r.reopened, r.parts?.[0]?.kind]), [['What is a?', true, 'prose'], ['And why?', true, 'prose']]);
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    later.ask('One more', [], 2, bridge, true);
+    await done;
+    assert.match(seen[3] ?? '', /What is a\?[\s\S]*And why\?[\s\S]*One more/);
+    assert.throws(() => later.open('../../etc/passwd'), /No saved conversation/);
+  });
+
+  it('writes all proposed files as one backup set, and the reopened last run can still be written', async () => {
+    const root = tempFolder({ 'a.js': 'a\n', 'b.js': 'b\n' });
+    const stateDir = tempFolder();
+    const backupDir = path.join(stateDir, 'backup');
+    const bridge = { label: 'scripted', chat: () => Promise.resolve('=== FILE: a.js ===\nA\n=== END ===\n=== FILE: b.js ===\nB\n=== END ===\n=== FILE: c.js ===\nC\n=== END ===') };
+    let settle: () => void = () => {};
+    const options = { executor: createExecutor(root, { backupDir }), backupDir, stateDir, steps: 1, contextTokens: undefined, send: (m: Outgoing) => {
+      if (m.type === 'run' && m.run.state !== 'running') settle();
+    } };
+    const session = new Session(options);
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const run = session.ask('change both', [], 1, bridge);
+    await done;
+    const reopened = new Session(options);
+    reopened.open(run.conversation);
+    const copy = reopened.runs[0];
+    assert.deepEqual(copy?.files.map((f) => f.status), ['changed', 'changed', 'new'], 'the folder\'s last run keeps its proposals');
+
+    const bases = new Map(run.files.map((f) => [f.path, f.base ?? '']));
+    fs.writeFileSync(path.join(root, 'b.js'), 'b changed meanwhile\n');
+    const results = await session.write(run.id, bases, false);
+    assert.deepEqual(results.map((f) => [f.path, f.written]), [['a.js', true], ['b.js', false], ['c.js', true]]);
+    assert.match(results[1]?.reason ?? '', /the file changed since its diff was shown/);
+    assert.deepEqual(['a.js', 'b.js', 'c.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['A\n', 'b changed meanwhile\n', 'C\n']);
+    assert.equal(fs.readdirSync(backupDir).length, 1, 'one backup set for the whole Write all');
+    const undone = session.undo(results[0]?.backupSet?.split(/[\\/]/).pop());
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'restored'], ['c.js', 'removed']]);
   });
 });
 
@@ -308,7 +396,7 @@ describe('launchPult', () => {
 
 
 
-function isRun(m: unknown): m is { type: 'run'; run: { state: string; log: string[]; answerHtml: string } } {
+function isRun(m: unknown): m is { type: 'run'; run: RunView } {
   return isRecord(m) && m.type === 'run' && isRecord(m.run);
 }
 

@@ -70,20 +70,32 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       check: lastCheck ?? null,
       running: session.running,
       runs: session.runs,
+      conversations: session.conversations(),
     }),
     'GET /api/tree': () => fileTree(options.executor),
     'GET /api/check': async () => (lastCheck = await options.check()),
     'POST /api/ask': (body) => {
       const input = askInput(body, options.steps);
       const bridge = input.demo ? options.demo() : options.bridge;
-      return { id: session.ask(input.question, input.files, input.steps, bridge).id };
+      return { id: session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
     },
     'POST /api/stop': () => ({ stopped: session.stop() }),
-    'POST /api/write': (body) => {
-      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.path !== 'string' || typeof body.base !== 'string') {
-        throw badRequest('Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean}.');
+    // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
+    'POST /api/write': async (body) => {
+      const shape = 'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
+      if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
+      if (typeof body.path === 'string' && typeof body.base === 'string') {
+        const [one] = await session.write(body.run, new Map([[body.path, body.base]]), body.force === true);
+        return one;
       }
-      return session.write(body.run, body.path, body.force === true, body.base);
+      const files = body.files;
+      if (!isRecord(files) || Object.keys(files).length === 0 || Object.keys(files).length > 1000 || !Object.values(files).every((b) => typeof b === 'string')) throw badRequest(shape);
+      return { files: await session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false) };
+    },
+    'POST /api/conversation/new': () => session.newConversation(),
+    'POST /api/conversation/open': (body) => {
+      if (!isRecord(body) || typeof body.id !== 'string') throw badRequest('Expected {"id": string}.');
+      return session.open(body.id);
     },
     'POST /api/undo': (body) => {
       if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
@@ -175,6 +187,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       }
       if (isRecord(message) && message.type === 'hello') {
         for (const run of session.runs) ws.send(JSON.stringify({ type: 'run', run }));
+        ws.send(JSON.stringify(session.conversations()));
       } else {
         ws.send(JSON.stringify({ type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' }));
       }
@@ -268,15 +281,15 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
   return { root: path.basename(executor.box.root), files, total };
 }
 
-function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; demo: boolean } {
+function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; demo: boolean; follow: boolean } {
   if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
-    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "demo"?: boolean}.');
+    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "demo"?: boolean, "follow"?: boolean}.');
   }
   const files = body.files === undefined ? [] : body.files;
   if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
   const steps = body.steps === undefined ? defaultSteps : body.steps;
   if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
-  return { question: body.question, files, steps, demo: body.demo === true };
+  return { question: body.question, files, steps, demo: body.demo === true, follow: body.follow === true };
 }
 
 function badRequest(message: string): DeepworkError {

@@ -3,39 +3,61 @@
 
 import MarkdownIt from 'markdown-it';
 import type { Executor } from '../reading/execute.ts';
-import type { Bridge, LoopEvent } from '../protocol/loop.ts';
+import type { Bridge, LoopEvent, Stop } from '../protocol/loop.ts';
+import type { Turn } from '../protocol/conversation.ts';
+import { fileSpans } from '../protocol/parse.ts';
+import { listConversations, loadConversation, newConversationId, type ConversationInfo } from '../writing/conversations.ts';
+import { loadRun, type SavedRun } from '../writing/runs.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { undoLast, type UndoReport } from '../writing/undo.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import { normalizeRequest } from '../reading/sandbox.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import { formatDuration } from '../common/text.ts';
-import { formatCount } from '../common/text.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });
 
 export type FileView = Applied & { backupSet?: string | undefined };
 
+// The step log as data: the page words it in the reader's language.
+export type LogEntry =
+  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
+  | { kind: 'replied'; step: number; steps: number; chars: number; ms: number; requests: string[]; files: string[] }
+  | { kind: 'answered-requests'; step: number; steps: number; requests: number; chars: number }
+  | { kind: 'warning'; step: number; steps: number; message: string }
+  | { kind: 'done'; steps: number; stop: Stop }
+  | { kind: 'not-saved'; where: string; reason: string };
+
+// The answer in pieces: prose as sanitised HTML, and each FILE or EDIT block as a reference to its proposal, which the
+// page shows as a card in place (never as markdown).
+export type AnswerPart = { kind: 'prose'; html: string } | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
+
 export type RunView = {
   id: number;
+  // The conversation the run belongs to (writing/conversations.ts).
+  conversation: string;
   question: string;
   attached: string[];
   bridge: string;
   state: 'running' | 'answered' | 'failed' | 'stopped';
-  log: string[];
+  // Reopened from a saved conversation: its answer as it was, without a log.
+  reopened: boolean;
+  log: LogEntry[];
   // The step being waited for, and since when (ms since epoch): the page counts the seconds.
   waiting: { step: number; since: number; received: number; thinking: number } | undefined;
-  answerHtml: string | undefined;
-  stop: string | undefined;
+  parts: AnswerPart[] | undefined;
+  stop: Stop | undefined;
   error: string | undefined;
   files: FileView[];
 };
 
+export type Conversations = { type: 'conversations'; current: string | undefined; list: ConversationInfo[] };
+
 export type Outgoing =
   | { type: 'run'; run: RunView }
-  | { type: 'progress'; id: number; received: number; thinking: number };
+  | { type: 'progress'; id: number; received: number; thinking: number }
+  | Conversations;
 
 export type SessionOptions = {
   executor: Executor; backupDir: string; stateDir: string; steps: number; contextTokens: number | undefined; send: (message: Outgoing) => void;
@@ -46,6 +68,8 @@ export class Session {
   private readonly blocks = new Map<number, Proposal[]>();
   private controller: AbortController | undefined;
   private readonly options: SessionOptions;
+  // The conversation a follow-up continues: its id and its questions so far.
+  private current: { id: string; turns: Turn[] } | undefined;
 
   constructor(options: SessionOptions) {
     this.options = options;
@@ -55,39 +79,50 @@ export class Session {
     return this.controller !== undefined;
   }
 
-  // Starts a run; its progress and outcome arrive as messages. One run at a time.
-  ask(question: string, files: string[], steps: number, bridge: Bridge): RunView {
+  // Starts a run; its progress and outcome arrive as messages. One run at a time. `follow`: continue the current
+  // conversation (the model gets its questions, answers and results); else a new conversation starts.
+  ask(question: string, files: string[], steps: number, bridge: Bridge, follow = false): RunView {
     if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is already running; stop it first.');
+    const continued = follow ? this.current : undefined;
+    const conversation = continued ?? { id: newConversationId(), turns: [] };
+    this.current = conversation;
     const run: RunView = {
-      id: this.runs.length + 1, question, attached: files, bridge: bridge.label, state: 'running', log: [],
-      waiting: undefined, answerHtml: undefined, stop: undefined, error: undefined, files: [],
+      id: this.runs.length + 1, conversation: conversation.id, question, attached: files, bridge: bridge.label, state: 'running', reopened: false,
+      log: [], waiting: undefined, parts: undefined, stop: undefined, error: undefined, files: [],
     };
     this.runs.push(run);
     const controller = new AbortController();
     this.controller = controller;
     const { executor, stateDir, contextTokens } = this.options;
-    runQuestion({ bridge, executor, question, files, piped: undefined, earlier: [], steps, contextTokens, stateDir, signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps) }).then(
-      ({ outcome, saveError }) => {
-        if (saveError !== undefined) run.log.push(`The proposals could not be kept in ${stateDir} (${messageOf(saveError)}); \`deepwork apply\` will not find them.`);
+    const earlier = conversation.turns;
+    runQuestion({
+      bridge, executor, question, files, piped: undefined, earlier, conversationId: conversation.id, steps, contextTokens, stateDir,
+      signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps),
+    }).then(
+      (result) => {
+        const { outcome, saveError } = result;
+        if (saveError !== undefined) run.log.push({ kind: 'not-saved', where: stateDir, reason: messageOf(saveError) });
         run.state = 'answered';
         run.stop = outcome.stop;
-        run.answerHtml = markdown.render(outcome.answer);
+        run.parts = answerParts(outcome.answer);
         this.blocks.set(run.id, outcome.proposals);
         run.files = this.preview(run.id);
-        run.log.push(`Answer after ${outcome.steps} step${outcome.steps === 1 ? '' : 's'} (${outcome.stop}).`);
+        run.log.push({ kind: 'done', steps: outcome.steps, stop: outcome.stop });
+        conversation.turns = result.conversation;
       },
       (error: unknown) => {
         const stopped = error instanceof DeepworkError && error.code === 'ABORTED';
         run.state = stopped ? 'stopped' : 'failed';
-        run.error = stopped ? 'Stopped.' : messageOf(error);
-        run.log.push(run.error);
+        run.error = stopped ? undefined : messageOf(error);
       },
     ).finally(() => {
       run.waiting = undefined;
       this.controller = undefined;
       this.options.send({ type: 'run', run });
+      this.options.send(this.conversations());
     });
     this.options.send({ type: 'run', run });
+    this.options.send(this.conversations());
     return run;
   }
 
@@ -97,28 +132,74 @@ export class Session {
     return true;
   }
 
-  // Writes one proposed file of a run, with the same code as --apply, if the file is still what its diff was made
-  // against (`base`, from the preview the page showed).
-  async write(runId: number, path: string, force: boolean, base: string): Promise<FileView> {
-    const run = this.runs.find((r) => r.id === runId);
-    // The page names a file as the preview did: the model's path made tidy by the path rule.
-    // Every proposal for the path, in order: a FILE and the EDITs after it.
-    const ops = this.blocks.get(runId)?.filter((b) => b.path === path || tidy(b.path) === path) ?? [];
-    const [first] = ops;
-    if (run === undefined || first === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${path} in run ${runId}.`);
-    const expected = new Map([[tidy(first.path), base]]);
-    const box = this.options.executor.box;
-    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, diff: true, expected });
-    let result: FileView = { ...(report.files[0] ?? { path, status: 'failed', added: 0, removed: 0, written: false }), backupSet: report.backupSet };
-    const now = previewFiles(box, ops, { diff: true })[0];
-    if (!result.written && now !== undefined && now.base !== base) {
-      // Not written because the file is no longer what the page showed: show it as it is now, to be written again.
-      result = { ...now, reason: `not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.` };
+  // The folder's conversations and the one a follow-up continues.
+  conversations(): Conversations {
+    return { type: 'conversations', current: this.current?.id, list: listConversations(this.options.stateDir, this.options.executor.box.root) };
+  }
+
+  // Starts afresh: the next question begins a new conversation.
+  newConversation(): Conversations {
+    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is running; stop it first.');
+    this.current = undefined;
+    const list = this.conversations();
+    this.options.send(list);
+    return list;
+  }
+
+  // Makes a saved conversation the current one, so a follow-up continues it. Its questions are shown as they were
+  // answered; the last one's proposals can still be written when they are the folder's last run.
+  open(id: string): Conversations {
+    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is running; stop it first.');
+    const { stateDir, executor } = this.options;
+    const saved = loadConversation(stateDir, executor.box.root, id);
+    if (saved === undefined) throw new DeepworkError('NOT_FOUND', `No saved conversation ${id} in this folder.`);
+    this.current = { id, turns: saved.turns };
+    if (!this.runs.some((r) => r.conversation === id)) {
+      const last = loadRunQuietly(stateDir, executor.box.root);
+      saved.turns.forEach((turn, i) => {
+        const run: RunView = {
+          id: this.runs.length + 1, conversation: id, question: turn.question, attached: [], bridge: '', state: 'answered', reopened: true,
+          log: [], waiting: undefined, parts: answerParts(turn.answer), stop: undefined, error: undefined, files: [],
+        };
+        this.runs.push(run);
+        if (i === saved.turns.length - 1 && last?.conversationId === id && last.question === turn.question) {
+          this.blocks.set(run.id, last.files);
+          run.files = this.preview(run.id);
+        }
+        this.options.send({ type: 'run', run });
+      });
     }
-    run.files = run.files.map((f) => (f.path === result.path ? result : f));
+    const list = this.conversations();
+    this.options.send(list);
+    return list;
+  }
+
+  // Writes proposed files of a run with the same code as --apply: one file (`path`) or all that can be written, each
+  // only if it is still what its diff was made against (`bases`, path to base, from the preview the page showed).
+  // A file that changed since is not written: its new diff is shown, to be written again.
+  async write(runId: number, bases: ReadonlyMap<string, string>, force: boolean): Promise<FileView[]> {
+    const run = this.runs.find((r) => r.id === runId);
+    const blocks = this.blocks.get(runId) ?? [];
+    // The page names a file as the preview did: the model's path made tidy by the path rule. Every proposal for the
+    // path goes, in order: a FILE and the EDITs after it.
+    const ops = blocks.filter((b) => bases.has(tidy(b.path)));
+    if (run === undefined || ops.length === 0) throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
+    const box = this.options.executor.box;
+    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, diff: true, expected: bases });
+    const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, f]));
+    const results = report.files.map((applied): FileView => {
+      const fresh = now.get(applied.path);
+      const base = bases.get(applied.path);
+      if (!applied.written && fresh !== undefined && base !== undefined && fresh.base !== base) {
+        return { ...fresh, reason: 'not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.' };
+      }
+      return { ...applied, backupSet: report.backupSet };
+    });
+    const byPath = new Map(results.map((f) => [f.path, f]));
+    run.files = run.files.map((f) => byPath.get(f.path) ?? f);
     this.refreshOthers(run.id);
     this.options.send({ type: 'run', run });
-    return result;
+    return results;
   }
 
   // Undoes the named set (the one a Write made), or the last one.
@@ -146,7 +227,6 @@ export class Session {
   }
 
   private onEvent(run: RunView, e: LoopEvent, steps: number): void {
-    const n = formatCount;
     if (e.kind === 'receiving') {
       if (run.waiting !== undefined) {
         run.waiting.received = e.chars;
@@ -156,20 +236,41 @@ export class Session {
       return;
     }
     if (e.kind === 'sending') {
-      const dropped = e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
-      run.log.push(`Step ${e.step}/${steps}: sending ${n(e.chars)} characters, about ${n(e.tokens)} tokens of ${n(e.budget)}${dropped}.`);
+      run.log.push({ kind: 'sending', step: e.step, steps, chars: e.chars, tokens: e.tokens, budget: e.budget, dropped: e.dropped });
       run.waiting = { step: e.step, since: Date.now(), received: 0, thinking: 0 };
     } else if (e.kind === 'replied') {
       run.waiting = undefined;
-      const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
-      const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
-      run.log.push(`Step ${e.step}/${steps}: reply of ${n(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}.`);
+      run.log.push({ kind: 'replied', step: e.step, steps, chars: e.chars, ms: e.ms, requests: e.requests, files: e.files });
     } else if (e.kind === 'warning') {
-      run.log.push(`Step ${e.step}/${steps}: ${e.message}`);
+      run.log.push({ kind: 'warning', step: e.step, steps, message: e.message });
     } else {
-      run.log.push(`Step ${e.step}/${steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${n(e.chars)} characters.`);
+      run.log.push({ kind: 'answered-requests', step: e.step, steps, requests: e.requests, chars: e.chars });
     }
     this.options.send({ type: 'run', run });
+  }
+}
+
+// The answer split at its FILE and EDIT blocks: prose through markdown, blocks as references.
+export function answerParts(answer: string): AnswerPart[] {
+  const parts: AnswerPart[] = [];
+  let at = 0;
+  const prose = (text: string) => {
+    if (text.trim() !== '') parts.push({ kind: 'prose', html: markdown.render(text) });
+  };
+  for (const { block, from, to } of fileSpans(answer)) {
+    prose(answer.slice(at, from));
+    parts.push({ kind: 'proposal', path: tidy(block.path), block: block.kind, complete: block.complete });
+    at = to;
+  }
+  prose(answer.slice(at));
+  return parts;
+}
+
+function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {
+  try {
+    return loadRun(stateDir, root);
+  } catch {
+    return undefined;
   }
 }
 

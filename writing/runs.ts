@@ -11,8 +11,9 @@ import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from './atomic.ts';
 
 // `files`: the run's proposals, FILE and EDIT blocks in order. `conversation`: the questions so far, oldest first,
-// the last being this run's (absent in runs saved before deepwork kept them).
-export type SavedRun = { root: string; question: string; time: string; files: Proposal[]; conversation?: Turn[] };
+// the last being this run's (absent in runs saved before deepwork kept them); `conversationId`: its name in the
+// folder's conversations (writing/conversations.ts).
+export type SavedRun = { root: string; question: string; time: string; files: Proposal[]; conversation?: Turn[]; conversationId?: string };
 
 // What a saved conversation keeps at most: older questions go first. The latest question stays whatever its size.
 const CONVERSATION_CHARS = 4_000_000;
@@ -64,10 +65,11 @@ export function loadRun(stateDir: string, root: string): SavedRun | undefined {
 function isRun(value: unknown): value is SavedRun {
   return isRecord(value) && typeof value.root === 'string' && typeof value.question === 'string' && typeof value.time === 'string'
     && Array.isArray(value.files) && value.files.every((f) => isFileBlock(f) || isEditBlock(f))
-    && (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn)));
+    && (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn)))
+    && (value.conversationId === undefined || typeof value.conversationId === 'string');
 }
 
-function isTurn(value: unknown): value is Turn {
+export function isTurn(value: unknown): value is Turn {
   return isRecord(value) && typeof value.question === 'string' && typeof value.answer === 'string' && Array.isArray(value.steps)
     && value.steps.every((s) => isRecord(s) && typeof s.step === 'number' && typeof s.answer === 'string' && Array.isArray(s.results)
       && s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'));
