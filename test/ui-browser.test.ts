@@ -46,28 +46,53 @@ const HOSTILE = [
   '=== END ===',
 ].join('\n');
 
+// The question a message asks (the last one, after any earlier questions of the conversation).
+function questionOf(message: string): string {
+  const at = message.lastIndexOf('=== QUESTION ===\n');
+  return at === -1 ? '' : message.slice(at + 17).split('\n')[0] ?? '';
+}
+
 describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
   let page: Page;
-  const root = tempFolder({ 'a.js': 'const a = 1;\n', 'src/util.js': 'export const u = 1;\n' });
+  const root = tempFolder({ 'a.js': 'const a = 1;\n', 'b.js': 'const b = 1;\n', 'src/util.js': 'export const u = 1;\n', 'src/deep/more.js': 'x\n' }, 'my-project-');
   const backupDir = path.join(tempFolder(), 'backup');
+  const stateDir = tempFolder();
+  const token = 'browser-test-token-0123456789abcdef';
+  let port = 0;
+
+  const start = async () => {
+    const executor = createExecutor(root, { backupDir });
+    const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 20_000 });
+    pult = await startPult(pultOptions({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, stateDir, port, token }));
+    port = pult.port;
+  };
 
   before(async () => {
     fake = await startFakeBridge({
       manualClose: true,
-      chat: (_content, i) => (i === 0 ? { kind: 'slow', ms: 1500, text: 'Let me read it.\n=== NEED: a.js ===' } : { kind: 'reply', text: HOSTILE }),
+      chat: (content) => {
+        const question = questionOf(content);
+        const asked = content.includes('=== RESULTS OF YOUR REQUESTS AT STEP 1 ===');
+        if (question === 'What is a?') return asked ? { kind: 'reply', text: HOSTILE } : { kind: 'slow', ms: 1500, text: 'Let me read it.\n=== NEED: a.js ===' };
+        if (question === 'Change both') return { kind: 'reply', text: 'Both:\n=== FILE: a.js ===\nconst a = 3;\n=== END ===\n=== EDIT: b.js ===\n<<<<<<< SEARCH\nconst b = 1;\n=======\nconst b = 3;\n>>>>>>> REPLACE\n=== END ===' };
+        if (question === 'A new file') return { kind: 'reply', text: `Here:\n=== FILE: src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js ===\nexport const long = '${'x'.repeat(300)}';\n=== END ===` };
+        if (question === 'Take your time') return { kind: 'slow', ms: 15_000, text: 'late' };
+        return { kind: 'reply', text: `You asked: ${question}` };
+      },
     });
-    const executor = createExecutor(root, { backupDir });
-    const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 });
-    pult = await startPult(pultOptions({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, port: 0 }));
+    await start();
     browser = await chromium.launch({
       executablePath: executable ?? '',
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    page = await browser.newPage();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await page.goto(pult.url);
+    await page.getByText('(4)').waitFor();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-first.png') });
   });
   after(async () => {
     await browser?.close();
@@ -75,7 +100,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await fake?.close();
   });
 
-  it('asks with a ticked file, shows the steps live, renders the answer inert, and writes the file with a backup', async () => {
+  it('asks with a ticked file, shows the steps live, shows the proposal as a card in the answer, writes it and confirms the undo', async () => {
     await page.getByRole('checkbox', { name: 'a.js', exact: true }).check();
     await page.getByLabel('Question').fill('What is a?');
     await page.getByLabel('Question').press('Control+Enter');
@@ -84,61 +109,154 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByText(/Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of [\d,]+\./).waitFor();
     await page.getByText(/Step 1: waiting \d+ s/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Stop' }).isEnabled(), true);
+    assert.equal(await page.locator('.log li').evaluateAll((items) => items.every((li) => li.closest('ol') === null)), true, 'the log is not a numbered list');
 
-    const answer = page.locator('.answer');
+    const answer = page.locator('#run-1 .answer');
     await answer.waitFor();
     assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED a\.js/);
-    assert.equal(await answer.locator('pre code').first().textContent(), 'const a = 2;\n');
+    // Prose is sanitised markdown; the FILE block is a card, never markdown.
+    assert.equal(await answer.locator('.prose pre code').first().textContent(), 'const a = 2;\n');
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
     assert.equal(await answer.locator('script, img, a[href^="javascript"]').count(), 0);
     assert.match(await answer.innerText(), /<script>window\.pwned = "script"<\/script>/);
     await answer.getByText('click me').click().catch(() => {});
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
+    assert.doesNotMatch(await answer.locator('.prose').allInnerTexts().then((t) => t.join('\n')), /=== FILE|=== END/);
+    const card = answer.locator('.proposal[data-path="a.js"]');
+    assert.match(await card.innerText(), /changed\s+a\.js\s+FILE\s+\+1\s+−1/);
+    assert.match(await page.locator('#run-1 .summary').innerText(), /1 proposed change/);
 
-    await page.getByText('Diff').click();
-    assert.match(await page.locator('pre.diff').innerText(), /-const a = 1;\n\+const a = 2;/);
-
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Diff of a.js' }).click();
+    const rows = await card.locator('.diff .line').evaluateAll((lines) => lines.map((l) => [...l.children].map((c) => c.textContent ?? '')));
+    assert.deepEqual(rows.filter((r) => r[2] !== undefined && !r[2].startsWith('@@')), [['1', '', '-const a = 1;'], ['', '1', '+const a = 2;']]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-run.png') });
 
     await page.getByRole('button', { name: 'Write a.js' }).click();
-    await page.getByText(/^written; previous version in /).waitFor();
+    await card.getByText(/^Written; the previous version is in /).waitFor();
+    assert.equal(await card.locator('.diff').count(), 1, 'the diff stays open after Write');
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
     const [set] = fs.readdirSync(backupDir);
     assert.ok(set !== undefined);
     assert.equal(fs.readFileSync(path.join(backupDir, set, 'files', 'a.js'), 'utf8'), 'const a = 1;\n');
 
-    await page.getByRole('button', { name: /^Undo/ }).click();
+    await page.getByRole('button', { name: 'Undo writing a.js' }).click();
+    await page.getByText('Put back: a.js (restored).').waitFor();
     await page.getByRole('button', { name: 'Write a.js' }).waitFor();
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 1;\n');
   });
 
-  it('keeps earlier questions on the page and filters the file tree', async () => {
-    await page.getByLabel('Filter').fill('util');
-    assert.deepEqual(await page.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))), ['src/util.js']);
-    await page.getByLabel('Filter').fill('');
-    await page.getByRole('button', { name: 'Open folder src' }).click();
-    await page.getByRole('checkbox', { name: 'src/util.js' }).waitFor();
-
-    await page.getByLabel('Bridge').selectOption('demo');
-    await page.getByLabel('Question').fill('where is util?');
+  it('continues the conversation with a follow-up, folds the older run, starts a new one, and reopens the saved one', async () => {
+    await page.getByLabel('Question').fill('And why?');
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('#run-2[data-state="answered"]').waitFor();
-    assert.equal(await page.locator('article.run').count(), 2);
-    assert.match(await page.locator('#run-2').innerText(), /demo bridge \(not a model\)/);
-    assert.match(await page.locator('#run-1 h3').innerText(), /What is a\?/);
+    const sent = fake.chats.at(-1)?.content ?? '';
+    assert.match(sent, /=== EARLIER QUESTION 1 ===\nWhat is a\?[\s\S]*=== YOUR FINAL ANSWER TO QUESTION 1 ===[\s\S]*=== QUESTION ===\nAnd why\?/);
+    assert.equal(await page.locator('#run-1').evaluate((d) => Reflect.get(d, 'open')), false, 'the older run is folded');
+    assert.equal(await page.locator('#run-2').evaluate((d) => Reflect.get(d, 'open')), true);
+    const box = await page.locator('#run-2').boundingBox();
+    assert.ok(box !== null && box.y >= 0 && box.y < 900, 'the newest run is scrolled into view');
+    assert.match(await page.locator('#conversation-title').innerText(), /What is a\?/);
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.locator('#conversation-title', { hasText: 'New conversation' }).waitFor();
+    assert.equal(await page.locator('.run').count(), 0);
+    await page.getByLabel('Question').fill('Something else');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('#run-3[data-state="answered"]').waitFor();
+    assert.doesNotMatch(fake.chats.at(-1)?.content ?? '', /What is a\?/);
+
+    const saved = page.locator('#conversations button');
+    assert.equal(await saved.count(), 2);
+    await saved.filter({ hasText: 'What is a?' }).click();
+    await page.locator('#run-2').waitFor();
+    assert.equal(await page.locator('.run').count(), 2);
+    assert.match(await page.locator('#follow').innerText(), /Ask continues “What is a\?”/);
   });
 
-  it('shows the bridge state at the top: idle, as the fake bridge has no model up', async () => {
-    // The check is held in flight: the page must not show the previous state meanwhile.
+  it('ticks a folder, keeps the draft and the ticks over a reload, and says what to do with an empty question', async () => {
+    await page.getByRole('checkbox', { name: 'a.js', exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'All files in src', exact: true }).check();
+    assert.match(await page.locator('#selected').innerText(), /^2 files \(\d+ B\) go with the question\.$/);
+    await page.getByRole('button', { name: 'Open folder src' }).click();
+    assert.equal(await page.getByRole('checkbox', { name: 'src/util.js' }).isChecked(), true);
+    await page.getByRole('checkbox', { name: 'src/util.js' }).uncheck();
+    assert.equal(await page.getByRole('checkbox', { name: 'All files in src', exact: true }).evaluate((b) => Reflect.get(b, 'indeterminate')), true);
+    await page.getByLabel('Question').fill('a draft question');
+    await page.reload();
+    await page.getByText('(4)').waitFor();
+    assert.equal(await page.getByLabel('Question').inputValue(), 'a draft question');
+    assert.match(await page.locator('#selected').innerText(), /^1 file \(2 B\) go with the question\.$/);
+    await page.getByLabel('Filter').fill('more');
+    assert.equal(await page.getByRole('checkbox', { name: 'src/deep/more.js' }).isChecked(), true);
+    await page.getByLabel('Filter').fill('');
+
+    await page.getByLabel('Question').fill('   ');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByText('Write a question first').waitFor();
+  });
+
+  it('writes all proposals at once, Esc stops a run, and the bridge state follows the bridge chosen', async () => {
+    await page.getByLabel('Question').fill('Change both');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const run = page.locator('.run[data-state="answered"]').last();
+    await run.locator('.summary').waitFor();
+    await page.getByRole('button', { name: 'Write all (2)' }).click();
+    await run.locator('.proposal[data-path="b.js"]').getByText(/^Written;/).waitFor();
+    assert.deepEqual(['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['const a = 3;\n', 'const b = 3;\n']);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-proposals.png') });
+
+    await page.getByLabel('Question').fill('Take your time');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByText(/waiting \d+ s/).waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('.run[data-state="stopped"]').waitFor();
+
     const release = fake.holdTags();
-    await page.getByRole('button', { name: 'Check the bridge' }).click();
+    await page.getByRole('button', { name: 'Check' }).click();
     await page.locator('#bridge-state.checking').waitFor();
     assert.equal(await page.locator('#bridge-state').innerText(), 'checking…');
     release();
     await page.locator('#bridge-state.idle').waitFor();
-    assert.equal(await page.locator('#bridge-state').innerText(), 'idle');
     assert.match(await page.locator('#bridge-message').innerText(), /not up yet; it starts on the first question/);
+    await page.getByLabel('Bridge').selectOption('demo');
+    await page.locator('#bridge-state.ready').waitFor();
+    assert.match(await page.locator('#bridge-message').innerText(), /The demo bridge answers offline/);
+    await page.getByLabel('Bridge').selectOption('configured');
+    await page.locator('#bridge-state.idle').waitFor();
+  });
+
+  it('says when deepwork has stopped, and reconnects when it is back', async () => {
+    await pult.close();
+    await page.locator('#banner', { hasText: 'deepwork stopped' }).waitFor();
+    assert.match(await page.locator('#banner').innerText(), /Start it again — run deepwork ui in .* — and this page reconnects by itself/);
+    assert.equal(await page.getByRole('button', { name: 'Ask' }).isDisabled(), true);
+    assert.equal(await page.locator('#bridge-state').innerText(), 'not running');
+    await start();
+    await page.locator('#banner').waitFor({ state: 'hidden' });
+    assert.equal(await page.getByRole('button', { name: 'Ask' }).isEnabled(), true);
+    // The conversation the page showed is reopened from what was saved.
+    await page.locator('.run').first().waitFor();
+    assert.match(await page.locator('#conversation-title').innerText(), /What is a\?/);
+  });
+
+  it('speaks Russian to a Russian browser, switches language, and fits 420 px in dark mode without sideways scrolling', async () => {
+    const narrow = await browser.newPage({ viewport: { width: 420, height: 860 }, locale: 'ru-RU', colorScheme: 'dark' });
+    await narrow.goto(pult.url);
+    await narrow.getByRole('button', { name: 'Спросить' }).waitFor();
+    assert.equal(await narrow.locator('html').getAttribute('lang'), 'ru');
+    await narrow.getByLabel('Вопрос').fill('A new file');
+    await narrow.getByRole('button', { name: 'Спросить' }).click();
+    await narrow.locator('.run[data-state="answered"] .proposal').last().waitFor();
+    await narrow.getByRole('button', { name: 'Изменения в src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js' }).click();
+    assert.match(await narrow.locator('.proposal').last().innerText(), /новый/);
+    assert.equal(await narrow.evaluate('document.documentElement.scrollWidth'), 420, 'no sideways scrolling at 420 px');
+    assert.equal(await narrow.evaluate('getComputedStyle(document.documentElement).backgroundColor'), 'rgb(22, 24, 27)');
+    await narrow.locator('.summary').last().scrollIntoViewIfNeeded();
+    await narrow.screenshot({ path: path.join(ARTIFACTS, 'pult-narrow-dark.png') });
+    await narrow.getByLabel('Язык').selectOption('en');
+    await narrow.getByRole('button', { name: 'Ask' }).waitFor();
+    assert.match(await narrow.locator('.log').last().innerText(), /Step 1\/4: sending/);
+    await narrow.close();
   });
 });
 
@@ -163,13 +281,13 @@ describe('the pult in Chromium on a 30,000-file folder', { skip: executable === 
     await page.getByText('(30,000)').waitFor();
     // Only the top level is drawn at first: thirty folders, no file checkboxes yet.
     assert.equal(await page.locator('#tree button.folder').count(), 30);
-    assert.equal(await page.getByRole('checkbox').count(), 0);
+    assert.equal(await page.locator('#tree input[data-path]').count(), 0);
     await page.getByRole('button', { name: 'Open folder pkg7' }).click();
     await page.getByRole('button', { name: 'Open folder pkg7/mod3' }).click();
-    assert.equal(await page.getByRole('checkbox').count(), 100);
+    assert.equal(await page.locator('#tree input[data-path]').count(), 100);
     await page.getByLabel('Filter').fill('pkg29/mod9/file99');
     await page.getByRole('checkbox', { name: 'pkg29/mod9/file99.ts' }).check();
-    assert.match(await page.locator('#selected').innerText(), /1 file goes with the question: pkg29\/mod9\/file99\.ts/);
+    assert.match(await page.locator('#selected').innerText(), /^1 file \(\d+ B\) go with the question\.$/);
   });
 });
 

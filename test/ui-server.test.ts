@@ -382,10 +382,28 @@ describe('launchPult', () => {
     const options = pultOptions({ executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 0, stateDir });
     const launched = await launchPult(options);
     try {
-      assert.deepEqual(fs.readdirSync(stateDir).filter((n) => n !== `pult-${launched.pult?.port ?? 0}.json`).sort(), ['other.json']);
+      assert.deepEqual(fs.readdirSync(stateDir).filter((n) => n !== `pult-${launched.pult?.port ?? 0}.json`).sort(), ['other.json', 'pult-tokens']);
     } finally {
       await launched.pult?.close();
     }
+  });
+
+  it("keeps the folder's token, readable by the user only, so an open page reconnects after a restart", async () => {
+    const stateDir = tempFolder();
+    const root = tempFolder({ 'a.js': '' });
+    const options = pultOptions({ executor: createExecutor(root), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 0, stateDir });
+    const first = await launchPult(options);
+    await first.pult?.close();
+    const second = await launchPult(options);
+    await second.pult?.close();
+    const other = await launchPult({ ...options, executor: createExecutor(tempFolder()) });
+    await other.pult?.close();
+    const tokenOf = (url: string) => new URL(url).searchParams.get('token');
+    assert.equal(tokenOf(second.url), tokenOf(first.url));
+    assert.notEqual(tokenOf(other.url), tokenOf(first.url), 'each folder has its own');
+    assert.match(tokenOf(first.url) ?? '', /^[A-Za-z0-9_-]{32}$/);
+    const [file] = fs.readdirSync(path.join(stateDir, 'pult-tokens'));
+    assert.equal(fs.statSync(path.join(stateDir, 'pult-tokens', file ?? '')).mode & 0o777, 0o600);
   });
 
   it('names the port and the way out when it cannot listen there at all', async () => {

@@ -2,11 +2,13 @@
 // default browser (never the bridge's debugging browser: the page would take the tab the bridge drives).
 
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
+import { newToken } from './security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from '../writing/atomic.ts';
 
@@ -24,7 +26,8 @@ export async function launchPult(options: PultOptions): Promise<Launched> {
   const { stateDir } = options;
   removeStale(stateDir);
   try {
-    const pult = await startPult(options);
+    const token = options.token ?? folderToken(stateDir, options.executor.box.root);
+    const pult = await startPult(token === undefined ? options : { ...options, token });
     const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
     try {
       fs.mkdirSync(stateDir, { recursive: true });
@@ -42,6 +45,26 @@ export async function launchPult(options: PultOptions): Promise<Launched> {
   const running = await samePult(stateDir, options.port, options.executor.box.root);
   if (running !== undefined) return { pult: undefined, url: running, reused: true };
   throw new DeepworkError('PORT_TAKEN', `Port ${options.port} on 127.0.0.1 is taken by another program (or by a pult for another folder). Start the pult on another port: deepwork ui --port ${options.port + 1}`);
+}
+
+// The folder's token, kept in the state folder (readable by this user only), so a page left open reconnects when the
+// pult for its folder is started again; a new one when there is none or it cannot be kept.
+function folderToken(stateDir: string, root: string): string | undefined {
+  const file = path.join(stateDir, 'pult-tokens', `${crypto.createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
+  try {
+    const kept = fs.readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) return kept;
+  } catch {
+    // None yet.
+  }
+  const token = newToken();
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    writeAtomic(fs, file, Buffer.from(token), 0o600);
+    return token;
+  } catch {
+    return undefined;
+  }
 }
 
 // The URL of a live pult for `root` on `port`, proven by asking it for its instance id.

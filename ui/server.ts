@@ -67,6 +67,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       rootName: path.basename(options.executor.box.root),
       bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: demoLabel },
       steps: options.steps,
+      // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
+      limits: { needChars: options.executor.limits.needChars, needPaths: options.executor.limits.needPaths },
       check: lastCheck ?? null,
       running: session.running,
       runs: session.runs,
