@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import os from 'node:os';
 import { DeepworkError, errnoOf, messageOf } from './common/errors.ts';
 import { formatCount } from './common/text.ts';
 import type { Config } from './app/config.ts';
@@ -12,102 +12,91 @@ import type { Bridge } from './protocol/loop.ts';
 import type { Proposal } from './protocol/parse.ts';
 import type { Turn } from './protocol/conversation.ts';
 import type { Sandbox, SandboxOptions } from './reading/sandbox.ts';
+import type { Executor } from './reading/execute.ts';
 import type { ApplyReport } from './writing/apply.ts';
 import { forPeople, type Io } from './console/output.ts';
-
-const USAGE = `Usage:
-  deepwork "question" [--files a.js,b.js] [--apply] [--steps N] [--host URL] [--model NAME] [--config PATH] [--json]
-                 [--api ollama|openai]  how the bridge is spoken to: Ollama's /api/chat, or OpenAI's chat completions
-                 [--context-tokens N]   the model's window in tokens (else asked of the bridge, else 64,000)
-                 [--continue, -c]       continue this folder's last conversation: its questions, answers, results
-  git diff | deepwork "review this"     what is piped in is sent with the question
-  deepwork --demo "question"     the same loop with an offline demo bridge (not a model)
-  deepwork apply [--force]       write the last run's proposed files without asking the model again
-  deepwork undo [--list]         put back the files of the last applied set (--list: show the sets)
-  deepwork ui [--port 8787] [--no-open]   the pult: a local web page for this folder
-  --diff shows a unified diff per proposed file; --force writes files held back for looking elided.
-  deepwork --check [--json]      is the bridge up, and its model?
-  deepwork --selftest            built-in checks; sends nothing anywhere
-  deepwork --version             the version
-
-Runs in the current folder: the model reads files there, and proposed files are written there with --apply.`;
+import { helpText, parseCommandLine, type Flags } from './console/args.ts';
 
 const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const;
 
-const options = {
-  files: { type: 'string' },
-  apply: { type: 'boolean' },
-  force: { type: 'boolean' },
-  diff: { type: 'boolean' },
-  list: { type: 'boolean' },
-  port: { type: 'string' },
-  'no-open': { type: 'boolean' },
-  steps: { type: 'string' },
-  'context-tokens': { type: 'string' },
-  host: { type: 'string' },
-  api: { type: 'string' },
-  model: { type: 'string' },
-  config: { type: 'string' },
-  json: { type: 'boolean' },
-  demo: { type: 'boolean' },
-  continue: { type: 'boolean', short: 'c' },
-  check: { type: 'boolean' },
-  selftest: { type: 'boolean' },
-  version: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type Flags = ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>['values'];
-
-// `stdin`: what was piped in, read when a question needs it (undefined when nothing is piped).
-export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined)): Promise<number> {
+// `stdin`: what was piped in, read when a question needs it (undefined when nothing is piped). `env`: the
+// environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME, an API key's variable).
+export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const io = forPeople(raw);
-  let args: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>>;
+  // Before the flags are understood, a failure is still printed as JSON when --json was asked for.
+  let json = argv.includes('--json');
   try {
-    args = parseArgs({ args: argv, options, allowPositionals: true });
-  } catch (error) {
-    return usage(io, messageOf(error));
-  }
-  const flags = args.values;
-  if (flags.help === true) {
-    io.out(USAGE);
-    return EXIT.ok;
-  }
-  if (flags.version === true) {
-    io.out(`deepwork ${version()}`);
-    return EXIT.ok;
-  }
-
-  try {
-    if (flags.selftest === true) {
+    const { command, flags, question } = parseCommandLine(argv);
+    json = flags.json === true;
+    if (command === 'version') {
+      io.out(`deepwork ${version()}`);
+      return EXIT.ok;
+    }
+    if (command === 'selftest') {
       const { runSelftest } = await import('./app/selftest.ts');
       return (await runSelftest((line) => io.out(line))) ? EXIT.ok : EXIT.failure;
     }
-    const { configPathOf, loadConfig, STEPS, isApi } = await import('./app/config.ts');
-    const configPath = configPathOf(flags.config, cwd);
-    const config = withFlags(loadConfig(configPath.file, configPath.explicit), flags, STEPS, isApi);
+    const configModule = await import('./app/config.ts');
+    const { configPathOf, loadConfig, homeOf } = configModule;
+    const configPath = configPathOf(flags.config, cwd, env);
+    if (command === 'help') return help(io, () => loadConfig(configPath.file, configPath.explicit, homeOf(env)), configPath.file);
+    const config = withFlags(loadConfig(configPath.file, configPath.explicit, homeOf(env)), flags, env, configModule);
     const box = sandboxOf(config, configPath.file);
-    if (flags.check === true) return await check(config, flags.json === true, io);
-    const write = { force: flags.force === true, diff: flags.diff === true, json: flags.json === true };
-    const [command, ...rest] = args.positionals;
-    if (command === 'apply' && rest.length === 0) return await applyLastRun(config, box, write, cwd, io);
-    if (command === 'undo' && rest.length === 0) return await undo(config, box, flags.list === true, cwd, io);
-    if (command === 'ui' && rest.length === 0) return await ui(config, box, flags, cwd, io);
+    if (command === 'check') return await check(config, json, io);
+    const write = { force: flags.force === true, diff: flags.diff === true, json };
+    if (command === 'apply') return await applyLastRun(config, box, write, cwd, io);
+    if (command === 'undo') return await undo(config, box, flags.list === true, json, cwd, io);
+    if (command !== 'ui' && command !== 'ask') throw new DeepworkError('USAGE', `Unknown command ${command}.`);
+    const folder = projectFolder(cwd, flags['any-folder'] === true);
+    if (command === 'ui') return await ui(config, box, flags, folder, io);
 
-    const question = args.positionals.join(' ').trim();
-    if (question === '') return usage(io, 'No question given.');
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
     const piped = pipedText(await stdin());
     const bridge = await bridgeOf(config, flags.demo === true);
-    return await ask({ bridge, config, box, question, files, piped, continues: flags.continue === true, apply: flags.apply === true, write, cwd }, io);
+    return await ask({ bridge, config, box, question, files, piped, continues: flags.continue === true, apply: flags.apply === true, write, cwd: folder }, io);
   } catch (error) {
     if (error instanceof DeepworkError) {
-      if (error.code === 'USAGE') return usage(io, error.message);
-      io.err(`deepwork: ${error.message}`);
-      return error.code === 'ABORTED' ? EXIT.interrupted : EXIT.failure;
+      const code = error.code === 'USAGE' ? EXIT.usage : error.code === 'ABORTED' ? EXIT.interrupted : EXIT.failure;
+      if (json) {
+        const { printJson } = await import('./console/output.ts');
+        printJson(io, { error: { code: error.code, message: error.message } });
+      }
+      io.err(`deepwork: ${error.message}${error.code === 'USAGE' ? '\nRun deepwork --help for the commands and flags.' : ''}`);
+      return code;
     }
     throw error;
   }
+}
+
+// --help, with where this deepwork keeps its config, state and backups (a config that does not load is named as such).
+function help(io: Io, load: () => Config, configFile: string): number {
+  let places: { config: string; state: string; backups: string; note?: string };
+  try {
+    const config = load();
+    places = { config: configFile, state: config.stateDir, backups: config.backupDir, ...(fs.existsSync(configFile) ? {} : { note: 'not there: the defaults apply' }) };
+  } catch (error) {
+    places = { config: configFile, state: '?', backups: '?', note: `it does not load: ${messageOf(error)}` };
+  }
+  io.out(helpText(places));
+  return EXIT.ok;
+}
+
+// The folder to work in. A filesystem root or the home folder itself is refused: walking it reads the whole disk or
+// every project at once, and sends /etc or ~/.config to the model.
+function projectFolder(cwd: string, anyFolder: boolean): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(cwd);
+  } catch {
+    real = path.resolve(cwd);
+  }
+  if (anyFolder) return cwd;
+  const isRoot = path.parse(real).root === real;
+  const home = os.homedir();
+  if (isRoot || (home !== '' && path.resolve(home) === real)) {
+    throw new DeepworkError('USAGE', `${real} is ${isRoot ? 'the root of a disk' : 'your home folder itself'}, not a project folder: deepwork would walk ${isRoot ? 'the whole disk' : 'every folder in it'} and could send any file in it to the model. cd into the project folder first, or add --any-folder if you mean it.`);
+  }
+  return cwd;
 }
 
 // The version in package.json, read when asked (no JSON import: it would load for every command).
@@ -139,18 +128,29 @@ function sandboxOf(config: Config, configFile: string): SandboxOptions {
   };
 }
 
-function withFlags(config: Config, flags: Flags, steps: { min: number; max: number }, isApi: (v: unknown) => v is Config['api']): Config {
+// The config, then the environment, then the flags: each later one wins.
+function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv, rules: Pick<typeof import('./app/config.ts'), 'STEPS' | 'isApi' | 'normalizeHost'>): Config {
+  const { STEPS: steps, isApi } = rules;
   const result = { ...config };
+  const fromEnv = (name: string) => (env[name]?.trim() === '' ? undefined : env[name]?.trim());
   if (flags.api !== undefined) {
     if (!isApi(flags.api)) throw new DeepworkError('USAGE', `--api must be ollama (Ollama's /api/chat: the DeepSeek bridge, Ollama) or openai (chat completions: DeepSeek's API, llama.cpp, vLLM, LM Studio, OpenRouter), not "${flags.api}".`);
     result.api = flags.api;
   }
   if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, steps.min, steps.max);
-  if (flags.host !== undefined) result.deepseekHost = flags.host;
-  if (flags.model !== undefined) result.deepseekModel = flags.model;
+  const host = flags.host ?? fromEnv('DEEPWORK_HOST');
+  if (host !== undefined) result.deepseekHost = hostOf(host, flags.host !== undefined ? '--host' : 'DEEPWORK_HOST', rules.normalizeHost);
+  const model = flags.model ?? fromEnv('DEEPWORK_MODEL');
+  if (model !== undefined) result.deepseekModel = model;
   if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
   if (flags['context-tokens'] !== undefined) result.contextTokens = wholeNumber('--context-tokens', flags['context-tokens'], 2_048, 9_999_999);
   return result;
+}
+
+function hostOf(text: string, source: string, normalizeHost: typeof import('./app/config.ts').normalizeHost): string {
+  const host = normalizeHost(text);
+  if ('problem' in host) throw new DeepworkError('USAGE', `${source} "${text}" ${host.problem}. Write it like http://localhost:11434, or localhost:11434.`);
+  return host.url;
 }
 
 // A flag's number: decimal digits only (`1e9`, `0x10` and ` 4` are refused), within its range.
@@ -158,11 +158,6 @@ function wholeNumber(flag: string, text: string, min: number, max: number, note 
   const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= min && value <= max)) throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
   return value;
-}
-
-function usage(io: Io, problem: string): number {
-  io.err(`deepwork: ${problem}\n\n${USAGE}`);
-  return EXIT.usage;
 }
 
 async function check(config: Config, json: boolean, io: Io): Promise<number> {
@@ -196,7 +191,8 @@ async function ask(a: Ask, io: Io): Promise<number> {
   const [{ createExecutor }, { runQuestion }, output] = await Promise.all([
     import('./reading/execute.ts'), import('./app/question.ts'), import('./console/output.ts'),
   ]);
-  const executor = createExecutor(a.cwd, a.box);
+  const executor = createExecutor(a.cwd, { ...a.box, onLargeFolder: (entries) => io.err(`deepwork: this folder holds more than ${formatCount(entries)} files and folders (not counting .gitignore'd ones), so walking it takes a while. Is it the project folder? Ctrl-C stops.`) });
+  if (a.files.length > 0) await checkAttached(executor, a.files);
   const { earlier, conversationId } = a.continues ? await earlierTurns(a.config.stateDir, executor.box.root) : { earlier: [], conversationId: (await import('./writing/conversations.ts')).newConversationId() };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
@@ -239,6 +235,24 @@ async function ask(a: Ask, io: Io): Promise<number> {
   return code;
 }
 
+// The files named with --files, each readable text inside the folder, or a usage error that says which are not and
+// why, before anything is sent: with a web chat every wasted run costs minutes.
+async function checkAttached(executor: Executor, files: readonly string[]): Promise<void> {
+  const results = await executor.answer([{ kind: 'need', paths: [...files], line: 0 }]);
+  const problems = results.flatMap((r): string[] => {
+    switch (r.kind) {
+      case 'missing': return [`  ${r.path}: no such file${r.closest.length > 0 ? ` (did you mean ${r.closest.slice(0, 3).join(', ')}?)` : ''}`];
+      case 'refused': return [`  ${r.path}: ${r.reason}`];
+      case 'withheld': return [`  ${r.path}: withheld, ${r.reason}`];
+      case 'binary': return [`  ${r.path}: binary (${r.what}); --files sends text`];
+      default: return [];
+    }
+  });
+  if (problems.length > 0) {
+    throw new DeepworkError('USAGE', `--files names ${problems.length === 1 ? 'a file' : 'files'} that cannot be sent, so nothing was sent:\n${problems.join('\n')}`);
+  }
+}
+
 // The conversation `--continue` continues: the folder's last run's.
 async function earlierTurns(stateDir: string, root: string): Promise<{ earlier: Turn[]; conversationId: string }> {
   const [{ loadRun }, { newConversationId }] = await Promise.all([import('./writing/runs.ts'), import('./writing/conversations.ts')]);
@@ -275,11 +289,14 @@ async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string
   const executor = createExecutor(cwd, box);
   const bridge = await createBridge(config);
   const launched = await launchPult({
+    // A port from the config (not from --port) gives way to the next free one when another program holds it.
+    nextPorts: flags.port === undefined ? 20 : 0,
     executor, bridge, demo: createDemoBridge, check: () => checkConfigured(config),
     host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, contextTokens: config.contextTokens, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
   });
   io.out(launched.url);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
+  if (launched.movedFrom !== undefined) io.err(`deepwork: port ${launched.movedFrom} is taken by another program, so the pult is on ${new URL(launched.url).port}.`);
   if (flags['no-open'] !== true && !(await openInBrowser(launched.url))) io.err('deepwork: could not start the default browser; open the URL above.');
   if (launched.pult === undefined) return EXIT.ok;
   io.err(`deepwork: the pult serves ${executor.box.root}; Ctrl-C stops it.`);
@@ -311,21 +328,24 @@ async function applyLastRun(config: Config, options: SandboxOptions, write: Writ
   return code;
 }
 
-async function undo(config: Config, options: SandboxOptions, list: boolean, cwd: string, io: Io): Promise<number> {
+async function undo(config: Config, options: SandboxOptions, list: boolean, json: boolean, cwd: string, io: Io): Promise<number> {
   const [{ createSandbox }, { undoLast }, { setsOf }, output] = await Promise.all([
     import('./reading/sandbox.ts'), import('./writing/undo.ts'), import('./writing/backup-sets.ts'), import('./console/output.ts'),
   ]);
   const box = createSandbox(cwd, options);
   if (list) {
-    io.out(output.listSets(setsOf(config.backupDir, box.root)));
+    const sets = setsOf(config.backupDir, box.root);
+    if (json) {
+      output.printJson(io, { backupDir: config.backupDir, sets: sets.map((set) => ({ name: set.name, undone: set.manifest.undone, files: set.manifest.files.filter((f) => f.written).map((f) => f.path) })) });
+    } else {
+      io.out(`Backup sets of ${box.root}, kept in ${config.backupDir}:\n${output.listSets(sets)}`);
+    }
     return EXIT.ok;
   }
   const report = undoLast(box, config.backupDir);
-  if (report.set === undefined) {
-    io.err('deepwork: no applied set of this folder to undo.');
-    return EXIT.failure;
-  }
-  io.out(output.undoneReport({ ...report, set: report.set }));
+  if (report.set === undefined) throw new DeepworkError('NOT_FOUND', `No applied set of this folder to undo (backups are kept in ${config.backupDir}).`);
+  if (json) output.printJson(io, { set: report.set.name, files: report.files.map((f) => ({ path: f.path, action: f.action, ...(f.reason === undefined ? {} : { reason: f.reason }) })) });
+  else io.out(output.undoneReport({ ...report, set: report.set }));
   return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }
 
@@ -357,6 +377,7 @@ export function run(argv: string[]): void {
   const io: Io = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
+    stream: (text) => process.stderr.write(text),
     isTTY: process.stderr.isTTY === true,
   };
   main(argv, io, process.cwd(), readPiped).then(

@@ -102,22 +102,49 @@ function secretPatterns(v: unknown): string | undefined {
   return undefined;
 }
 
-// config.json in deepwork's install folder, where backup/ and state/ also live (never in the user's project).
-export const defaultConfigPath = path.join(INSTALL_DIR, 'config.json');
+// Where config.json, state/ and backup/ live (never in the user's project): deepwork's own folder, or DEEPWORK_HOME.
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  const home = env.DEEPWORK_HOME?.trim();
+  return home === undefined || home === '' ? INSTALL_DIR : path.resolve(home);
+}
 
-// The config file to read: the one named with --config (relative to the folder deepwork runs in), or the default.
-export function configPathOf(flag: string | undefined, cwd: string): { file: string; explicit: boolean } {
-  return flag === undefined ? { file: defaultConfigPath, explicit: false } : { file: path.resolve(cwd, flag), explicit: true };
+// The config file to read: the one named with --config or DEEPWORK_CONFIG (relative to the folder deepwork runs in),
+// or config.json in deepwork's home.
+export function configPathOf(flag: string | undefined, cwd: string, env: NodeJS.ProcessEnv = {}): { file: string; explicit: boolean } {
+  const named = flag ?? (env.DEEPWORK_CONFIG?.trim() === '' ? undefined : env.DEEPWORK_CONFIG);
+  return named === undefined ? { file: path.join(homeOf(env), 'config.json'), explicit: false } : { file: path.resolve(cwd, named), explicit: true };
+}
+
+// A bridge host as a URL: also the bare `host:port` form OLLAMA_HOST takes (`localhost:11434` is
+// http://localhost:11434; 0.0.0.0, a listening address, is reached as 127.0.0.1). A problem is a sentence, else the
+// URL's text.
+export function normalizeHost(text: string): { url: string } | { problem: string } {
+  let candidate = text.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(candidate)) {
+    // Without a scheme only the bare form is taken: a host, an optional port, an optional path.
+    if (!/^([A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?(\/\S*)?$/.test(candidate)) return { problem: 'is not a URL' };
+    candidate = `http://${candidate.replace(/^:/, '127.0.0.1:')}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return { problem: 'is not a URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `is a ${url.protocol.slice(0, -1)}: URL, not http:// or https://` };
+  if (url.hostname === '') return { problem: 'names no host' };
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  return { url: url.href.replace(/\/$/, '') };
 }
 
 // Reads a config file. A missing file at the default place gives the defaults; a missing file named with --config,
 // broken JSON, an unknown key or a wrong type is an error naming the file and the key.
-export function loadConfig(file = defaultConfigPath, explicit = false): Config {
+export function loadConfig(file = path.join(INSTALL_DIR, 'config.json'), explicit = false, home = INSTALL_DIR): Config {
   let source: string;
   try {
     source = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if (errnoOf(error) === 'ENOENT' && !explicit) return resolveDirs({ ...defaultConfig });
+    if (errnoOf(error) === 'ENOENT' && !explicit) return resolveDirs({ ...defaultConfig }, home);
     throw new DeepworkError('CONFIG_READ', `The config file ${file} cannot be read (${errnoOf(error) ?? 'error'}). Check the path, or copy config.example.json to config.json.`, { cause: error });
   }
   let value: unknown;
@@ -144,11 +171,13 @@ export function loadConfig(file = defaultConfigPath, explicit = false): Config {
     }
     Object.assign(config, { [key]: v });
   }
-  return resolveDirs(config);
+  const host = normalizeHost(config.deepseekHost);
+  if ('problem' in host) throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "deepseekHost" ${JSON.stringify(config.deepseekHost)} ${host.problem}. Write it like "http://localhost:11500".`);
+  return resolveDirs({ ...config, deepseekHost: host.url }, home);
 }
 
-function resolveDirs(config: Config): Config {
-  return { ...config, backupDir: path.resolve(INSTALL_DIR, config.backupDir), stateDir: path.resolve(INSTALL_DIR, config.stateDir) };
+function resolveDirs(config: Config, home: string): Config {
+  return { ...config, backupDir: path.resolve(home, config.backupDir), stateDir: path.resolve(home, config.stateDir) };
 }
 
 function isKey(key: string): key is keyof Config {

@@ -2,6 +2,7 @@
 
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { baseUrl } from './http.ts';
+import { formatDuration } from '../common/text.ts';
 import { listModels, runningModels } from './ollama.ts';
 
 export type BridgeState = 'ready' | 'idle' | 'down';
@@ -21,7 +22,7 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
   try {
     models = await listModels(base, signal, timeoutMs);
   } catch (error) {
-    return report('down', messageOf(error));
+    return report('down', checkFailure(error, base, timeoutMs));
   }
   if (models.length > 0 && !models.some((name) => sameModel(name, model))) {
     return report('down', `The bridge at ${base.origin} answers, but does not know the model "${model}". It has: ${models.join(', ')}. Set deepseekModel in config.json or pass --model.`);
@@ -40,6 +41,17 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
     return report('ready', `The bridge at ${base.origin} answers and "${model}" is up.`);
   }
   return report('idle', `The bridge at ${base.origin} answers, but "${model}" is not up yet; it starts on the first question (for the DeepSeek bridge: its browser tab opens then).`);
+}
+
+// Why the bridge is down, in the words of --check: its wait is fixed, and a 404 means the host is some other server.
+function checkFailure(error: unknown, base: URL, timeoutMs: number): string {
+  if (error instanceof DeepworkError && error.code === 'BRIDGE_TIMEOUT') {
+    return `The host ${base.origin} took the connection but did not answer GET /api/tags within ${formatDuration(timeoutMs)}: it is busy, stuck, or not an Ollama-style API. Check its log; a question waits longer (timeoutMinutes in config.json).`;
+  }
+  if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && /HTTP 404/.test(error.message)) {
+    return `The host ${base.origin} answers, but not as an Ollama-style API (GET /api/tags: HTTP 404). For an OpenAI-compatible server set "api": "openai" (or --api openai) and its /v1 URL; the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434.`;
+  }
+  return messageOf(error);
 }
 
 // Ollama names a model `llama3:latest` when asked for `llama3`.

@@ -115,3 +115,9 @@ export function baseUrl(host: string): URL {
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
 }
+
+// A server's body as a short quote: an HTML error page is reduced to its text, whitespace to single spaces.
+export function quoteBody(text: string, max = 300): string {
+  const plain = /^\s*</.test(text) ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text;
+  return plain.replace(/\s+/g, ' ').trim().slice(0, max);
+}

@@ -3,7 +3,7 @@
 
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
-import { baseUrl, readAll, request, type Response } from './http.ts';
+import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { lines } from './lines.ts';
 import { numCtxFor, truncationNote, windowFromShow } from './context.ts';
 import { formatCount } from '../common/text.ts';
@@ -20,7 +20,7 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
   let numCtx = 0;
   return {
     label: `${options.model} at ${base.origin}`,
-    async chat(message, { signal, onProgress, tokens, window }) {
+    async chat(message, { signal, onProgress, onText, tokens, window }) {
       if (tokens !== undefined && window !== undefined) numCtx = numCtxFor(tokens, window, numCtx);
       const body = JSON.stringify({
         model: options.model, messages: [{ role: 'user', content: message }], stream: true,
@@ -28,7 +28,7 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
       });
       const res = await request(new URL('api/chat', base), { method: 'POST', body, signal, timeoutMs: options.timeoutMs });
       if (res.status < 200 || res.status > 299) throw await httpError(res, base, options, signal);
-      const reply = await readChat(res, base, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, onProgress);
+      const reply = await readChat(res, base, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, onProgress, onText);
       const truncated = tokens === undefined || numCtx === 0 ? undefined : truncationNote(reply.promptTokens, numCtx, tokens);
       return { text: reply.content, ...(reply.promptTokens === undefined ? {} : { promptTokens: reply.promptTokens }), ...(truncated === undefined ? {} : { truncated }) };
     },
@@ -49,7 +49,7 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
 // Reads an answer, streamed as NDJSON lines or sent as one JSON body. An `{"error": ...}` anywhere ends it with that
 // error; a stream that stops before `done` is not an answer; an answer past `maxChars` characters ends with an error
 // (a bridge that loops would otherwise fill the memory).
-async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number, thinking: number) => void): Promise<{ content: string; promptTokens?: number }> {
+async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<{ content: string; promptTokens?: number }> {
   // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
   const maxBytes = maxChars * 6 + (1 << 20);
   const parts: string[] = [];
@@ -83,6 +83,7 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
       length += part.content.length;
       if (length > maxChars) throw tooLong(base, maxChars);
       parts.push(part.content);
+      onText?.(part.content);
     }
     thinking += part.thinking;
     if (part.content !== '' || part.thinking > 0) onProgress?.(length, thinking);
@@ -125,13 +126,16 @@ function chatPart(value: unknown, base: URL): { content: string; thinking: numbe
 }
 
 async function httpError(res: Response, base: URL, options: OllamaOptions, signal: AbortSignal): Promise<DeepworkError> {
-  const text = await readAll(res.body).catch((error: unknown) => messageOf(error));
-  let quoted = text.trim().slice(0, 300);
+  const text = await readAll(res.body, 1 << 20).catch((error: unknown) => messageOf(error));
+  let quoted = quoteBody(text);
   try {
     const value: unknown = JSON.parse(text);
     if (isRecord(value) && typeof value.error === 'string') quoted = value.error;
   } catch {
     // Not JSON: quote the text as it came.
+  }
+  if (res.status === 404 && /^\s*</.test(text)) {
+    return new DeepworkError('BRIDGE_PROTOCOL', `The host ${base.origin} answers, but not as an Ollama-style API (POST /api/chat: HTTP 404, an HTML page${quoted === '' ? '' : `: "${quoted.slice(0, 120)}"`}). Check --host: the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434; for an OpenAI-compatible server set "api": "openai".`);
   }
   if (res.status === 404 && /model/i.test(quoted)) {
     const models = await listModels(base, signal, Math.min(options.timeoutMs, 10_000)).catch(() => undefined);
@@ -169,7 +173,7 @@ function parseJson(text: string, base: URL): unknown {
 }
 
 function notOllama(base: URL, text: string): DeepworkError {
-  const start = text.trim().slice(0, 120).replace(/\s+/g, ' ');
+  const start = quoteBody(text, 120);
   return new DeepworkError('BRIDGE_PROTOCOL', `The host ${base.origin} answers, but not as an Ollama-style API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check --host: the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434.`);
 }
 

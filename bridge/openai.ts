@@ -10,7 +10,7 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import { formatCount, formatDuration } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
 import type { Bridge } from '../protocol/loop.ts';
-import { baseUrl, readAll, request, type Response } from './http.ts';
+import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { lines } from './lines.ts';
 
 export type OpenAiOptions = {
@@ -46,7 +46,7 @@ export function createOpenAiBridge(options: OpenAiOptions): Bridge {
   const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
   return {
     label: `${options.model} at ${where} (OpenAI-compatible)`,
-    async chat(message, { signal, onProgress }) {
+    async chat(message, { signal, onProgress, onText }) {
       const body = JSON.stringify({
         model: options.model,
         messages: [{ role: 'user', content: message }],
@@ -58,7 +58,7 @@ export function createOpenAiBridge(options: OpenAiOptions): Bridge {
       const send = () => request(url, { method: 'POST', body, headers, signal, timeoutMs: options.timeoutMs });
       const res = await withOneRetry(send, signal, options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS);
       if (res.status < 200 || res.status > 299) throw await httpError(res, url, options, scrub, signal);
-      const reply = await readCompletion(res, where, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, scrub, onProgress);
+      const reply = await readCompletion(res, where, options.maxReplyChars ?? DEFAULT_MAX_REPLY_CHARS, scrub, onProgress, onText);
       const cut = reply.finish === 'length' ? cutNote(reply.completionTokens, maxReplyTokens) : undefined;
       return {
         text: reply.content,
@@ -144,7 +144,7 @@ type Completion = { content: string; thinking: number; finish: string | undefine
 // Reads an answer: server-sent events (`data:` lines, `:` comments, `[DONE]`), or one JSON body from a server that
 // does not stream. An error event ends it with the server's message; a stream that stops before its end is not an
 // answer; an answer past `maxChars` characters ends with an error.
-async function readCompletion(res: Response, where: string, maxChars: number, scrub: (text: string) => string, onProgress?: (chars: number, thinking: number) => void): Promise<Completion> {
+async function readCompletion(res: Response, where: string, maxChars: number, scrub: (text: string) => string, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<Completion> {
   const maxBytes = maxChars * 6 + (1 << 20);
   const parts: string[] = [];
   const result: Completion = { content: '', thinking: 0, finish: undefined };
@@ -162,6 +162,7 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
       length += chunk.content.length;
       if (length > maxChars) throw tooLong(where, maxChars);
       parts.push(chunk.content);
+      onText?.(chunk.content);
     }
     result.thinking += chunk.thinking;
     if (chunk.finish !== undefined) result.finish = chunk.finish;
@@ -302,7 +303,7 @@ function quoteOf(raw: string): string {
   } catch {
     // Not JSON: quoted as text below.
   }
-  return raw.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
+  return quoteBody(raw);
 }
 
 function authOf(options: OpenAiOptions): Record<string, string> {
@@ -351,6 +352,6 @@ function tooLong(where: string, maxChars: number): DeepworkError {
 }
 
 function notOpenAi(where: string, text: string, scrub: (text: string) => string): DeepworkError {
-  const start = scrub(text).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120);
+  const start = quoteBody(scrub(text), 120);
   return new DeepworkError('BRIDGE_PROTOCOL', `The host ${where} answers, but not as an OpenAI-compatible API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check deepseekHost: it is the API's base URL with its /v1, like http://localhost:8080/v1; for an Ollama-style bridge set "api": "ollama".`);
 }

@@ -9,13 +9,18 @@ import type { LoopEvent } from '../protocol/loop.ts';
 import { CONTROLS_JSON_LEAVES, escapeControls, formatCount, formatDuration } from '../common/text.ts';
 
 // The console: `out` is stdout, `err` stderr; `json` prints JSON text as it is; `status` a terminal status line with
-// its own cursor controls.
-export type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void };
+// its own cursor controls (a text starting with "\r" is written without a line end); `stream` writes to stderr as it
+// is, without a line end (a reply as it streams in).
+export type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void; stream?: (text: string) => void };
 
 // The same console with control characters made visible in all text for people: a model's answer, paths and messages
 // can carry terminal escapes (clear the screen, set the clipboard through OSC 52, hide a link through OSC 8).
 export function forPeople(raw: Io): Io {
-  return { out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err };
+  const stream = raw.stream;
+  return {
+    out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err,
+    ...(stream === undefined ? {} : { stream: (text: string) => stream(escapeControls(text)) }),
+  };
 }
 
 // JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
@@ -92,19 +97,27 @@ export function receivedSoFar(chars: number, thinking: number): string {
   return `${thoughts}${chars > 0 ? `, ${formatCount(chars)} characters so far` : ''}`;
 }
 
-// The step log on stderr; on a terminal, an elapsed-time line while the model is thinking.
+// The step log on stderr. On a terminal: an elapsed-time line while the model thinks, then the reply, dimmed, as it
+// streams in (stdout still gets only the answer), then the step's summary line.
 export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
   let received = 0;
   let thought = 0;
   let waitingStep = 0;
+  let streaming = false;
   // The status line's own cursor controls go out as they are; nothing in it comes from the model.
   const status = io.status ?? io.err;
   const clear = () => {
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
     if (io.isTTY) status('\r\x1b[K');
+  };
+  const endStream = () => {
+    if (!streaming) return;
+    streaming = false;
+    io.stream?.('\n');
+    status('\r\x1b[0m');
   };
   const tick = () => {
     status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${receivedSoFar(received, thought)}`);
@@ -122,16 +135,29 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
       } else if (e.kind === 'receiving') {
         received = e.chars;
         thought = e.thinking;
+      } else if (e.kind === 'text') {
+        if (!io.isTTY || io.stream === undefined) return;
+        if (!streaming) {
+          clear();
+          streaming = true;
+          status('\r\x1b[2m');
+        }
+        io.stream(e.text);
       } else if (e.kind === 'warning') {
+        endStream();
         clear();
         io.err(`step ${e.step}/${steps}: ${e.message}`);
       } else if (e.kind === 'replied') {
+        endStream();
         clear();
         const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
         const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
         io.err(`step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
       }
     },
-    stop: clear,
+    stop: () => {
+      endStream();
+      clear();
+    },
   };
 }

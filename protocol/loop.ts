@@ -19,8 +19,9 @@ export type Bridge = {
   window?(signal: AbortSignal): Promise<number | undefined>;
 };
 
-// `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it.
-export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; tokens?: number; window?: number };
+// `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it;
+// `onText`: each piece of the answer as it arrives, for a console that shows it streaming.
+export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; onText?: (text: string) => void; tokens?: number; window?: number };
 
 // `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that it cut the prompt;
 // `cut`: the server's word that it cut the reply at its output limit.
@@ -34,6 +35,8 @@ export type LoopEvent =
   | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
   // `thinking`: characters of reasoning so far (DeepSeek's reasoning_content, Ollama's thinking).
   | { kind: 'receiving'; step: number; chars: number; thinking: number }
+  // A piece of the reply as it streams in.
+  | { kind: 'text'; step: number; text: string }
   // `files`: the paths the reply proposes changes to (FILE or EDIT).
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
   // Something the user should know of a reply: the prompt or the reply was cut.
@@ -112,7 +115,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     tokens.push(estimate);
     const started = Date.now();
     const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
-    const answer = await bridge.chat(message, { signal, onProgress, tokens: estimate, window: windowTokens });
+    const onText = (text: string) => emit({ kind: 'text', step, text });
+    const answer = await bridge.chat(message, { signal, onProgress, onText, tokens: estimate, window: windowTokens });
     const { text: reply, truncated, cut } = typeof answer === 'string' ? { text: answer, truncated: undefined, cut: undefined } : answer;
     if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
     if (cut !== undefined) emit({ kind: 'warning', step, message: cut });
@@ -202,5 +206,6 @@ function cutShortNote(stop: Stop, step: number, asked: readonly string[]): strin
   const why = stop === 'repeat'
     ? `the model repeated its previous requests, so the loop stopped at step ${step}`
     : `the steps ran out after ${step} step${step === 1 ? '' : 's'}`;
-  return `[deepwork: this answer was cut short: ${why}. Unanswered requests: ${asked.join('; ')}. Raise --steps, or ask a narrower question.]`;
+  const fix = stop === 'repeat' ? 'More steps would not help: ask a narrower question, or name the files it needs with --files' : 'Raise --steps, or ask a narrower question';
+  return `[deepwork: this answer was cut short: ${why}. Unanswered requests: ${asked.join('; ')}. ${fix}.]`;
 }

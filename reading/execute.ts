@@ -60,7 +60,9 @@ export type Executor = {
   close(): Promise<void>;
 };
 
-export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits> };
+// `onLargeFolder`: told once when the walk passes `largeFolder` entries (LARGE_FOLDER unless a test says), so a wrong
+// folder is noticed early.
+export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits>; onLargeFolder?: (entries: number) => void; largeFolder?: number };
 
 export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
 
@@ -76,7 +78,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
   const folder: Folder = {
-    entries: () => (entries ??= walk(box)),
+    entries: () => (entries ??= walk(box, options.onLargeFolder, options.largeFolder)),
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
     searchable: () => (searchable ??= sourceFirst(folder.files()).map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),

@@ -18,14 +18,18 @@ type Rules = { base: string; ig: Ignore };
 // deepwork's own places inside the root, as folded relative paths, and their last names for a cheap first look.
 type Skip = { rels: Set<string>; names: Set<string> };
 
+// More entries than a project has: a walk past this many tells `onLarge` once (the home folder, a disk).
+export const LARGE_FOLDER = 300_000;
+
 // Every entry of the project folder, depth first, names in byte order within a folder.
-export function walk(box: Sandbox): WalkEntry[] {
+export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): WalkEntry[] {
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
   const rules = fs.existsSync(exclude) ? [readRules('.', exclude)] : [];
   const out: WalkEntry[] = [];
   const inside = box.guarded.filter((g) => isInside(box.root, g.real) && g.real !== box.root).map((g) => foldRel(relativeTo(box.root, g.real)));
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
-  walkFolder(box, skip, '.', box.root, rules, out, -1);
+  const notice = onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large };
+  walkFolder(box, skip, '.', box.root, rules, out, -1, notice);
   return out;
 }
 
@@ -38,7 +42,11 @@ function skippedName(name: string, folder: boolean): boolean {
   return folded === '.git' || (folder && folded === 'node_modules');
 }
 
-function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number): void {
+function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, large: { told: boolean; tell: (entries: number) => void; at: number } | undefined): void {
+  if (large !== undefined && !large.told && out.length > large.at) {
+    large.told = true;
+    large.tell(large.at);
+  }
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(abs, { withFileTypes: true });
@@ -65,7 +73,7 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
     const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
-    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index);
+    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, large);
   }
 }
 

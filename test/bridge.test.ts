@@ -103,7 +103,7 @@ describe('createOllamaBridge', () => {
 
   it('says when the host is not an Ollama-style API', async () => {
     const { reply } = await chatWith({ kind: 'raw', contentType: 'text/html', body: '<html><body>Welcome</body></html>' });
-    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /not as an Ollama-style API \(it sent: "<html><body>Welcome/);
+    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /not as an Ollama-style API \(it sent: "Welcome/);
   });
 
   it('refuses a host that is not an http URL', () => {
@@ -223,6 +223,23 @@ describe('checkBridge', () => {
       assert.match(report.message, /not as an Ollama-style API/);
     } finally {
       page.close();
+    }
+  });
+});
+
+describe('--check in its own words (issue 15)', () => {
+  it('says a host that takes the connection and never answers is stuck, with its real wait, not "raise timeoutMinutes"', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = http.createServer(() => {});
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const report = await checkBridge(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, 'm', 300);
+      assert.equal(report.state, 'down');
+      assert.match(report.message, /took the connection but did not answer GET \/api\/tags within 300 ms: it is busy, stuck, or not an Ollama-style API/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { startFakeBridge } from './fake-bridge.ts';
 import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
+import { FLAGS } from '../console/args.ts';
 import { freePort, tempFolder } from './helpers.ts';
 
 const HOME = INSTALL_DIR;
@@ -208,19 +209,28 @@ describe('deepwork "question"', () => {
 
 describe('usage and config errors', () => {
   const usage: Array<[string, string[], RegExp]> = [
-    ['no question', [], /No question given/],
-    ['an unknown flag', ['q', '--frobnicate'], /Unknown option '--frobnicate'/],
+    ['no question', [], /No question given\. Ask like this: deepwork "where is the login checked\?"/],
+    ['an unknown flag', ['q', '--frobnicate'], /There is no option --frobnicate\. deepwork --help lists them/],
+    ['a mistyped flag', ['q', '--aply'], /There is no option --aply\. Did you mean --apply\?/],
+    ['a flag without its value', ['q', '--steps'], /--steps needs a value: --steps N\./],
     ['a bad --steps', ['q', '--steps', 'many'], /--steps must be a whole number from 1 to 50, not "many"/],
     ['--steps in exponent form', ['q', '--steps', '1e9'], /--steps must be a whole number from 1 to 50, not "1e9"/],
     ['--steps in hex', ['q', '--steps', '0x10'], /--steps must be a whole number from 1 to 50, not "0x10"/],
     ['--steps past the range', ['q', '--steps', '51'], /--steps must be a whole number from 1 to 50, not "51"/],
+    ['a word after undo', ['undo', 'list'], /deepwork undo takes no more words, but got "list"\. For the list of backup sets: deepwork undo --list\. To ask a question that starts with the word "undo", put it after --/],
+    ['a port as a word', ['ui', '8788'], /deepwork ui takes no more words, but got "8788"\. For a port: deepwork ui --port 8788/],
+    ['a flag of another command', ['q', '--list'], /--list is for deepwork undo; a question does not take it\./],
+    ['--port with a question', ['q', '--port', '9'], /--port is for deepwork ui; a question does not take it\./],
+    ['a question with --check', ['--check', 'q'], /deepwork --check takes no words, but got "q"/],
+    ['a malformed host', ['q', '--host', 'htp:/x'], /--host "htp:\/x" is not a URL\. Write it like http:\/\/localhost:11434, or localhost:11434\./],
   ];
   for (const [name, args, message] of usage) {
-    it(`exits 2 with usage on ${name}`, async () => {
+    it(`exits 2 on ${name}, saying what to do in a line or two`, async () => {
       const run = await deepwork(args, project);
       assert.equal(run.code, 2);
       assert.match(run.stderr, message);
-      assert.match(run.stderr, /Usage:\n {2}deepwork "question"/);
+      assert.match(run.stderr, /\nRun deepwork --help for the commands and flags\.\n$/);
+      assert.ok(run.stderr.split('\n').length <= 3, `no usage dump: ${run.stderr}`);
     });
   }
 
@@ -337,6 +347,101 @@ describe('an OpenAI-compatible server (issue 13)', () => {
     const bad = await deepwork(['q', '--api', 'anthropic'], folder);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--api must be ollama .* or openai .*, not "anthropic"/);
+  });
+});
+
+describe('the console as its users expect it (issue 15)', () => {
+  it('--help lists every flag on a line of its own, where deepwork keeps its files, and the exit codes', async () => {
+    for (const args of [['--help'], ['help']]) {
+      const run = await deepwork(args, project);
+      assert.equal(run.code, 0, run.stderr);
+      for (const name of Object.keys(FLAGS)) assert.match(run.stdout, new RegExp(`^ {2}(-\\w, | {4})--${name}\\b.* {2,}\\S`, 'm'), `--${name} has its line`);
+      assert.ok(run.stdout.includes(`State:   ${path.join(configs, 'state')}`));
+      assert.ok(run.stdout.includes(`Backups: ${path.join(configs, 'backup')}`));
+      assert.match(run.stdout, /Exit codes: 0 done .* 2 a usage\nerror; 3 --check/);
+    }
+  });
+
+  it('asks a question that is a command word when it comes after --', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
+    const run = await deepwork(['--host', fake.host, '--config', isolated, '--', 'undo'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(fake.chats[0]?.content ?? '', /=== QUESTION ===\nundo\n/);
+  });
+
+  it('refuses --files naming a missing, secret or binary file, saying which and why, and sends nothing', async () => {
+    const folder = tempFolder({ 'app.js': 'x\n', '.env': 'TOKEN=1\n', 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]) });
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
+    const run = await deepwork(['q', '--host', fake.host, '--files', 'app.js,ap.js,.env,logo.png'], folder);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--files names files that cannot be sent, so nothing was sent:\n {2}ap\.js: no such file \(did you mean app\.js\?\)\n {2}\.env: .*secret.*\n {2}logo\.png: binary/);
+    assert.equal(fake.chats.length, 0);
+  });
+
+  it('prints failures as JSON with --json, and the backup sets with undo --list --json', async () => {
+    const port = await freePort();
+    const down = await deepwork(['q', '--json', '--host', `http://127.0.0.1:${port}`], project);
+    assert.equal(down.code, 1);
+    const error = (JSON.parse(down.stdout) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'BRIDGE_DOWN');
+    assert.match(error.message, /nothing is listening/);
+    const usage = await deepwork(['q', '--json', '--aply'], project);
+    assert.equal(usage.code, 2);
+    assert.equal((JSON.parse(usage.stdout) as { error: { code: string } }).error.code, 'USAGE');
+    const list = await deepwork(['undo', '--list', '--json'], tempFolder());
+    assert.equal(list.code, 0, list.stderr);
+    assert.deepEqual(JSON.parse(list.stdout), { backupDir: path.join(configs, 'backup'), sets: [] });
+  });
+
+  it('refuses a filesystem root and the home folder itself, unless --any-folder says so', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
+    const root = await deepwork(['q', '--host', fake.host], '/');
+    assert.equal(root.code, 2);
+    assert.match(root.stderr, /\/ is the root of a disk, not a project folder: deepwork would walk the whole disk .* add --any-folder if you mean it/);
+    const home = tempFolder({ 'notes.txt': 'x\n' });
+    const inHome = await deepwork(['q', '--host', fake.host], home, { env: { HOME: home, USERPROFILE: home } });
+    assert.equal(inHome.code, 2);
+    assert.match(inHome.stderr, /is your home folder itself, not a project folder/);
+    assert.equal(fake.chats.length, 0);
+    const anyway = await deepwork(['q', '--host', fake.host, '--any-folder'], home, { env: { HOME: home, USERPROFILE: home } });
+    assert.equal(anyway.code, 0, anyway.stderr);
+    assert.equal(fake.chats.length, 1);
+  });
+
+  it('takes DEEPWORK_HOST (also host:port alone), DEEPWORK_MODEL and DEEPWORK_CONFIG, with flags winning', async () => {
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
+    const bare = fake.host.replace(/^http:\/\//, '');
+    const fromEnv = await deepwork(['q'], project, { env: { DEEPWORK_HOST: bare, DEEPWORK_MODEL: 'env-model' } });
+    assert.equal(fromEnv.code, 0, fromEnv.stderr);
+    assert.equal(fake.chats.at(-1)?.model, 'env-model');
+    await deepwork(['q', '--model', 'flag-model'], project, { env: { DEEPWORK_HOST: bare, DEEPWORK_MODEL: 'env-model' } });
+    assert.equal(fake.chats.at(-1)?.model, 'flag-model');
+    const bad = await deepwork(['q'], project, { env: { DEEPWORK_HOST: 'htp:/nowhere' } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /DEEPWORK_HOST "htp:\/nowhere" is not a URL/);
+    const own = tempFolder();
+    const file = configFile(own, { deepseekHost: fake.host, deepseekModel: 'config-model', stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
+    const child = spawn(process.execPath, [BIN, 'q'], { cwd: project, env: { ...process.env, DEEPWORK_CONFIG: file }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    assert.equal(fake.chats.at(-1)?.model, 'config-model');
+    const home = tempFolder();
+    const help = spawn(process.execPath, [BIN, '--help'], { cwd: project, env: { ...process.env, DEEPWORK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    help.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((resolve) => help.on('close', resolve));
+    assert.ok(out.includes(`Config:  ${path.join(home, 'config.json')} (not there: the defaults apply)`), out);
+    assert.ok(out.includes(`State:   ${path.join(home, 'state')}`));
+  });
+
+  it('tells --check that a host is some other server, and a repeat that more steps would not help', async () => {
+    const other = await startFakeOpenAi({ models: ['m'] });
+    const check = await deepwork(['--check', '--host', other.host.replace(/\/v1$/, '')], project);
+    assert.equal(check.code, 1);
+    assert.match(check.stdout, /^down: .*not as an Ollama-style API \(GET \/api\/tags: HTTP 404\)\. For an OpenAI-compatible server set "api": "openai"/);
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: same ===' }) });
+    const repeat = await deepwork(['q', '--host', fake.host], project);
+    assert.match(repeat.stdout, /the model repeated its previous requests, so the loop stopped at step 2\. Unanswered requests: FIND same\. More steps would not help: ask a narrower question, or name the files it needs with --files\.\]/);
   });
 });
 

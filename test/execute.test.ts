@@ -451,3 +451,17 @@ describe('NEED ranges (issue 11)', () => {
     assert.match(only(await ask(root, '=== NEED: five.js:4-2 ==='), 'refused').reason, /the range 4-2 runs backwards; ask for five\.js:2-4/);
   });
 });
+
+describe('a folder far larger than a project (issue 15)', () => {
+  it('tells once, while walking, that the folder has passed the size of a project', () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`d${i % 4}/f${i}.txt`] = 'x';
+    const told: number[] = [];
+    const executor = createExecutor(tempFolder(files), { onLargeFolder: (n) => told.push(n), largeFolder: 10 });
+    assert.match(executor.tree(), /d0\//);
+    assert.deepEqual(told, [10]);
+    const small: number[] = [];
+    createExecutor(tempFolder(files), { onLargeFolder: (n) => small.push(n), largeFolder: 1000 }).tree();
+    assert.deepEqual(small, []);
+  });
+});

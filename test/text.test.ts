@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { countLines, formatCount } from '../common/text.ts';
-import { receivedSoFar } from '../console/output.ts';
+import { forPeople, receivedSoFar, stepLog } from '../console/output.ts';
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {
@@ -21,5 +21,34 @@ describe('receivedSoFar (the waiting line)', () => {
     assert.equal(receivedSoFar(0, 1200), ', thinking, 1,200 characters');
     assert.equal(receivedSoFar(350, 1200), ', thinking, 1,200 characters, 350 characters so far');
     assert.equal(receivedSoFar(350, 0), ', 350 characters so far');
+  });
+});
+
+describe('the step log on a terminal (issue 15)', () => {
+  it('streams the reply dimmed on stderr as it arrives, with its control characters made visible, then the summary', () => {
+    const written: string[] = [];
+    const raw = { out: (t: string) => written.push(`out:${t}`), err: (t: string) => written.push(`err:${t}`), stream: (t: string) => written.push(`stream:${t}`), isTTY: true };
+    const log = stepLog(forPeople(raw), 4);
+    log.event({ kind: 'sending', step: 1, steps: 4, chars: 100, tokens: 30, budget: 1000, dropped: 0 });
+    log.event({ kind: 'text', step: 1, text: 'Hel' });
+    log.event({ kind: 'text', step: 1, text: 'lo \x1b]52;c;cGF5bG9hZA==\x07' });
+    log.event({ kind: 'replied', step: 1, chars: 30, ms: 1200, requests: [], files: [] });
+    log.stop();
+    assert.deepEqual(written.filter((w) => !w.startsWith('err:\r\x1b[K')), [
+      'err:step 1/4: sending 100 characters, about 30 tokens of 1,000',
+      'err:\r\x1b[2m',
+      'stream:Hel',
+      'stream:lo \\x1b]52;c;cGF5bG9hZA==\\x07',
+      'stream:\n',
+      'err:\r\x1b[0m',
+      'err:step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
+    ]);
+  });
+
+  it('streams nothing when stderr is not a terminal', () => {
+    const written: string[] = [];
+    const log = stepLog(forPeople({ out: () => {}, err: (t) => written.push(t), stream: (t) => written.push(`stream:${t}`), isTTY: false }), 1);
+    log.event({ kind: 'text', step: 1, text: 'Hello' });
+    assert.deepEqual(written, []);
   });
 });

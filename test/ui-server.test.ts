@@ -377,6 +377,25 @@ describe('launchPult', () => {
     }
   });
 
+  it('takes the next free port when another program holds the configured one, and says so', async () => {
+    const foreign = net.createServer();
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const taken = (foreign.address() as net.AddressInfo).port;
+    try {
+      const options = pultOptions({ executor: createExecutor(tempFolder({ 'a.js': '' })), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: taken });
+      await assert.rejects(launchPult(options), /Port \d+ on 127\.0\.0\.1 is taken by another program/);
+      const moved = await launchPult({ ...options, nextPorts: 20 });
+      try {
+        assert.equal(moved.movedFrom, taken);
+        assert.ok(moved.pult !== undefined && moved.pult.port > taken && moved.pult.port <= taken + 20);
+      } finally {
+        await moved.pult?.close();
+      }
+    } finally {
+      foreign.close();
+    }
+  });
+
   it('removes the registrations of pults whose process is gone', async () => {
     const stateDir = tempFolder({ 'pult-1.json': JSON.stringify({ root: '/x', url: 'http://127.0.0.1:1/?token=dead', instance: 'i', pid: 2 ** 22 + 1 }), 'pult-2.json': 'not json', 'other.json': '{}' });
     const options = pultOptions({ executor: createExecutor(tempFolder()), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port: 0, stateDir });

@@ -18,33 +18,43 @@ function registrationFile(stateDir: string, port: number): string {
   return path.join(stateDir, `pult-${port}.json`);
 }
 
-export type Launched = { pult: Pult | undefined; url: string; reused: boolean };
+// `movedFrom`: the port asked for, when another program had it and the pult took the next free one.
+export type Launched = { pult: Pult | undefined; url: string; reused: boolean; movedFrom?: number };
 
-// Starts the pult, or finds the one already serving this folder on that port. Registrations of pults that are gone
-// are removed on the way.
-export async function launchPult(options: PultOptions): Promise<Launched> {
+// Starts the pult, or finds the one already serving this folder on that port. A port another program holds is passed
+// over for the next ones, up to `nextPorts` of them (a user who dropped a folder on the launcher cannot pick a port).
+// Registrations of pults that are gone are removed on the way.
+export async function launchPult(options: PultOptions & { nextPorts?: number }): Promise<Launched> {
   const { stateDir } = options;
   removeStale(stateDir);
-  try {
-    const token = options.token ?? folderToken(stateDir, options.executor.box.root);
-    const pult = await startPult(token === undefined ? options : { ...options, token });
-    const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
+  const token = options.token ?? folderToken(stateDir, options.executor.box.root);
+  const tries = options.port === 0 ? 0 : Math.max(0, Math.min(options.nextPorts ?? 0, 65535 - options.port));
+  for (let port = options.port; port <= options.port + tries; port++) {
     try {
-      fs.mkdirSync(stateDir, { recursive: true });
-      writeAtomic(fs, registrationFile(stateDir, pult.port), Buffer.from(JSON.stringify(registration)), 0o600);
-    } catch {
-      // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
+      const pult = await startPult({ ...options, port, ...(token === undefined ? {} : { token }) });
+      const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
+      try {
+        fs.mkdirSync(stateDir, { recursive: true });
+        writeAtomic(fs, registrationFile(stateDir, pult.port), Buffer.from(JSON.stringify(registration)), 0o600);
+      } catch {
+        // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
+      }
+      const close = pult.close;
+      return {
+        pult: { ...pult, close: () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port))) }, url: pult.url, reused: false,
+        ...(port === options.port ? {} : { movedFrom: options.port }),
+      };
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'EACCES') throw new DeepworkError('PORT_DENIED', `Port ${port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
+      if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_INVALID', `The pult cannot listen on 127.0.0.1:${port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${Math.min(port + 1, 65535)}`, { cause: error });
     }
-    const close = pult.close;
-    return { pult: { ...pult, close: () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port))) }, url: pult.url, reused: false };
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === 'EACCES') throw new DeepworkError('PORT_DENIED', `Port ${options.port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
-    if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_INVALID', `The pult cannot listen on 127.0.0.1:${options.port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${Math.min(options.port + 1, 65535)}`, { cause: error });
+    const running = await samePult(stateDir, port, options.executor.box.root);
+    if (running !== undefined) return { pult: undefined, url: running, reused: true };
   }
-  const running = await samePult(stateDir, options.port, options.executor.box.root);
-  if (running !== undefined) return { pult: undefined, url: running, reused: true };
-  throw new DeepworkError('PORT_TAKEN', `Port ${options.port} on 127.0.0.1 is taken by another program (or by a pult for another folder). Start the pult on another port: deepwork ui --port ${options.port + 1}`);
+  const last = options.port + tries;
+  const taken = tries === 0 ? `Port ${options.port} on 127.0.0.1 is taken by another program (or by a pult for another folder)` : `Ports ${options.port} to ${last} on 127.0.0.1 are taken by other programs (or by pults for other folders)`;
+  throw new DeepworkError('PORT_TAKEN', `${taken}. Start the pult on another port: deepwork ui --port ${Math.min(last + 1, 65535)}`);
 }
 
 // The folder's token, kept in the state folder (readable by this user only), so a page left open reconnects when the

@@ -227,6 +227,7 @@ export class Session {
   }
 
   private onEvent(run: RunView, e: LoopEvent, steps: number): void {
+    if (e.kind === 'text') return;
     if (e.kind === 'receiving') {
       if (run.waiting !== undefined) {
         run.waiting.received = e.chars;

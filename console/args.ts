@@ -1,0 +1,176 @@
+// The command line's words: one table of flags, which says what each flag takes, what it does and which commands take
+// it. Parsing, the errors for a mistyped or misplaced flag, and --help all come from that table, so they cannot drift.
+
+import { parseArgs } from 'node:util';
+import { DeepworkError } from '../common/errors.ts';
+
+export type Command = 'ask' | 'apply' | 'undo' | 'ui' | 'check' | 'selftest' | 'help' | 'version';
+
+type Spec = { type: 'string' | 'boolean'; short?: string; value?: string; what: string; for: readonly Command[] };
+
+const EVERY: readonly Command[] = ['ask', 'apply', 'undo', 'ui', 'check', 'selftest', 'help', 'version'];
+
+export const FLAGS = {
+  files: { type: 'string', value: 'a.js,b.js', what: 'send these files with the question (each must exist and be readable)', for: ['ask'] },
+  apply: { type: 'boolean', what: 'write the proposed files (the old versions go to a backup set first)', for: ['ask'] },
+  diff: { type: 'boolean', what: 'show a unified diff of each proposed file', for: ['ask', 'apply'] },
+  force: { type: 'boolean', what: 'also write files held back for looking elided ("rest unchanged")', for: ['ask', 'apply'] },
+  continue: { type: 'boolean', short: 'c', what: "continue this folder's last conversation", for: ['ask'] },
+  steps: { type: 'string', value: 'N', what: 'bridge calls per question, 1 to 50 (config: steps)', for: ['ask', 'ui'] },
+  'context-tokens': { type: 'string', value: 'N', what: "the model's window in tokens (config: contextTokens; else asked of the bridge)", for: ['ask', 'ui'] },
+  api: { type: 'string', value: 'ollama|openai', what: "how the bridge is spoken to: Ollama's /api/chat or OpenAI's chat completions (config: api)", for: ['ask', 'ui', 'check'] },
+  host: { type: 'string', value: 'URL', what: 'the bridge, like http://localhost:11434 or localhost:11434 (config: deepseekHost; env DEEPWORK_HOST)', for: ['ask', 'ui', 'check'] },
+  model: { type: 'string', value: 'NAME', what: 'the model to ask for (config: deepseekModel; env DEEPWORK_MODEL)', for: ['ask', 'ui', 'check'] },
+  demo: { type: 'boolean', what: 'an offline demo bridge instead of a model, to see the loop', for: ['ask'] },
+  json: { type: 'boolean', what: 'print one JSON object on stdout, also for a failure ({"error": {"code", "message"}})', for: ['ask', 'apply', 'undo', 'check'] },
+  list: { type: 'boolean', what: 'list the backup sets of this folder instead of undoing', for: ['undo'] },
+  port: { type: 'string', value: 'N', what: "the pult's port on 127.0.0.1, 0 for any free one (config: port; the next free one when it is taken)", for: ['ui'] },
+  'no-open': { type: 'boolean', what: 'do not open the browser; the URL is printed', for: ['ui'] },
+  'any-folder': { type: 'boolean', what: 'run even in a filesystem root or the home folder itself', for: ['ask', 'ui'] },
+  config: { type: 'string', value: 'PATH', what: 'the config file (env DEEPWORK_CONFIG)', for: ['ask', 'apply', 'undo', 'ui', 'check', 'selftest'] },
+  check: { type: 'boolean', what: 'is the bridge up, and its model? exit 0 ready, 3 idle, 1 down', for: ['check'] },
+  selftest: { type: 'boolean', what: 'built-in checks; sends nothing anywhere', for: ['selftest'] },
+  version: { type: 'boolean', short: 'v', what: 'the version', for: EVERY },
+  help: { type: 'boolean', short: 'h', what: 'this help', for: EVERY },
+} as const satisfies Record<string, Spec>;
+
+export type FlagName = keyof typeof FLAGS;
+export type Flags = { [K in FlagName]?: (typeof FLAGS)[K]['type'] extends 'string' ? string : boolean };
+
+// The words that name a command; any other first word starts a question.
+const COMMAND_WORDS = { apply: 'apply', undo: 'undo', ui: 'ui', help: 'help' } as const satisfies Record<string, Command>;
+
+const NAMES: Record<Command, string> = {
+  ask: 'a question', apply: 'deepwork apply', undo: 'deepwork undo', ui: 'deepwork ui', check: 'deepwork --check',
+  selftest: 'deepwork --selftest', help: 'deepwork --help', version: 'deepwork --version',
+};
+
+export type Parsed = { command: Command; flags: Flags; question: string };
+
+// The command, its flags and the question. Every mistake is a USAGE error that names the word and the fix.
+export function parseCommandLine(argv: readonly string[]): Parsed {
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; allowPositionals: true; tokens: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, tokens: true });
+  } catch (error) {
+    throw new DeepworkError('USAGE', flagProblem(error));
+  }
+  const flags: Flags = parsed.values;
+  const modes = (['help', 'version', 'check', 'selftest'] as const).filter((m) => flags[m] === true);
+  const terminator = parsed.tokens.findIndex((t) => t.kind === 'option-terminator');
+  const words = parsed.tokens.flatMap((t, i) => (t.kind === 'positional' ? [{ value: t.value, quoted: terminator !== -1 && i > terminator }] : []));
+  const first = words[0];
+
+  let command: Command;
+  let question = '';
+  if (modes.includes('help')) command = 'help';
+  else if (modes.includes('version')) command = 'version';
+  else if (modes.length > 1) throw new DeepworkError('USAGE', `--${modes[0]} and --${modes[1]} are separate commands; give one of them.`);
+  else if (modes[0] !== undefined) {
+    command = modes[0];
+    if (first !== undefined) throw new DeepworkError('USAGE', `deepwork --${command} takes no words, but got "${first.value}". Ask a question without --${command}.`);
+  } else if (first !== undefined && !first.quoted && Object.hasOwn(COMMAND_WORDS, first.value)) {
+    command = COMMAND_WORDS[first.value as keyof typeof COMMAND_WORDS];
+    const extra = words[1];
+    if (extra !== undefined) {
+      const hint = command === 'undo' && extra.value === 'list' ? ' For the list of backup sets: deepwork undo --list.' : command === 'ui' && /^\d+$/.test(extra.value) ? ` For a port: deepwork ui --port ${extra.value}.` : '';
+      throw new DeepworkError('USAGE', `${NAMES[command]} takes no more words, but got "${extra.value}".${hint} To ask a question that starts with the word "${first.value}", put it after --: deepwork -- "${first.value} ${extra.value}".`);
+    }
+  } else {
+    command = 'ask';
+    question = words.map((w) => w.value).join(' ').trim();
+    if (question === '') throw new DeepworkError('USAGE', 'No question given. Ask like this: deepwork "where is the login checked?" (deepwork --help lists the commands).');
+  }
+
+  if (command !== 'help' && command !== 'version') {
+    for (const token of parsed.tokens) {
+      if (token.kind !== 'option') continue;
+      const spec: Spec = FLAGS[token.name as FlagName];
+      if (!spec.for.includes(command)) {
+        const takers = spec.for.filter((c) => c !== 'help' && c !== 'version').map((c) => NAMES[c]);
+        throw new DeepworkError('USAGE', `${token.rawName} is for ${takers.join(' and ')}; ${NAMES[command]} does not take it.`);
+      }
+    }
+  }
+  return { command, flags, question };
+}
+
+// Node's parseArgs errors in deepwork's words: an unknown flag with the closest known one, a flag that needs a value.
+function flagProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+  const named = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const guess = closestFlag(named.replace(/^-+/, '').split('=')[0] ?? '');
+    return `There is no option ${named.split('=')[0]}.${guess === undefined ? '' : ` Did you mean --${guess}?`} deepwork --help lists them; a question that starts with "-" goes after --: deepwork -- "${named} …".`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const name = named.replace(/^-+/, '').split(/[ =]/)[0] ?? '';
+    const spec = Object.hasOwn(FLAGS, name) ? FLAGS[name as FlagName] : undefined;
+    if (spec !== undefined && spec.type === 'string') return `--${name} needs a value: --${name} ${'value' in spec ? spec.value : 'VALUE'}.`;
+    if (spec !== undefined) return `--${name} takes no value; write just --${name}.`;
+  }
+  return message;
+}
+
+// The known flag nearest to what was typed, by edit distance, when it is near enough to be a typo.
+export function closestFlag(typed: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const name of Object.keys(FLAGS)) {
+    const d = distance(typed.toLowerCase(), name);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(typed.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+}
+
+// --help: the commands, every flag on a line of its own, where deepwork keeps its files, and the exit codes.
+export function helpText(places: { config: string; state: string; backups: string; note?: string }): string {
+  const flagLines = (Object.entries(FLAGS) as Array<[string, Spec]>).map(([name, spec]) => {
+    const short = spec.short === undefined ? '    ' : `-${spec.short}, `;
+    const left = `  ${short}--${name}${spec.value === undefined ? '' : ` ${spec.value}`}`;
+    return `${left.padEnd(32)}${spec.what}`;
+  });
+  return [
+    'deepwork: a chat model reads the code in this folder and proposes changes; you decide what is written.',
+    '',
+    'Commands (run them in the project folder):',
+    '  deepwork "question" [flags]     ask; the step log goes to stderr, the answer to stdout',
+    '  git diff | deepwork "question"  what is piped in goes with the question',
+    '  deepwork apply                  write the last run\'s proposals without asking again',
+    '  deepwork undo                   put back the files of the last applied set',
+    '  deepwork ui                     the pult: the same in a local web page',
+    '  deepwork --check                is the bridge up, and its model?',
+    '  deepwork --selftest             built-in checks',
+    '  deepwork -- "undo the change"   a question that starts with a command word or "-" goes after --',
+    '',
+    'Flags:',
+    ...flagLines,
+    '',
+    'Environment: DEEPWORK_HOST, DEEPWORK_MODEL and DEEPWORK_CONFIG stand in for --host, --model and --config (flags',
+    'win); DEEPWORK_HOME moves config.json, state and backups out of deepwork\'s folder; the variable named by apiKeyEnv',
+    'holds an API key.',
+    '',
+    `Config:  ${places.config}${places.note === undefined ? '' : ` (${places.note})`}`,
+    `State:   ${places.state}   (the last runs and conversations)`,
+    `Backups: ${places.backups}   (what deepwork undo puts back)`,
+    '',
+    'Exit codes: 0 done (--check: ready); 1 a failure: bridge, config, a file not written (--check: down); 2 a usage',
+    'error; 3 --check: the bridge answers but the model is not up yet; 130 stopped with Ctrl-C.',
+  ].join('\n');
+}
