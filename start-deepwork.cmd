@@ -1,17 +1,62 @@
 @echo off
-rem Drop a project folder on this file, or run it inside one: opens the deepwork pult for that folder
-rem in the default browser. Finds deepwork by its own location, so it works from any folder.
-setlocal
+rem deepwork's launcher for Windows. Drop a project folder on this file (or run "start-deepwork.cmd <folder>" in a
+rem console, or run it with no folder inside one) and the pult for that folder opens in the default browser.
+rem Each step below says why it is there: a launcher is read more often than it is changed.
+
+rem Our variables stay ours. Delayed expansion is off, so a "!" in a folder name is kept.
+setlocal DisableDelayedExpansion
+rem UTF-8 in this console, so Cyrillic folder names print as themselves.
 chcp 65001 >nul
+rem deepwork's own folder: this file's folder, whatever the current folder is.
 set "HERE=%~dp0"
+
+rem Which folder? Explorer passes a dropped folder without quotes when its name has no space, so cmd would cut
+rem C:\Work\R&D at the "&" and expand a pair of "%" in %1. The command line as Explorer wrote it is in %cmdcmdline%;
+rem it is read with delayed expansion, which does not parse what it expands, and cut after this file's name.
+setlocal EnableDelayedExpansion
+set "LINE=!cmdcmdline!"
+set "REST=!LINE:*%~nx0=!"
+rem Typed in a console, the line is the console's own and does not name this file: take %1, or the current folder.
+if "!REST!"=="!LINE!" goto typed
+rem Dropped or double-clicked: the line ends with  <this file>" <folder>"  or  <this file>" "<folder with spaces>"".
+rem Drop the quotes, then the spaces in front.
+set "REST=!REST:"=!"
+:trim
+if "!REST:~0,1!"==" " (set "REST=!REST:~1!" & goto trim)
+if "!REST!"=="" goto nofolder
+rem Hand the folder past endlocal with a for-variable: the one way that keeps "!", "^", "&" and "%" as they are.
+for /f "delims=" %%P in ("!REST!") do endlocal & set "PROJECT=%%P"
+goto found
+
+:typed
+endlocal
 if "%~1"=="" (set "PROJECT=%CD%") else (set "PROJECT=%~1")
+goto found
+
+:nofolder
+endlocal
+echo deepwork: drop a project folder on start-deepwork.cmd; deepwork opens the pult for that folder.
+echo (Started with no folder, it would serve its own folder, or System32 when run as administrator.)
+pause
+exit /b 2
+
+:found
+rem A file, or a path that is not there, is not a project folder.
 if not exist "%PROJECT%\" (
   echo deepwork: "%PROJECT%" is not a folder. Drop a project folder on start-deepwork.cmd.
   pause
   exit /b 2
 )
+rem Node.js 20 or newer: older ones lack what deepwork uses, and would fail with a stack trace instead of this line.
 where node >nul 2>nul || (
   echo deepwork needs Node.js 20 or newer: https://nodejs.org
+  pause
+  exit /b 1
+)
+node -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)" || (
+  echo deepwork needs Node.js 20 or newer; this one is older:
+  node --version
+  echo Install the current one from https://nodejs.org
   pause
   exit /b 1
 )
@@ -20,6 +65,14 @@ if not exist "%HERE%node_modules\" (
   pause
   exit /b 1
 )
-cd /d "%PROJECT%"
+rem pushd, not cd /d: a network folder (\\server\share\project) gets a drive letter for the time deepwork runs.
+pushd "%PROJECT%" || (
+  echo deepwork: cannot open "%PROJECT%".
+  pause
+  exit /b 1
+)
+rem The pult. When the configured port is taken by another program it takes the next free one by itself.
 node "%HERE%bin\deepwork.js" ui
+rem Keep the window open on a failure, so its message can be read.
 if errorlevel 1 pause
+popd

@@ -1,25 +1,40 @@
 #!/bin/sh
-# Opens the deepwork pult for a project folder in the default browser: pass the folder (or drop it on this script
-# in a file manager), or run it inside one. Finds deepwork by its own location, so it works from any folder.
-# Flags after the folder go to `deepwork ui` (--port 8788, --no-open).
+# deepwork's launcher for Linux and macOS: pass a project folder (or drop it on this script in a file manager), or run
+# it inside one from a terminal, and the pult for that folder opens in the default browser. Flags after the folder go
+# to `deepwork ui` (--port 8788, --no-open). Finds deepwork by its own location, so it works from any folder.
 set -eu
 here=$(CDPATH='' cd -- "$(dirname -- "$0")" && pwd)
-project=$PWD
+
+# Which folder: the first argument that is not a flag; with none, the current folder, but only when run from a
+# terminal: started from a file manager with nothing dropped, the current folder is the home folder or this one.
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
   project=$1
   shift
+elif [ -t 0 ]; then
+  project=$PWD
+else
+  echo "deepwork: give start-deepwork.sh a project folder (drop one on it); deepwork opens the pult for that folder." >&2
+  exit 2
 fi
 if [ ! -d "$project" ]; then
   echo "deepwork: \"$project\" is not a folder. Pass a project folder." >&2
   exit 2
 fi
+
+# Node.js 20 or newer: an older one would fail with a stack trace instead of this line.
 if ! command -v node >/dev/null 2>&1; then
   echo "deepwork needs Node.js 20 or newer: https://nodejs.org" >&2
+  exit 1
+fi
+if ! node -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)"; then
+  echo "deepwork needs Node.js 20 or newer; this one is $(node --version). Install the current one from https://nodejs.org" >&2
   exit 1
 fi
 if [ ! -d "$here/node_modules" ]; then
   echo "deepwork: run \"npm install\" in \"$here\" first." >&2
   exit 1
 fi
+
+# The pult. When the configured port is taken by another program it takes the next free one by itself.
 cd -- "$project"
 exec node "$here/bin/deepwork.js" ui "$@"

@@ -576,6 +576,27 @@ describe('start-deepwork.sh', () => {
     assert.equal(run.code, 2);
     assert.match(run.stderr, /"\/nonexistent\/folder" is not a folder/);
   });
+
+  const launch = (args: string[], env: Record<string, string> = {}) => new Promise<Run>((resolve) => {
+    const child = spawn(path.join(HOME, 'start-deepwork.sh'), args, { cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+  });
+
+  it('asks for a folder when started with none outside a terminal (a file manager), instead of serving whatever folder it is in', async () => {
+    const run = await launch([]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /give start-deepwork\.sh a project folder \(drop one on it\)/);
+  });
+
+  it('says which Node.js it found when it is older than 20', async () => {
+    const bin = tempFolder();
+    fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = "--version" ] && echo v18.19.0 && exit 0\nexit 1\n', { mode: 0o755 });
+    const run = await launch([tempFolder()], { PATH: `${bin}:/usr/bin:/bin` });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /deepwork needs Node\.js 20 or newer; this one is v18\.19\.0\./);
+  });
 });
 
 describe('hardening (issue 9): the command line', () => {
