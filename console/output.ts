@@ -106,6 +106,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
   let thought = 0;
   let waitingStep = 0;
   let streaming = false;
+  let endsLine = true;
   // The status line's own cursor controls go out as they are; nothing in it comes from the model.
   const status = io.status ?? io.err;
   const clear = () => {
@@ -116,7 +117,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
   const endStream = () => {
     if (!streaming) return;
     streaming = false;
-    io.stream?.('\n');
+    if (!endsLine) io.stream?.('\n');
     status('\r\x1b[0m');
   };
   const tick = () => {
@@ -143,6 +144,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
           status('\r\x1b[2m');
         }
         io.stream(e.text);
+        if (e.text !== '') endsLine = e.text.endsWith('\n');
       } else if (e.kind === 'warning') {
         endStream();
         clear();
