@@ -7,7 +7,7 @@ import type { Result } from '../protocol/results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
 import { readPathOf, walk, type WalkEntry } from './walk.ts';
-import { createFinder, type FindOutcome, type SearchFile } from './find.ts';
+import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
 import { decode, encodingName, encodingOf } from './encoding.ts';
 import { KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
@@ -78,7 +78,16 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
   const folder: Folder = {
-    entries: () => (entries ??= walk(box, options.onLargeFolder, options.largeFolder)),
+    entries: () => {
+      if (entries === undefined) {
+        entries = walk(box, options.onLargeFolder, options.largeFolder);
+        // A folder big enough for a search worker gets it started now, while the model reads the first message.
+        let count = 0;
+        for (const e of entries) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
+        if (count >= PARALLEL_MIN_FILES) finder.warm();
+      }
+      return entries;
+    },
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
     searchable: () => (searchable ??= sourceFirst(folder.files()).map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),

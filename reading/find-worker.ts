@@ -1,35 +1,34 @@
-// A search worker: holds its share of the run's files, searches them for a step's FIND texts, and keeps what it read
-// (up to its memory budget) for the next step. Messages come in as unknown and are checked.
+// A search worker: holds the run's file paths, searches the chunks it claims (or read before) for a step's FIND texts,
+// and keeps what it read (up to its memory budget) for the next step. Messages come in as unknown and are checked.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKeeper, searchFiles, type Assigned } from './search.ts';
+import { createKeeper, searchShared } from './search.ts';
 import { isRecord } from '../common/unknown.ts';
 
 const budget: unknown = isRecord(workerData) ? workerData.cacheBytes : undefined;
 const keeper = createKeeper(typeof budget === 'number' ? budget : 0);
-let files: Assigned[] = [];
+let files: string[] = [];
+let owner: Int8Array<ArrayBufferLike> = new Int8Array(1);
 
-function isAssigned(value: unknown): value is Assigned[] {
-  return Array.isArray(value) && value.every((f) => isRecord(f) && typeof f.index === 'number' && typeof f.abs === 'string');
+function isStrings(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((t) => typeof t === 'string');
 }
 
 function isFolds(value: unknown): value is boolean[] {
   return Array.isArray(value) && value.every((f) => typeof f === 'boolean');
 }
 
-function isTexts(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((t) => typeof t === 'string');
-}
-
 parentPort?.on('message', (message: unknown) => {
   if (!isRecord(message)) return;
-  if (message.type === 'assign' && isAssigned(message.files) && typeof message.root === 'string') {
+  if (message.type === 'assign' && isStrings(message.files) && typeof message.root === 'string' && message.owners instanceof SharedArrayBuffer) {
     files = message.files;
+    owner = new Int8Array(message.owners);
     keeper.reset(message.root);
-  } else if (message.type === 'search' && typeof message.id === 'number' && isTexts(message.texts)
-    && typeof message.maxHits === 'number' && typeof message.lineChars === 'number') {
+  } else if (message.type === 'search' && typeof message.id === 'number' && typeof message.me === 'number' && isStrings(message.texts)
+    && typeof message.maxHits === 'number' && typeof message.lineChars === 'number' && message.limits instanceof SharedArrayBuffer) {
     keeper.newSearch();
-    const hits = searchFiles(files, message.texts, message.maxHits, message.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, isFolds(message.fold) ? message.fold : []);
+    const plan = { owner, limits: new Int32Array(message.limits) };
+    const hits = searchShared(files, plan, message.me, message.texts, message.maxHits, message.lineChars, keeper, isFolds(message.fold) ? message.fold : []);
     parentPort?.postMessage({ type: 'result', id: message.id, hits });
   } else {
     parentPort?.postMessage({ type: 'error', message: 'unknown message' });

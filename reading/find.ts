@@ -1,18 +1,17 @@
 // FIND over the run's files: all of a step's texts in one pass, one hit per line as grep counts them, the first hits
-// in walk order. On a big folder the main thread and a worker thread share the files (interleaved chunks, so each
-// gets its part of every corner of the tree); each keeps what it read for the next step, within a memory budget.
+// in walk order. On a big folder the main thread and a worker thread share the files chunk by chunk, whoever gets
+// there first; each keeps what it read for the next step, within a memory budget.
 
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { createKeeper, searchFiles, type Hit } from './search.ts';
+import { createKeeper, newLimits, newOwners, searchFiles, searchShared, type Hit, type Plan } from './search.ts';
 import type { FindHit } from '../protocol/results.ts';
 import { isRecord } from '../common/unknown.ts';
 
 // Below this many files, a worker costs more than it saves.
-const PARALLEL_MIN_FILES = 2_000;
+export const PARALLEL_MIN_FILES = 2_000;
 // What each searcher keeps between steps.
 const KEEP_BYTES = 24 << 20;
-const CHUNK = 256;
 
 export type SearchFile = { rel: string; abs: string };
 // `folded`: found ignoring the case of ASCII letters.
@@ -22,44 +21,54 @@ export type FindOptions = { maxHits: number; lineChars: number; fold?: readonly 
 
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
+  // Starts the worker ahead of the first FIND of a big folder, so that it is up by then (a model takes seconds).
+  warm(): void;
   // Drops what was kept: the next FIND reads the files again.
   reset(): void;
   close(): Promise<void>;
 };
 
-type Share = Array<{ index: number; abs: string }>;
-
 // `root` is the project's real path: a file is read only while every folder on its way there is a real folder.
+// The main thread searches too, from the first moment: a worker still starting joins when it is up, claiming the
+// chunks nobody has reached yet (search.ts, searchShared).
 export function createFinder(root: string, workerCount = Math.min(2, os.availableParallelism()) - 1): Finder {
-  let workers: Worker[] | undefined;
+  let workers: Promise<Worker[]> | undefined;
   let assigned: readonly SearchFile[] | undefined;
-  let mine: Share = [];
+  // How many workers were given the assigned files.
+  let told = 0;
+  let paths: string[] = [];
+  let owner: Int8Array<ArrayBufferLike> = new Int8Array(1);
   let nextId = 1;
   const keeper = createKeeper(KEEP_BYTES);
 
-  // Splits the files between this thread and the workers, once per run.
+  const start = () => (workers ??= startWorkers(workerCount));
+
+  // The run's files, once per run: their paths to every searcher, and who reads which chunk, shared.
   const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
-    const shares: Share[] = [[], ...helpers.map((): Share => [])];
-    files.forEach((f, index) => shares[Math.floor(index / CHUNK) % shares.length]?.push({ index, abs: f.abs }));
-    helpers.forEach((w, i) => w.postMessage({ type: 'assign', root, files: shares[i + 1] }));
-    mine = shares[0] ?? [];
+    paths = files.map((f) => f.abs);
+    const owners = newOwners(files.length);
+    owner = new Int8Array(owners);
+    helpers.forEach((w) => w.postMessage({ type: 'assign', root, files: paths, owners }));
+    told = helpers.length;
     keeper.reset(root);
     assigned = files;
   };
 
   const search = async (files: readonly SearchFile[], texts: string[], options: FindOptions): Promise<Hit[]> => {
-    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? (workers ??= await startWorkers(workerCount)) : [];
-    if (assigned !== files || (helpers.length === 0 && mine.length !== files.length)) assign(files, helpers);
+    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? await start() : [];
+    if (assigned !== files || told < helpers.length) assign(files, helpers);
     const id = nextId++;
     const fold = options.fold ?? [];
-    const pending = helpers.map((w) => ask(w, { type: 'search', id, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold }, id));
+    const limitsBuffer = newLimits(texts.length);
+    const plan: Plan = { owner, limits: new Int32Array(limitsBuffer) };
+    const pending = helpers.map((w, i) => ask(w, { type: 'search', id, me: i + 1, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold, limits: limitsBuffer }, id));
     keeper.newSearch();
-    const here = searchFiles(mine, texts, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, fold);
+    const here = searchShared(paths, plan, 0, texts, options.maxHits, options.lineChars, keeper, fold);
     return [...here, ...(await Promise.all(pending)).flat()];
   };
 
   const stop = async () => {
-    const running = workers ?? [];
+    const running = workers === undefined ? [] : await workers.catch(() => []);
     workers = undefined;
     assigned = undefined;
     await Promise.all(running.map((w) => w.terminate()));
@@ -70,8 +79,8 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       const list = [...texts];
       let found: Hit[];
       if (options.only !== undefined) {
-        // A FIND limited to a folder or mask: its files in order, here (the shares are split for the whole folder).
-        if (assigned !== files) assign(files, workers ?? []);
+        // A FIND limited to a folder or mask: its files in order, here.
+        if (assigned !== files) assign(files, []);
         keeper.newSearch();
         const some = options.only.map((index) => ({ index, abs: files[index]?.abs ?? '' }));
         found = searchFiles(some, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold);
@@ -80,13 +89,17 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       try {
         found = await search(files, list, options);
       } catch {
-        // A worker that failed to start or died: search here alone.
+        // A worker that failed to start or died: search here alone, afresh.
         await stop();
+        workerCount = 0;
         assign(files, []);
         keeper.newSearch();
-        found = searchFiles(mine, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold);
+        found = searchShared(paths, { owner, limits: new Int32Array(newLimits(list.length)) }, 0, list, options.maxHits, options.lineChars, keeper, options.fold);
       }
       return outcomes(files, list, found, options.maxHits);
+    },
+    warm() {
+      if (workerCount > 0) void start().catch(() => undefined);
     },
     reset() {
       assigned = undefined;

@@ -101,7 +101,11 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
     const size = stat.size;
     let carry = 0;
     let position = 0;
+    // Line ends before the current piece: counted only once a piece has hits (a rare text in a 500 MB file counts
+    // none); `pieceStart` is the file offset of the current piece, `counted` how far lineBase has counted.
     let lineBase = 0;
+    let counted = 0;
+    let pieceStart = 0;
     for (let first = true; ; first = false) {
       const n = fs.readSync(fd, buffer, carry, buffer.length - carry, position);
       position += n;
@@ -117,12 +121,21 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
         const wanted = left[p] ?? 0;
         if (needle === undefined || wanted <= 0) continue;
         const hits = searchBytes(piece, needle, wanted, lineChars);
+        if (hits.length > 0 && counted < pieceStart) {
+          lineBase += newlinesBetween(fd, counted, pieceStart);
+          counted = pieceStart;
+        }
         for (const hit of hits) found.push([p, { line: hit.line + lineBase, text: hit.text }]);
         left[p] = wanted - hits.length;
         if (wanted - hits.length > 0) open++;
       }
       if (end || open === 0) break;
-      lineBase += countNewlines(piece, 0, piece.length);
+      if (counted === pieceStart) {
+        // Hits were found here before: keep counting as the pieces go, the file is being read anyway.
+        lineBase += countNewlines(piece, 0, piece.length);
+        counted = pieceStart + cut;
+      }
+      pieceStart += cut;
       carry = filled - cut;
       buffer.copy(buffer, 0, cut, filled);
     }
@@ -193,12 +206,15 @@ export function indexOfNeedle(bytes: Buffer, needle: Needle, from: number): numb
   const { bytes: n, rare } = needle;
   if (rare === -1) return bytes.indexOf(n, from);
   const byte = n[rare] ?? 0;
-  const first = n[0] ?? 0;
+  // One more byte checked before the whole compare: the one farthest from the anchor (when the anchor is the first
+  // byte, as it is without byte counts, checking the first byte again would always pass).
+  const other = rare === 0 ? n.length - 1 : 0;
+  const otherByte = n[other] ?? 0;
   const last = bytes.length - n.length;
   for (let i = bytes.indexOf(byte, from + rare); i !== -1; i = bytes.indexOf(byte, i + 1)) {
     const start = i - rare;
     if (start > last) return -1;
-    if (bytes[start] === first && bytes.compare(n, 0, n.length, start, start + n.length) === 0) return start;
+    if (bytes[start + other] === otherByte && bytes.compare(n, 0, n.length, start, start + n.length) === 0) return start;
   }
   return -1;
 }
@@ -248,6 +264,20 @@ function searchBytes(bytes: Buffer, needle: Needle, max: number, lineChars: numb
     at = indexOfNeedle(bytes, needle, newline + 1);
   }
   return hits;
+}
+
+// Line ends in bytes `from` to `to` of an open file, read again a buffer at a time: paid only by a large file with
+// hits after stretches without any.
+function newlinesBetween(fd: number, from: number, to: number): number {
+  const buffer = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, to - from)));
+  let n = 0;
+  for (let pos = from; pos < to; ) {
+    const got = fs.readSync(fd, buffer, 0, Math.min(buffer.length, to - pos), pos);
+    if (got === 0) break;
+    n += countNewlines(buffer, 0, got);
+    pos += got;
+  }
+  return n;
 }
 
 function countNewlines(bytes: Buffer, from: number, to: number): number {
@@ -314,6 +344,82 @@ export function searchFiles(
   return hits;
 }
 
+// How the searchers of a run share its files: in chunks of CHUNK_FILES files in walk order. `owner[c]` is the searcher
+// that reads chunk c (-1: nobody yet): the first to reach it claims it, so the work balances however late a searcher
+// starts, and a later search leaves each chunk to the searcher that kept its bytes. `limits[t]`, per search, is the
+// last chunk whose hits for text t can still be among its first ones: once a searcher has its own hits past the cap
+// by chunk c, no hit after chunk c is needed, from anyone.
+export const CHUNK_FILES = 256;
+export type Plan = { owner: Int8Array<ArrayBufferLike>; limits: Int32Array<ArrayBufferLike> };
+
+export function newOwners(files: number): SharedArrayBuffer {
+  const buffer = new SharedArrayBuffer(Math.max(1, Math.ceil(files / CHUNK_FILES)));
+  new Int8Array(buffer).fill(-1);
+  return buffer;
+}
+
+export function newLimits(texts: number): SharedArrayBuffer {
+  const buffer = new SharedArrayBuffer(Math.max(1, texts) * 4);
+  new Int32Array(buffer).fill(0x7fffffff);
+  return buffer;
+}
+
+// Searches the chunks this searcher owns or claims, in order, for every text still open there. `files[i]` is the
+// path file i is read at.
+export function searchShared(
+  files: readonly string[], plan: Plan, me: number, texts: readonly string[], maxHits: number, lineChars: number,
+  keeper: Keeper, fold: readonly boolean[] = [],
+): Hit[] {
+  const needles = texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true));
+  const hits: Hit[] = [];
+  const left = texts.map(() => maxHits + 1);
+  const chunks = Math.ceil(files.length / CHUNK_FILES);
+  for (let c = 0; c < chunks; c++) {
+    let open = false;
+    for (let t = 0; t < texts.length; t++) if (c <= Atomics.load(plan.limits, t) && (left[t] ?? 0) > 0) open = true;
+    if (!open) break;
+    const owner = Atomics.load(plan.owner, c);
+    if (owner !== me && (owner !== -1 || Atomics.compareExchange(plan.owner, c, -1, me) !== -1)) continue;
+    const end = Math.min(files.length, (c + 1) * CHUNK_FILES);
+    for (let index = c * CHUNK_FILES; index < end; index++) {
+      const wanted = left.map((n, t) => (c <= Atomics.load(plan.limits, t) ? n : 0));
+      if (wanted.every((n) => n <= 0)) break;
+      searchOne({ index, abs: files[index] ?? '' }, needles, wanted, lineChars, keeper, (hit) => {
+        hits.push(hit);
+        left[hit[0]] = (left[hit[0]] ?? 0) - 1;
+      });
+    }
+    for (let t = 0; t < texts.length; t++) {
+      if ((left[t] ?? 0) > 0) continue;
+      // Lowers limits[t] to c, unless another searcher lowered it further meanwhile.
+      for (let now = Atomics.load(plan.limits, t); now > c; now = Atomics.load(plan.limits, t)) {
+        if (Atomics.compareExchange(plan.limits, t, now, c) === now) break;
+      }
+    }
+  }
+  return hits;
+}
+
+// One file searched for every text with hits still wanted (`wanted[t]`); a file holding a private key gives none.
+function searchOne(file: Assigned, needles: readonly Needle[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
+  const bytes = keeper.bytesOf(file);
+  if (bytes === undefined) return;
+  if (bytes === 'large') {
+    const left = [...wanted];
+    searchLarge(file.abs, keeper.chunk, needles, left, lineChars, (p, hit) => onHit([p, file.index, hit.line, hit.text]));
+    return;
+  }
+  const mine: Hit[] = [];
+  for (let p = 0; p < needles.length; p++) {
+    const needle = needles[p];
+    const n = wanted[p] ?? 0;
+    if (needle === undefined || n <= 0) continue;
+    for (const hit of searchBytes(bytes, needle, n, lineChars)) mine.push([p, file.index, hit.line, hit.text]);
+  }
+  if (mine.length === 0 || holdsPrivateKey(bytes)) return;
+  for (const hit of mine) onHit(hit);
+}
+
 export type Keeper = {
   counts: Uint32Array;
   chunk: Buffer;
@@ -356,16 +462,19 @@ export function createKeeper(budget: number): Keeper {
       if (known === null) return undefined;
       if (known !== undefined) return known;
       if (!wayOk(file.abs)) return undefined;
-      const bytes = readFile(file.abs, read);
+      // Straight into the arena while a whole read buffer's worth is free there: no copy. Past that, into the read
+      // buffer, and kept only if it fits what is left.
+      arena ??= Buffer.allocUnsafe(budget);
+      const direct = budget - used >= read.length;
+      const bytes = readFile(file.abs, direct ? arena.subarray(used, used + read.length) : read);
       if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {
         kept.set(file.index, null);
         return undefined;
       }
-      if (used + bytes.length > budget) return bytes;
-      arena ??= Buffer.allocUnsafe(budget);
+      if (!direct && used + bytes.length > budget) return bytes;
       const view = arena.subarray(used, used + bytes.length);
-      bytes.copy(view);
+      if (!direct) bytes.copy(view);
       if (sampled < 8 << 20) {
         for (let i = 0; i < view.length; i += 7) counts[view[i] ?? 0] = (counts[view[i] ?? 0] ?? 0) + 1;
         sampled += view.length;

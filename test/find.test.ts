@@ -100,12 +100,16 @@ describe('createFinder', () => {
     fs.writeFileSync(path.join(big, 'big.log'), text);
     fs.writeFileSync(path.join(big, 'long-line.min.js'), `${'a'.repeat(2_500_000)}needle_big${'b'.repeat(100)}`);
     fs.writeFileSync(path.join(big, 'big.bin'), Buffer.concat([Buffer.alloc(2_000_000, 0), Buffer.from('needle_big')]));
-    const list = ['big.log', 'long-line.min.js', 'big.bin'].map((rel) => ({ rel, abs: path.join(big, rel) }));
+    // Its only hits past the first pieces: the line ends before them are counted only then, and counted right.
+    const late = Array.from({ length: 60_000 }, (_, i) => `row ${i} ${'y'.repeat(i % 53)}`);
+    late.push('the needle_big at last', 'and needle_big once more');
+    fs.writeFileSync(path.join(big, 'late.txt'), `${late.join('\n')}\n`);
+    const list = ['big.log', 'long-line.min.js', 'big.bin', 'late.txt'].map((rel) => ({ rel, abs: path.join(big, rel) }));
     const finder = createFinder(big, 0);
     try {
       const [found] = await finder.find(list, ['needle_big'], { maxHits: 10_000, lineChars: 60 });
       const expected = lines.flatMap((l, i) => (l.includes('needle_big') ? [`big.log:${i + 1}`] : []));
-      assert.deepEqual(found?.hits.map((h) => `${h.path}:${h.line}`), [...expected, 'long-line.min.js:1']);
+      assert.deepEqual(found?.hits.map((h) => `${h.path}:${h.line}`), [...expected, 'long-line.min.js:1', 'late.txt:60001', 'late.txt:60002']);
       assert.equal(found?.hits[0]?.text, 'line 0 needle_big');
     } finally {
       await finder.close();
