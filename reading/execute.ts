@@ -6,7 +6,7 @@ import { isRequestKind, type FindRequest, type NeedRequest, type Request, type R
 import type { Result } from '../protocol/results.ts';
 import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
-import { readPathOf, walk, type WalkEntry } from './walk.ts';
+import { walk, type WalkEntry } from './walk.ts';
 import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
 import { decode, encodingName, encodingOf } from './encoding.ts';
@@ -89,7 +89,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       return entries;
     },
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
-    searchable: () => (searchable ??= sourceFirst(folder.files()).map((e) => ({ rel: e.rel, abs: readPathOf(box, e) }))),
+    searchable: () => (searchable ??= sourceFirst(folder.files())),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
   };

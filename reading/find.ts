@@ -3,6 +3,7 @@
 // there first; each keeps what it read for the next step, within a memory budget.
 
 import os from 'node:os';
+import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { createKeeper, newLimits, newOwners, searchFiles, searchShared, type Hit, type Plan } from './search.ts';
 import type { FindHit } from '../protocol/results.ts';
@@ -13,7 +14,8 @@ export const PARALLEL_MIN_FILES = 2_000;
 // What each searcher keeps between steps.
 const KEEP_BYTES = 24 << 20;
 
-export type SearchFile = { rel: string; abs: string };
+// A file of the run, as the walk gave it: read at `target` when it is a symlink the walk accepted, else at root + rel.
+export type SearchFile = { rel: string; target?: string | undefined };
 // `folded`: found ignoring the case of ASCII letters.
 export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; folded?: boolean };
 // `fold[i]`: text i in either case of ASCII letters. `only`: search these of the files (by index) alone, on this thread.
@@ -36,7 +38,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
   let assigned: readonly SearchFile[] | undefined;
   // How many workers were given the assigned files.
   let told = 0;
-  let paths: string[] = [];
+  let pathAt: (index: number) => string = () => '';
   let owner: Int8Array<ArrayBufferLike> = new Int8Array(1);
   let nextId = 1;
   const keeper = createKeeper(KEEP_BYTES);
@@ -45,12 +47,16 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
 
   // The run's files, once per run: their paths to every searcher, and who reads which chunk, shared.
   const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
-    paths = files.map((f) => f.abs);
+    pathAt = pathsOf(root, files);
     const owners = newOwners(files.length);
     owner = new Int8Array(owners);
-    helpers.forEach((w) => w.postMessage({ type: 'assign', root, files: paths, owners }));
+    if (helpers.length > 0) {
+      const rels = files.map((f) => f.rel);
+      const targets = files.flatMap((f, i): Array<[number, string]> => (f.target === undefined ? [] : [[i, f.target]]));
+      helpers.forEach((w) => w.postMessage({ type: 'assign', root, rels, targets, owners }));
+    }
     told = helpers.length;
-    keeper.reset(root);
+    keeper.reset(root, files.length);
     assigned = files;
   };
 
@@ -63,7 +69,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     const plan: Plan = { owner, limits: new Int32Array(limitsBuffer) };
     const pending = helpers.map((w, i) => ask(w, { type: 'search', id, me: i + 1, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold, limits: limitsBuffer }, id));
     keeper.newSearch();
-    const here = searchShared(paths, plan, 0, texts, options.maxHits, options.lineChars, keeper, fold);
+    const here = searchShared(files.length, pathAt, plan, 0, texts, options.maxHits, options.lineChars, keeper, fold);
     return [...here, ...(await Promise.all(pending)).flat()];
   };
 
@@ -82,7 +88,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         // A FIND limited to a folder or mask: its files in order, here.
         if (assigned !== files) assign(files, []);
         keeper.newSearch();
-        const some = options.only.map((index) => ({ index, abs: files[index]?.abs ?? '' }));
+        const some = options.only.map((index) => ({ index, abs: pathAt(index) }));
         found = searchFiles(some, list, options.maxHits, options.lineChars, keeper.bytesOf, keeper.chunk, keeper.counts, options.fold);
         return outcomes(files, list, found, options.maxHits);
       }
@@ -94,7 +100,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         workerCount = 0;
         assign(files, []);
         keeper.newSearch();
-        found = searchShared(paths, { owner, limits: new Int32Array(newLimits(list.length)) }, 0, list, options.maxHits, options.lineChars, keeper, options.fold);
+        found = searchShared(files.length, pathAt, { owner, limits: new Int32Array(newLimits(list.length)) }, 0, list, options.maxHits, options.lineChars, keeper, options.fold);
       }
       return outcomes(files, list, found, options.maxHits);
     },
@@ -105,6 +111,17 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       assigned = undefined;
     },
     close: stop,
+  };
+}
+
+// Where file i of the run is read: its symlink's target, or the root joined with its relative path (made on demand).
+export function pathsOf(root: string, files: readonly SearchFile[] | { rels: readonly string[]; targets: ReadonlyMap<number, string> }): (index: number) => string {
+  const prefix = root + path.sep;
+  const join = (rel: string) => prefix + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
+  if ('rels' in files) return (i) => files.targets.get(i) ?? join(files.rels[i] ?? '');
+  return (i) => {
+    const file = files[i];
+    return file === undefined ? '' : (file.target ?? join(file.rel));
   };
 }
 

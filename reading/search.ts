@@ -364,27 +364,27 @@ export function newLimits(texts: number): SharedArrayBuffer {
   return buffer;
 }
 
-// Searches the chunks this searcher owns or claims, in order, for every text still open there. `files[i]` is the
-// path file i is read at.
+// Searches the chunks this searcher owns or claims, in order, for every text still open there. `count` files,
+// `pathAt(i)` the path file i is read at (made when it is read: no list of 200,000 paths is kept).
 export function searchShared(
-  files: readonly string[], plan: Plan, me: number, texts: readonly string[], maxHits: number, lineChars: number,
+  count: number, pathAt: (index: number) => string, plan: Plan, me: number, texts: readonly string[], maxHits: number, lineChars: number,
   keeper: Keeper, fold: readonly boolean[] = [],
 ): Hit[] {
   const needles = texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true));
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
-  const chunks = Math.ceil(files.length / CHUNK_FILES);
+  const chunks = Math.ceil(count / CHUNK_FILES);
   for (let c = 0; c < chunks; c++) {
     let open = false;
     for (let t = 0; t < texts.length; t++) if (c <= Atomics.load(plan.limits, t) && (left[t] ?? 0) > 0) open = true;
     if (!open) break;
     const owner = Atomics.load(plan.owner, c);
     if (owner !== me && (owner !== -1 || Atomics.compareExchange(plan.owner, c, -1, me) !== -1)) continue;
-    const end = Math.min(files.length, (c + 1) * CHUNK_FILES);
+    const end = Math.min(count, (c + 1) * CHUNK_FILES);
     for (let index = c * CHUNK_FILES; index < end; index++) {
       const wanted = left.map((n, t) => (c <= Atomics.load(plan.limits, t) ? n : 0));
       if (wanted.every((n) => n <= 0)) break;
-      searchOne({ index, abs: files[index] ?? '' }, needles, wanted, lineChars, keeper, (hit) => {
+      searchOne({ index, abs: pathAt(index) }, needles, wanted, lineChars, keeper, (hit) => {
         hits.push(hit);
         left[hit[0]] = (left[hit[0]] ?? 0) - 1;
       });
@@ -423,23 +423,29 @@ function searchOne(file: Assigned, needles: readonly Needle[], wanted: readonly 
 export type Keeper = {
   counts: Uint32Array;
   chunk: Buffer;
-  // A new run's files under `root`: nothing kept.
-  reset(root: string): void;
+  // A new run's `files` files under `root`: nothing kept.
+  reset(root: string, files: number): void;
   // A new search: the folders on the way are looked at again.
   newSearch(): void;
   bytesOf(file: Assigned): Buffer | 'large' | undefined;
 };
 
+// Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
+const UNKNOWN = -1;
+const BINARY = -2;
+
 // What a searcher keeps between steps: the text of files that fit its 1 MB read buffer, in one arena of `budget`
-// bytes reused run after run (memory stays at the budget and leaves no garbage); binary and unreadable files are
-// remembered as such. Larger files are searched piece by piece each time: few files, bounded memory.
+// bytes reused run after run (memory stays at the budget and leaves no garbage); binary files are remembered as such.
+// Where each file's bytes lie is two numbers per file in typed arrays, not an object per file: at 200,000 files that
+// is 1.6 MB, not 25. Larger files are searched piece by piece each time: few files, bounded memory.
 // The arena is allocated at the first read: a run that never searches never pays for it.
 export function createKeeper(budget: number): Keeper {
   let arena: Buffer | undefined;
   let used = 0;
   const read = Buffer.allocUnsafe(1 << 20);
   const chunk = Buffer.allocUnsafe(1 << 20);
-  let kept = new Map<number, Buffer | null>();
+  let starts = new Int32Array(0);
+  let lengths = new Int32Array(0);
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
   const counts = new Uint32Array(256);
   let sampled = 0;
@@ -448,8 +454,9 @@ export function createKeeper(budget: number): Keeper {
   return {
     counts,
     chunk,
-    reset(newRoot) {
-      kept = new Map();
+    reset(newRoot, files) {
+      starts = new Int32Array(files).fill(UNKNOWN);
+      lengths = new Int32Array(files);
       used = 0;
       root = newRoot;
       wayOk = createWayCheck(root);
@@ -458,9 +465,9 @@ export function createKeeper(budget: number): Keeper {
       wayOk = createWayCheck(root);
     },
     bytesOf(file) {
-      const known = kept.get(file.index);
-      if (known === null) return undefined;
-      if (known !== undefined) return known;
+      const start = starts[file.index] ?? UNKNOWN;
+      if (start === BINARY) return undefined;
+      if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[file.index] ?? 0));
       if (!wayOk(file.abs)) return undefined;
       // Straight into the arena while a whole read buffer's worth is free there: no copy. Past that, into the read
       // buffer, and kept only if it fits what is left.
@@ -469,18 +476,19 @@ export function createKeeper(budget: number): Keeper {
       const bytes = readFile(file.abs, direct ? arena.subarray(used, used + read.length) : read);
       if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {
-        kept.set(file.index, null);
+        if (file.index < starts.length) starts[file.index] = BINARY;
         return undefined;
       }
-      if (!direct && used + bytes.length > budget) return bytes;
+      if ((!direct && used + bytes.length > budget) || file.index >= starts.length) return bytes;
       const view = arena.subarray(used, used + bytes.length);
       if (!direct) bytes.copy(view);
       if (sampled < 8 << 20) {
         for (let i = 0; i < view.length; i += 7) counts[view[i] ?? 0] = (counts[view[i] ?? 0] ?? 0) + 1;
         sampled += view.length;
       }
-      used += bytes.length;
-      kept.set(file.index, view);
+      starts[file.index] = used;
+      lengths[file.index] = view.length;
+      used += view.length;
       return view;
     },
   };

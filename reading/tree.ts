@@ -11,9 +11,12 @@ export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
 
 export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions): string {
   const root = collect(entries, rootName);
-  const open = chooseOpen(root, options);
+  // The top folder is always open, but its entries count against the budget too: 5,000 files with long names in it
+  // show as many as fit, and the rest as a count.
+  const topShown = entriesThatFit(root, options);
+  const open = chooseOpen(root, options, topShown);
   const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
-  render(root, 1, open, options, lines);
+  render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root)) lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
   return lines.join('\n');
 }
@@ -42,11 +45,26 @@ function sum(folder: Folder): number {
   return folder.total;
 }
 
-// Opens folders level by level, smaller ones first within a level, while their lines fit in the budget.
-function chooseOpen(root: Folder, options: TreeOptions): Set<Folder> {
+// How many of the top folder's entries fit in the budget (keeping room for the line that counts the rest), at most
+// maxEntriesPerFolder.
+function entriesThatFit(root: Folder, options: TreeOptions): number {
+  const costs = [...root.folders.map((f) => f.name.length + 14), ...root.files.map((f) => f.length)].map((len) => 3 + len + 1);
+  let used = 80;
+  let shown = 0;
+  for (const cost of costs) {
+    if (shown >= options.maxEntriesPerFolder || used + cost > options.maxChars) break;
+    used += cost;
+    shown++;
+  }
+  return shown;
+}
+
+// Opens folders level by level, smaller ones first within a level, while their lines fit in the budget. The top
+// folder shows `topShown` of its entries.
+function chooseOpen(root: Folder, options: TreeOptions, topShown: number): Set<Folder> {
   const open = new Set<Folder>([root]);
-  let used = linesCost(root, 1, options);
-  let level: Array<[Folder, number]> = root.folders.map((f) => [f, 2]);
+  let used = linesCost(root, 1, { ...options, maxEntriesPerFolder: topShown });
+  let level: Array<[Folder, number]> = root.folders.slice(0, topShown).map((f) => [f, 2]);
   while (level.length > 0) {
     const next: Array<[Folder, number]> = [];
     for (const [folder, depth] of [...level].sort((a, b) => a[0].total - b[0].total)) {
@@ -68,11 +86,12 @@ function linesCost(folder: Folder, depth: number, options: TreeOptions): number 
   return shown.reduce((n, len) => n + indent + len, 0) + more;
 }
 
-function render(folder: Folder, depth: number, open: Set<Folder>, options: TreeOptions, lines: string[]): void {
+// `limit`: how many of this folder's entries are shown.
+function render(folder: Folder, depth: number, open: Set<Folder>, options: TreeOptions, lines: string[], limit = options.maxEntriesPerFolder): void {
   const indent = '  '.repeat(depth);
   let shown = 0;
   for (const child of folder.folders) {
-    if (shown++ >= options.maxEntriesPerFolder) break;
+    if (shown++ >= limit) break;
     if (open.has(child)) {
       lines.push(`${indent}${child.name}/`);
       render(child, depth + 1, open, options, lines);
@@ -81,12 +100,12 @@ function render(folder: Folder, depth: number, open: Set<Folder>, options: TreeO
     }
   }
   for (const file of folder.files) {
-    if (shown++ >= options.maxEntriesPerFolder) break;
+    if (shown++ >= limit) break;
     lines.push(`${indent}${file}`);
   }
-  const hidden = folder.folders.length + folder.files.length - options.maxEntriesPerFolder;
+  const hidden = folder.folders.length + folder.files.length - limit;
   if (hidden > 0) {
-    const files = folder.files.slice(Math.max(0, options.maxEntriesPerFolder - folder.folders.length));
+    const files = folder.files.slice(Math.max(0, limit - folder.folders.length));
     lines.push(`${indent}… ${hidden} more${files.length > 0 ? ` (${byExtension(files)})` : ''}`);
   }
 }

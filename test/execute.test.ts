@@ -337,6 +337,16 @@ describe('tree', () => {
     assert.match(tree, /pkg0\/ \(1,000 files\)|mod0\/ \(100 files\)/);
     assert.match(tree, /README\.md/);
   });
+
+  it('counts the top folder against its budget too: 5,000 long-named files in it show as many as fit (issue 16)', () => {
+    const files: Record<string, string> = { 'src/index.ts': '' };
+    for (let i = 0; i < 5_000; i++) files[`${'generated_snapshot_of_a_component_with_a_long_descriptive_name_'.repeat(3)}${i}.snap`] = '';
+    const executor = createExecutor(tempFolder(files, 'deepwork-tree-wide-', true));
+    const tree = executor.tree();
+    assert.ok(tree.length <= executor.limits.treeChars, `${tree.length} characters`);
+    assert.match(tree, /\n {2}src\/\n {4}index\.ts\n/);
+    assert.match(tree, /\n {2}… [\d,]+ more \(\d[\d,]* \.snap\)/);
+  });
 });
 
 // Built from pieces so that this test file does not itself hold a key marker.
