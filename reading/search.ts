@@ -373,6 +373,12 @@ export function searchShared(
   const needles = texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true));
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
+  const wanted = texts.map(() => 0);
+  const inRange = new Uint8Array(texts.length);
+  const onHit = (hit: Hit) => {
+    hits.push(hit);
+    left[hit[0]] = (left[hit[0]] ?? 0) - 1;
+  };
   const chunks = Math.ceil(count / CHUNK_FILES);
   for (let c = 0; c < chunks; c++) {
     let open = false;
@@ -381,13 +387,17 @@ export function searchShared(
     const owner = Atomics.load(plan.owner, c);
     if (owner !== me && (owner !== -1 || Atomics.compareExchange(plan.owner, c, -1, me) !== -1)) continue;
     const end = Math.min(count, (c + 1) * CHUNK_FILES);
+    // The texts this chunk is searched for: those whose limit is not before it (looked at once per chunk; a limit
+    // lowered meanwhile only costs a few files searched for nothing). `wanted` is reused from file to file.
+    for (let t = 0; t < texts.length; t++) inRange[t] = c <= Atomics.load(plan.limits, t) ? 1 : 0;
     for (let index = c * CHUNK_FILES; index < end; index++) {
-      const wanted = left.map((n, t) => (c <= Atomics.load(plan.limits, t) ? n : 0));
-      if (wanted.every((n) => n <= 0)) break;
-      searchOne({ index, abs: pathAt(index) }, needles, wanted, lineChars, keeper, (hit) => {
-        hits.push(hit);
-        left[hit[0]] = (left[hit[0]] ?? 0) - 1;
-      });
+      let any = false;
+      for (let t = 0; t < texts.length; t++) {
+        wanted[t] = inRange[t] === 1 ? (left[t] ?? 0) : 0;
+        if ((wanted[t] ?? 0) > 0) any = true;
+      }
+      if (!any) break;
+      searchOne(index, pathAt, needles, wanted, lineChars, keeper, onHit);
     }
     for (let t = 0; t < texts.length; t++) {
       if ((left[t] ?? 0) > 0) continue;
@@ -401,22 +411,23 @@ export function searchShared(
 }
 
 // One file searched for every text with hits still wanted (`wanted[t]`); a file holding a private key gives none.
-function searchOne(file: Assigned, needles: readonly Needle[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
-  const bytes = keeper.bytesOf(file);
+function searchOne(index: number, pathAt: (index: number) => string, needles: readonly Needle[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
+  const abs = pathAt(index);
+  const bytes = keeper.bytesOf(index, abs);
   if (bytes === undefined) return;
   if (bytes === 'large') {
     const left = [...wanted];
-    searchLarge(file.abs, keeper.chunk, needles, left, lineChars, (p, hit) => onHit([p, file.index, hit.line, hit.text]));
+    searchLarge(abs, keeper.chunk, needles, left, lineChars, (p, hit) => onHit([p, index, hit.line, hit.text]));
     return;
   }
-  const mine: Hit[] = [];
+  let mine: Hit[] | undefined;
   for (let p = 0; p < needles.length; p++) {
     const needle = needles[p];
     const n = wanted[p] ?? 0;
     if (needle === undefined || n <= 0) continue;
-    for (const hit of searchBytes(bytes, needle, n, lineChars)) mine.push([p, file.index, hit.line, hit.text]);
+    for (const hit of searchBytes(bytes, needle, n, lineChars)) (mine ??= []).push([p, index, hit.line, hit.text]);
   }
-  if (mine.length === 0 || holdsPrivateKey(bytes)) return;
+  if (mine === undefined || holdsPrivateKey(bytes)) return;
   for (const hit of mine) onHit(hit);
 }
 
@@ -427,7 +438,7 @@ export type Keeper = {
   reset(root: string, files: number): void;
   // A new search: the folders on the way are looked at again.
   newSearch(): void;
-  bytesOf(file: Assigned): Buffer | 'large' | undefined;
+  bytesOf(index: number, abs: string): Buffer | 'large' | undefined;
 };
 
 // Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
@@ -464,30 +475,30 @@ export function createKeeper(budget: number): Keeper {
     newSearch() {
       wayOk = createWayCheck(root);
     },
-    bytesOf(file) {
-      const start = starts[file.index] ?? UNKNOWN;
+    bytesOf(index, abs) {
+      const start = starts[index] ?? UNKNOWN;
       if (start === BINARY) return undefined;
-      if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[file.index] ?? 0));
-      if (!wayOk(file.abs)) return undefined;
+      if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[index] ?? 0));
+      if (!wayOk(abs)) return undefined;
       // Straight into the arena while a whole read buffer's worth is free there: no copy. Past that, into the read
       // buffer, and kept only if it fits what is left.
       arena ??= Buffer.allocUnsafe(budget);
       const direct = budget - used >= read.length;
-      const bytes = readFile(file.abs, direct ? arena.subarray(used, used + read.length) : read);
+      const bytes = readFile(abs, direct ? arena.subarray(used, used + read.length) : read);
       if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {
-        if (file.index < starts.length) starts[file.index] = BINARY;
+        if (index < starts.length) starts[index] = BINARY;
         return undefined;
       }
-      if ((!direct && used + bytes.length > budget) || file.index >= starts.length) return bytes;
+      if ((!direct && used + bytes.length > budget) || index >= starts.length) return bytes;
       const view = arena.subarray(used, used + bytes.length);
       if (!direct) bytes.copy(view);
       if (sampled < 8 << 20) {
         for (let i = 0; i < view.length; i += 7) counts[view[i] ?? 0] = (counts[view[i] ?? 0] ?? 0) + 1;
         sampled += view.length;
       }
-      starts[file.index] = used;
-      lengths[file.index] = view.length;
+      starts[index] = used;
+      lengths[index] = view.length;
       used += view.length;
       return view;
     },
