@@ -84,7 +84,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
         // A folder big enough for a search worker gets it started now, while the model reads the first message.
         let count = 0;
         for (const e of entries) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
-        if (count >= PARALLEL_MIN_FILES) finder.warm();
+        if (count >= PARALLEL_MIN_FILES) finder.warm(folder.searchable());
       }
       return entries;
     },

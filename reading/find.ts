@@ -23,8 +23,9 @@ export type FindOptions = { maxHits: number; lineChars: number; fold?: readonly 
 
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
-  // Starts the worker ahead of the first FIND of a big folder, so that it is up by then (a model takes seconds).
-  warm(): void;
+  // Starts the worker ahead of the first FIND of a big folder and gives it the run's files, so that it is up and
+  // ready by then: the model takes seconds to answer the first message.
+  warm(files: readonly SearchFile[]): void;
   // Drops what was kept: the next FIND reads the files again.
   reset(): void;
   close(): Promise<void>;
@@ -104,8 +105,11 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       }
       return outcomes(files, list, found, options.maxHits);
     },
-    warm() {
-      if (workerCount > 0) void start().catch(() => undefined);
+    warm(files) {
+      if (workerCount <= 0) return;
+      void start().then((helpers) => {
+        if (assigned !== files || told < helpers.length) assign(files, helpers);
+      }, () => undefined);
     },
     reset() {
       assigned = undefined;

@@ -102,9 +102,9 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
     let carry = 0;
     let position = 0;
     // Line ends before the current piece: counted only once a piece has hits (a rare text in a 500 MB file counts
-    // none); `pieceStart` is the file offset of the current piece, `counted` how far lineBase has counted.
+    // none), then piece by piece. `pieceStart` is the file offset of the current piece.
     let lineBase = 0;
-    let counted = 0;
+    let counting = false;
     let pieceStart = 0;
     for (let first = true; ; first = false) {
       const n = fs.readSync(fd, buffer, carry, buffer.length - carry, position);
@@ -121,20 +121,17 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
         const wanted = left[p] ?? 0;
         if (needle === undefined || wanted <= 0) continue;
         const hits = searchBytes(piece, needle, wanted, lineChars);
-        if (hits.length > 0 && counted < pieceStart) {
-          lineBase += newlinesBetween(fd, counted, pieceStart);
-          counted = pieceStart;
+        if (hits.length > 0 && !counting) {
+          lineBase = newlinesBetween(fd, 0, pieceStart);
+          counting = true;
         }
         for (const hit of hits) found.push([p, { line: hit.line + lineBase, text: hit.text }]);
         left[p] = wanted - hits.length;
         if (wanted - hits.length > 0) open++;
       }
       if (end || open === 0) break;
-      if (counted === pieceStart) {
-        // Hits were found here before: keep counting as the pieces go, the file is being read anyway.
-        lineBase += countNewlines(piece, 0, piece.length);
-        counted = pieceStart + cut;
-      }
+      // Once there were hits, line ends are counted as the pieces go: the file is being read anyway.
+      if (counting) lineBase += countNewlines(piece, 0, piece.length);
       pieceStart += cut;
       carry = filled - cut;
       buffer.copy(buffer, 0, cut, filled);
