@@ -368,6 +368,7 @@ export function searchShared(
   keeper: Keeper, fold: readonly boolean[] = [],
 ): Hit[] {
   const needles = texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true));
+  const twins = twinsOf(texts, fold);
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
   const wanted = texts.map(() => 0);
@@ -394,7 +395,7 @@ export function searchShared(
         if ((wanted[t] ?? 0) > 0) any = true;
       }
       if (!any) break;
-      searchOne(index, pathAt, needles, wanted, lineChars, keeper, onHit);
+      searchOne(index, pathAt, needles, twins, wanted, lineChars, keeper, onHit);
     }
     for (let t = 0; t < texts.length; t++) {
       if ((left[t] ?? 0) > 0) continue;
@@ -408,7 +409,15 @@ export function searchShared(
 }
 
 // One file searched for every text with hits still wanted (`wanted[t]`); a file holding a private key gives none.
-function searchOne(index: number, pathAt: (index: number) => string, needles: readonly Needle[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
+// For each text, the index of the same text searched ignoring case, or -1. A file where the case-blind search finds
+// nothing holds no exact hit either, so the exact search is skipped there: for a text found nowhere, one scan of the
+// files instead of two.
+function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
+  return texts.map((text, p) => (fold[p] === true ? -1 : texts.findIndex((other, q) => fold[q] === true && other === text)));
+}
+
+// The folded twins first, so that their outcome can spare the exact search (see twinsOf).
+function searchOne(index: number, pathAt: (index: number) => string, needles: readonly Needle[], twins: readonly number[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
   const abs = pathAt(index);
   const bytes = keeper.bytesOf(index, abs);
   if (bytes === undefined) return;
@@ -418,11 +427,22 @@ function searchOne(index: number, pathAt: (index: number) => string, needles: re
     return;
   }
   let mine: Hit[] | undefined;
-  for (let p = 0; p < needles.length; p++) {
+  let foundBlind: Uint8Array | undefined;
+  const search = (p: number) => {
     const needle = needles[p];
     const n = wanted[p] ?? 0;
-    if (needle === undefined || n <= 0) continue;
-    for (const hit of searchBytes(bytes, needle, n, lineChars)) (mine ??= []).push([p, index, hit.line, hit.text]);
+    if (needle === undefined || n <= 0) return;
+    const found = searchBytes(bytes, needle, n, lineChars);
+    if (found.length > 0 && needle.fold) (foundBlind ??= new Uint8Array(needles.length))[p] = 1;
+    for (const hit of found) (mine ??= []).push([p, index, hit.line, hit.text]);
+  };
+  for (let p = 0; p < needles.length; p++) if (needles[p]?.fold === true) search(p);
+  for (let p = 0; p < needles.length; p++) {
+    if (needles[p]?.fold === true) continue;
+    const twin = twins[p] ?? -1;
+    // The twin was searched here (it still wanted hits) and found none: no exact hit here either.
+    if (twin !== -1 && (wanted[twin] ?? 0) > 0 && foundBlind?.[twin] !== 1) continue;
+    search(p);
   }
   if (mine === undefined || holdsPrivateKey(bytes)) return;
   for (const hit of mine) onHit(hit);
