@@ -77,14 +77,21 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
+  let closed = false;
   const folder: Folder = {
     entries: () => {
       if (entries === undefined) {
         entries = walk(box, options.onLargeFolder, options.largeFolder);
-        // A folder big enough for a search worker gets it started now, while the model reads the first message.
+        // A folder big enough for a search worker gets it started, and given the files, once this thread is free:
+        // while the model reads the first message, not before that message is sent.
         let count = 0;
         for (const e of entries) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
-        if (count >= PARALLEL_MIN_FILES) finder.warm(folder.searchable());
+        const walked = entries;
+        if (count >= PARALLEL_MIN_FILES) {
+          setImmediate(() => {
+            if (!closed && entries === walked) finder.warm(folder.searchable());
+          });
+        }
       }
       return entries;
     },
@@ -106,7 +113,10 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       index = undefined;
       finder.reset();
     },
-    close: () => finder.close(),
+    close: () => {
+      closed = true;
+      return finder.close();
+    },
   };
 }
 
