@@ -293,6 +293,7 @@ async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string
     nextPorts: flags.port === undefined ? 20 : 0,
     executor, bridge, demo: createDemoBridge, check: () => checkConfigured(config),
     host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, contextTokens: config.contextTokens, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
+    pasteMaxChars: config.pasteMaxChars,
   });
   io.out(launched.url);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');

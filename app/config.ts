@@ -36,6 +36,9 @@ export type Config = {
   maxReplyChars: number;
   // The model's whole window in tokens; unset: asked of the bridge (Ollama's /api/show), else 64,000.
   contextTokens?: number;
+  // What a web chat takes in one pasted message, for the copy-and-paste bridge: messages are fitted under it, and a
+  // larger one is warned about.
+  pasteMaxChars: number;
 };
 
 export const APIS = ['ollama', 'openai'] as const;
@@ -60,6 +63,7 @@ export const defaultConfig: Config = {
   stateDir: 'state',
   secretNames: [],
   maxReplyChars: 8_000_000,
+  pasteMaxChars: 60_000,
 };
 
 type Check = (value: unknown) => string | undefined;
@@ -85,6 +89,7 @@ const checks: Record<keyof Config, Check> = {
   secretNames: secretPatterns,
   maxReplyChars: wholeIn(10_000, 1_000_000_000),
   contextTokens: wholeIn(2_048, 10_000_000),
+  pasteMaxChars: wholeIn(10_000, 10_000_000),
 };
 
 // Each pattern non-empty and one picomatch can compile; at most 1,000 of them.

@@ -260,6 +260,80 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   });
 });
 
+describe('the pult in Chromium with the copy-and-paste bridge (issue 17)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  let pult: Pult;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
+  const backupDir = path.join(tempFolder(), 'backup');
+
+  before(async () => {
+    const executor = createExecutor(root, { backupDir });
+    pult = await startPult(pultOptions({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir, port: 0 }));
+    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await pult?.close();
+  });
+
+  it('runs a whole question with a person as the bridge: copy each message, paste each reply, then Write', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(pult.url).origin });
+    const page = await context.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('paste');
+    await page.locator('#bridge-state.ready').waitFor();
+    assert.match(await page.locator('#bridge-message').innerText(), /You are the bridge/);
+    await page.getByLabel('Question').fill('Change a to 2');
+    await page.getByRole('button', { name: 'Ask' }).click();
+
+    // The person reads the message the page shows, copies it, and pastes what the chat answered.
+    const message = page.getByLabel('Message to copy');
+    await page.getByText(/^Step 1: copy this message into the web chat \([\d,]+ characters, about [\d,]+ tokens\)\.$/).waitFor();
+    await page.waitForFunction("!document.querySelector('textarea.message')?.value.startsWith('Loading')");
+    const first = await message.inputValue();
+    assert.match(first, /=== QUESTION ===\nChange a to 2/);
+    await page.getByRole('button', { name: 'Copy message' }).click();
+    await page.getByText('Copied.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), first);
+
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByText(/The reply is empty/).waitFor();
+    await page.getByLabel("Model's reply").fill('Thought for 4 seconds\n\nLet me look.\n=== NEED: a.js ===\n\nCopy');
+    // A reload keeps the waiting step, and what was typed is sent after it.
+    await page.reload();
+    await page.getByText(/^Step 1: copy this message/).waitFor();
+    await page.getByLabel("Model's reply").fill('Let me look.\n=== NEED: a.js ===');
+    await page.getByLabel("Model's reply").press('Control+Enter');
+
+    await page.getByText(/^Step 2: copy this message/).waitFor();
+    await page.waitForFunction("document.querySelector('textarea.message')?.value.includes('RESULT NEED') === true");
+    assert.match(await message.inputValue(), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
+    await page.getByLabel("Model's reply").fill('```\nDone.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===\n```');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+
+    await page.getByRole('button', { name: 'Write a.js' }).click();
+    await page.getByText(/^Written; the previous version is in /).waitFor();
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
+    assert.match(await page.locator('.run .log').innerText(), /Step 2\/4: reply of [\d,]+ characters in .*; no requests: the answer; proposes a\.js\./);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-paste.png') });
+    await context.close();
+  });
+
+  it('stops while it waits for a pasted reply', async () => {
+    const page = await browser.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('paste');
+    await page.getByLabel('Question').fill('Something');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.getByRole('button', { name: 'Copy message' }).last().waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('.run[data-state="stopped"]').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Send reply' }).count(), 0);
+    await page.close();
+  });
+});
+
 describe('the pult in Chromium on a 30,000-file folder', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;

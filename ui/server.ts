@@ -12,6 +12,7 @@ import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } f
 import { Session, type Outgoing } from './session.ts';
 import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
+import { DEFAULT_PASTE_MAX_CHARS } from '../bridge/paste.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -43,6 +44,8 @@ export type PultOptions = {
   port: number;
   // A fixed token for tests; a random one per launch otherwise.
   token?: string;
+  // What a web chat takes in one message, for the copy-and-paste bridge (config pasteMaxChars).
+  pasteMaxChars?: number;
 };
 
 export type Pult = { url: string; port: number; token: string; instance: string; close: () => Promise<void> };
@@ -55,17 +58,21 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     const text = JSON.stringify(message);
     for (const socket of sockets) socket.send(text);
   };
-  const session = new Session({ executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, contextTokens: options.contextTokens, send });
+  const session = new Session({
+    executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, contextTokens: options.contextTokens, send,
+    ...(options.pasteMaxChars === undefined ? {} : { pasteMaxChars: options.pasteMaxChars }),
+  });
   let lastCheck: BridgeCheck | undefined;
   const demoLabel = options.demo().label;
   let port = options.port;
 
-  const api: Record<string, (body: unknown) => Promise<unknown> | unknown> = {
+  const api: Record<string, (body: unknown, url: URL) => Promise<unknown> | unknown> = {
     'GET /api/ping': () => ({ instance, root: options.executor.box.root }),
     'GET /api/state': () => ({
       root: options.executor.box.root,
       rootName: path.basename(options.executor.box.root),
       bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: demoLabel },
+      pasteMaxChars: options.pasteMaxChars ?? DEFAULT_PASTE_MAX_CHARS,
       steps: options.steps,
       // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
       limits: { needChars: options.executor.limits.needChars, needPaths: options.executor.limits.needPaths },
@@ -78,8 +85,19 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     'GET /api/check': async () => (lastCheck = await options.check()),
     'POST /api/ask': (body) => {
       const input = askInput(body, options.steps);
-      const bridge = input.demo ? options.demo() : options.bridge;
+      const bridge = input.bridge === 'demo' ? options.demo() : input.bridge === 'paste' ? 'paste' : options.bridge;
       return { id: session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
+    },
+    // The copy-and-paste bridge: the message a run waits to have copied, and its reply as pasted.
+    'GET /api/paste': (_body, url) => {
+      const run = Number(url.searchParams.get('run'));
+      if (!Number.isInteger(run)) throw badRequest('Expected ?run=N.');
+      return { message: session.pasteMessage(run) };
+    },
+    'POST /api/paste': (body) => {
+      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string') throw badRequest('Expected {"run": number, "reply": string}.');
+      session.paste(body.run, body.reply);
+      return { ok: true };
     },
     'POST /api/stop': () => ({ stopped: session.stop() }),
     // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
@@ -144,7 +162,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       }
     }
     try {
-      reply(res, 200, await route(body));
+      reply(res, 200, await route(body, url));
     } catch (error) {
       if (error instanceof DeepworkError) return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, { error: error.message });
       throw error;
@@ -283,15 +301,18 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
   return { root: path.basename(executor.box.root), files, total };
 }
 
-function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; demo: boolean; follow: boolean } {
+// `bridge`: "configured" (the default), "demo" or "paste"; `demo: true` is the older way to say "demo".
+function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
   if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
-    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "demo"?: boolean, "follow"?: boolean}.');
+    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.');
   }
+  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste') throw badRequest('"bridge" must be "configured", "demo" or "paste".');
   const files = body.files === undefined ? [] : body.files;
   if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
   const steps = body.steps === undefined ? defaultSteps : body.steps;
   if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
-  return { question: body.question, files, steps, demo: body.demo === true, follow: body.follow === true };
+  const bridge = body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
+  return { question: body.question, files, steps, bridge, follow: body.follow === true };
 }
 
 function badRequest(message: string): DeepworkError {

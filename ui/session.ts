@@ -8,6 +8,7 @@ import type { Turn } from '../protocol/conversation.ts';
 import { fileSpans } from '../protocol/parse.ts';
 import { listConversations, loadConversation, newConversationId, type ConversationInfo } from '../writing/conversations.ts';
 import { loadRun, type SavedRun } from '../writing/runs.ts';
+import { cleanReply, createPasteBridge, DEFAULT_PASTE_MAX_CHARS, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { undoLast, type UndoReport } from '../writing/undo.ts';
@@ -44,8 +45,9 @@ export type RunView = {
   // Reopened from a saved conversation: its answer as it was, without a log.
   reopened: boolean;
   log: LogEntry[];
-  // The step being waited for, and since when (ms since epoch): the page counts the seconds.
-  waiting: { step: number; since: number; received: number; thinking: number } | undefined;
+  // The step being waited for, and since when (ms since epoch): the page counts the seconds. `paste`: the step's
+  // message is waiting to be copied into a web chat, and its reply to be pasted (the page fetches the message).
+  waiting: { step: number; since: number; received: number; thinking: number; paste?: { chars: number; tokens: number; warning?: string } } | undefined;
   parts: AnswerPart[] | undefined;
   stop: Stop | undefined;
   error: string | undefined;
@@ -59,8 +61,10 @@ export type Outgoing =
   | { type: 'progress'; id: number; received: number; thinking: number }
   | Conversations;
 
+// `pasteMaxChars`: what a web chat takes in one message, for the copy-and-paste bridge.
 export type SessionOptions = {
   executor: Executor; backupDir: string; stateDir: string; steps: number; contextTokens: number | undefined; send: (message: Outgoing) => void;
+  pasteMaxChars?: number;
 };
 
 export class Session {
@@ -70,6 +74,8 @@ export class Session {
   private readonly options: SessionOptions;
   // The conversation a follow-up continues: its id and its questions so far.
   private current: { id: string; turns: Turn[] } | undefined;
+  // The copy-and-paste step waiting for its reply.
+  private pasting: { runId: number; step: PasteStep } | undefined;
 
   constructor(options: SessionOptions) {
     this.options = options;
@@ -81,13 +87,16 @@ export class Session {
 
   // Starts a run; its progress and outcome arrive as messages. One run at a time. `follow`: continue the current
   // conversation (the model gets its questions, answers and results); else a new conversation starts.
-  ask(question: string, files: string[], steps: number, bridge: Bridge, follow = false): RunView {
+  // `bridge`: a bridge, or 'paste' for a person copying each message into a web chat and pasting its reply back.
+  ask(question: string, files: string[], steps: number, given: Bridge | 'paste', follow = false): RunView {
     if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is already running; stop it first.');
     const continued = follow ? this.current : undefined;
     const conversation = continued ?? { id: newConversationId(), turns: [] };
     this.current = conversation;
+    const id = this.runs.length + 1;
+    const bridge = given === 'paste' ? this.pasteBridge(id) : given;
     const run: RunView = {
-      id: this.runs.length + 1, conversation: conversation.id, question, attached: files, bridge: bridge.label, state: 'running', reopened: false,
+      id, conversation: conversation.id, question, attached: files, bridge: bridge.label, state: 'running', reopened: false,
       log: [], waiting: undefined, parts: undefined, stop: undefined, error: undefined, files: [],
     };
     this.runs.push(run);
@@ -117,6 +126,7 @@ export class Session {
       },
     ).finally(() => {
       run.waiting = undefined;
+      if (this.pasting?.runId === run.id) this.pasting = undefined;
       this.controller = undefined;
       this.options.send({ type: 'run', run });
       this.options.send(this.conversations());
@@ -130,6 +140,39 @@ export class Session {
     if (this.controller === undefined) return false;
     this.controller.abort();
     return true;
+  }
+
+  // A bridge whose "model" is the person at the page: each message waits to be copied, each reply to be pasted.
+  private pasteBridge(runId: number): Bridge {
+    const maxChars = this.options.pasteMaxChars ?? DEFAULT_PASTE_MAX_CHARS;
+    return createPasteBridge({
+      maxChars,
+      onMessage: (step) => {
+        this.pasting = { runId, step };
+        const run = this.runs.find((r) => r.id === runId);
+        if (run?.waiting === undefined) return;
+        const warning = sizeWarning(step.message.length, maxChars);
+        run.waiting.paste = { chars: step.message.length, tokens: step.tokens, ...(warning === undefined ? {} : { warning }) };
+        this.options.send({ type: 'run', run });
+      },
+    });
+  }
+
+  // The message the copy-and-paste step of a run waits to have copied.
+  pasteMessage(runId: number): string {
+    if (this.pasting?.runId !== runId) throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
+    return this.pasting.step.message;
+  }
+
+  // The reply to the waiting step, as pasted: cleaned of what the chat's page adds, refused when empty.
+  paste(runId: number, pasted: string): void {
+    const waiting = this.pasting;
+    if (waiting?.runId !== runId) throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
+    const reply = cleanReply(pasted);
+    this.pasting = undefined;
+    const run = this.runs.find((r) => r.id === runId);
+    if (run?.waiting !== undefined) delete run.waiting.paste;
+    waiting.step.supply(reply);
   }
 
   // The folder's conversations and the one a follow-up continues.

@@ -7,7 +7,7 @@
 /** @typedef {{ path: string, status: string, added: number, removed: number, written: boolean, reason?: string, diff?: string, base?: string, backupSet?: string }} FileView */
 /** @typedef {{ kind: 'sending', step: number, steps: number, chars: number, tokens: number, budget: number, dropped: number } | { kind: 'replied', step: number, steps: number, chars: number, ms: number, requests: string[], files: string[] } | { kind: 'answered-requests', step: number, steps: number, requests: number, chars: number } | { kind: 'warning', step: number, steps: number, message: string } | { kind: 'done', steps: number, stop: string } | { kind: 'not-saved', where: string, reason: string }} LogEntry */
 /** @typedef {{ kind: 'prose', html: string } | { kind: 'proposal', path: string, block: 'file' | 'edit', complete: boolean }} AnswerPart */
-/** @typedef {{ step: number, since: number, received: number, thinking: number }} Waiting */
+/** @typedef {{ step: number, since: number, received: number, thinking: number, paste?: { chars: number, tokens: number, warning?: string } }} Waiting */
 /** @typedef {{ id: number, conversation: string, question: string, attached: string[], bridge: string, state: string, reopened: boolean, log: LogEntry[], waiting?: Waiting, parts?: AnswerPart[], stop?: string, error?: string, files: FileView[] }} RunView */
 /** @typedef {{ id: string, title: string, time: string, questions: number }} ConversationInfo */
 /** @typedef {{ name: string, path: string, dirs: Map<string, Folder>, files: Array<{ name: string, path: string, size: number }>, count: number, bytes: number }} Folder */
@@ -67,6 +67,12 @@ const STRINGS = {
     elsewhere: 'Proposed at an earlier step', notKept: 'Proposed in an earlier session; only the folder\'s last run can still be written.',
     partOf: (/** @type {number} */ i, /** @type {number} */ n) => `part ${i} of ${n} for this file`,
     fileBlock: 'FILE', editBlock: 'EDIT',
+    pasteOption: 'Copy and paste (any web chat)',
+    pasteState: 'You are the bridge: each message is copied into any web chat, and its reply pasted back here. No service to start.',
+    pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) => `Step ${step}: copy this message into the web chat (${fmt(chars)} characters, about ${fmt(tokens)} tokens).`,
+    pasteHow: 'A new chat for each question or the same chat both work: every message holds the whole conversation. Paste the model\'s whole reply below (the chat\'s Copy button copies it).',
+    copyMessage: 'Copy message', copied: 'Copied.', copyFallback: 'The browser did not allow the clipboard: the message is selected, press Ctrl+C.',
+    messageLabel: 'Message to copy', loading: 'Loading…', replyLabel: "Model's reply", sendReply: 'Send reply',
   },
   ru: {
     bridge: 'Мост', check: 'Проверить', checking: 'проверка…', language: 'Язык', files: 'Файлы', filter: 'Фильтр',
@@ -110,6 +116,12 @@ const STRINGS = {
     elsewhere: 'Предложено на одном из прежних шагов', notKept: 'Предложено в прошлом сеансе; записать можно только последний запуск папки.',
     partOf: (/** @type {number} */ i, /** @type {number} */ n) => `часть ${i} из ${n} для этого файла`,
     fileBlock: 'FILE', editBlock: 'EDIT',
+    pasteOption: 'Копировать и вставлять (любой веб-чат)',
+    pasteState: 'Мост — вы: каждое сообщение копируется в любой веб-чат, а его ответ вставляется сюда. Запускать ничего не нужно.',
+    pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) => `Шаг ${step}: скопируйте это сообщение в веб-чат (${fmt(chars)} ${ruPlural(chars, 'символ', 'символа', 'символов')}, около ${fmt(tokens)} токенов).`,
+    pasteHow: 'Можно открывать новый чат для каждого вопроса или продолжать тот же: каждое сообщение содержит всю беседу. Вставьте ниже весь ответ модели (его копирует кнопка «Копировать» в чате).',
+    copyMessage: 'Копировать сообщение', copied: 'Скопировано.', copyFallback: 'Браузер не дал доступа к буферу обмена: сообщение выделено, нажмите Ctrl+C.',
+    messageLabel: 'Сообщение для копирования', loading: 'Загрузка…', replyLabel: 'Ответ модели', sendReply: 'Отправить ответ',
   },
 };
 
@@ -155,6 +167,12 @@ const folded = new Map();
 const openDiffs = new Set();
 /** @type {Map<number, string>} a confirmation shown under a run (what Undo put back) */
 const notices = new Map();
+/** @type {Map<string, string>} the messages waiting to be copied, by run and step */
+const pasteMessages = new Map();
+/** @type {Map<number, string>} what has been pasted as a reply so far, by run */
+const pasteDrafts = new Map();
+/** @type {Map<number, string>} what became of Copy or Send, by run */
+const pasteNotes = new Map();
 /** @type {Folder} */
 let rootFolder = { name: '', path: '', dirs: new Map(), files: [], count: 0, bytes: 0 };
 /** @type {string[]} */
@@ -564,13 +582,75 @@ function answerView(run) {
   return answer;
 }
 
+// A copy-and-paste step: the message with its Copy button, and the box for the reply.
+/** @param {RunView} run @param {number} step @param {{ chars: number, tokens: number, warning?: string }} paste */
+function pasteView(run, step, paste) {
+  const key = `${run.id}:${step}`;
+  const message = pasteMessages.get(key);
+  if (message === undefined) {
+    void api('GET', `/api/paste?run=${run.id}`).then((v) => {
+      if (isRecord(v) && typeof v.message === 'string') {
+        pasteMessages.set(key, v.message);
+        const shown = runs.get(run.id);
+        if (shown !== undefined) showRun(shown);
+      }
+    }, showError);
+  }
+  const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { class: 'message', readonly: '', rows: '5', 'aria-label': t('messageLabel') }));
+  text.value = message ?? t('loading');
+  const copy = h('button', { type: 'button', class: 'primary' }, [t('copyMessage')]);
+  copy.addEventListener('click', () => {
+    const done = () => {
+      pasteNotes.set(run.id, t('copied'));
+      const shown = runs.get(run.id);
+      if (shown !== undefined) showRun(shown);
+    };
+    const fallback = () => {
+      text.focus();
+      text.select();
+      note.textContent = t('copyFallback');
+    };
+    if (message === undefined) return;
+    if (navigator.clipboard === undefined) return fallback();
+    navigator.clipboard.writeText(message).then(done, fallback);
+  });
+  const note = h('span', { class: 'small muted', role: 'status' }, [pasteNotes.get(run.id) ?? '']);
+  const reply = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: `reply-${run.id}`, rows: '6' }));
+  reply.value = pasteDrafts.get(run.id) ?? '';
+  reply.addEventListener('input', () => pasteDrafts.set(run.id, reply.value));
+  const send = h('button', { type: 'button', class: 'primary' }, [t('sendReply')]);
+  const sendReply = () => {
+    void api('POST', '/api/paste', { run: run.id, reply: reply.value }).then(() => {
+      pasteDrafts.delete(run.id);
+      pasteNotes.delete(run.id);
+    }, (error) => {
+      pasteNotes.set(run.id, error instanceof Error ? error.message : String(error));
+      const shown = runs.get(run.id);
+      if (shown !== undefined) showRun(shown);
+    });
+  };
+  send.addEventListener('click', sendReply);
+  reply.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      sendReply();
+    }
+  });
+  const parts = [h('p', {}, [h('strong', {}, [t('pasteStep')(step, paste.chars, paste.tokens)])])];
+  if (paste.warning !== undefined) parts.push(h('p', { class: 'hint', role: 'alert' }, [paste.warning]));
+  parts.push(h('div', { class: 'row' }, [copy, note]), text, h('p', { class: 'small muted' }, [t('pasteHow')]),
+    h('label', { for: `reply-${run.id}` }, [t('replyLabel')]), reply, h('div', { class: 'row' }, [send]));
+  return h('div', { class: 'paste', role: 'group', 'aria-label': t('pasteStep')(step, paste.chars, paste.tokens) }, parts);
+}
+
 /** @param {RunView} run */
 function runView(run) {
   const log = h('ul', { class: 'log' }, run.log.map((e) => h('li', e.kind === 'warning' ? { class: 'warning' } : {}, [logLine(e)])));
-  if (run.waiting !== undefined) log.append(h('li', { class: 'waiting' }, [t('waiting')(run.waiting)]));
+  if (run.waiting !== undefined && run.waiting.paste === undefined) log.append(h('li', { class: 'waiting' }, [t('waiting')(run.waiting)]));
   const meta = run.reopened ? t('reopened') : `${run.bridge}${run.attached.length > 0 ? t('withFiles')(run.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
   if (run.log.length > 0 || run.waiting !== undefined) body.append(log);
+  if (run.waiting?.paste !== undefined) body.append(pasteView(run, run.waiting.step, run.waiting.paste));
   if (run.state === 'answered' && run.files.length > 0) body.append(summaryView(run));
   if (run.parts !== undefined) body.append(answerView(run));
   if (run.state === 'stopped') body.append(h('p', { class: 'error' }, [t('stopped')]));
@@ -676,6 +756,12 @@ function showState() {
     pill.textContent = t('ready');
     pill.className = 'state ready';
     message.textContent = t('demoState');
+    return;
+  }
+  if (/** @type {HTMLSelectElement} */ ($('bridge-choice')).value === 'paste') {
+    pill.textContent = t('ready');
+    pill.className = 'state ready';
+    message.textContent = t('pasteState');
     return;
   }
   if (lastCheck === undefined) {
@@ -807,8 +893,8 @@ function ask() {
   }
   hint.hidden = true;
   const steps = Number(/** @type {HTMLInputElement} */ ($('steps')).value);
-  const demo = /** @type {HTMLSelectElement} */ ($('bridge-choice')).value === 'demo';
-  void api('POST', '/api/ask', { question, files: [...selected], steps, demo, follow: current !== undefined })
+  const bridge = /** @type {HTMLSelectElement} */ ($('bridge-choice')).value;
+  void api('POST', '/api/ask', { question, files: [...selected], steps, bridge, follow: current !== undefined })
     .then(() => {
       box.value = '';
       saveDraft();
@@ -834,7 +920,7 @@ async function start() {
   document.title = `deepwork — ${rootName}`;
   /** @type {HTMLInputElement} */ ($('steps')).value = String(state.steps);
   const choice = /** @type {HTMLSelectElement} */ ($('bridge-choice'));
-  choice.replaceChildren(h('option', { value: 'configured' }, [state.bridge.label]), h('option', { value: 'demo' }, [state.bridge.demo]));
+  choice.replaceChildren(h('option', { value: 'configured' }, [state.bridge.label]), h('option', { value: 'demo' }, [state.bridge.demo]), h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]));
   takeConversations(state.conversations);
   for (const run of state.runs) runs.set(run.id, run);
   latestShown = Math.max(0, ...state.runs.map((r) => r.id));
@@ -856,8 +942,8 @@ async function start() {
 $('filter').addEventListener('input', showTree);
 $('check').addEventListener('click', () => void check());
 $('bridge-choice').addEventListener('change', () => {
-  if (/** @type {HTMLSelectElement} */ ($('bridge-choice')).value === 'demo') showState();
-  else void check();
+  if (/** @type {HTMLSelectElement} */ ($('bridge-choice')).value === 'configured') void check();
+  else showState();
 });
 $('lang').addEventListener('change', () => {
   const value = /** @type {HTMLSelectElement} */ ($('lang')).value;
