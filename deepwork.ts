@@ -51,6 +51,17 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
     if (command === 'ui') return await ui(config, box, flags, folder, io);
 
     const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
+    if (flags.paste === true && flags.demo === true) throw new DeepworkError('USAGE', '--paste and --demo are two bridges; give one of them.');
+    if (flags.paste === true) {
+      // The terminal is where the replies come in, so nothing piped is read as text with the question.
+      const { createConsolePaste } = await import('./console/paste.ts');
+      const paste = createConsolePaste({ io, folder: path.join(config.stateDir, 'paste'), maxChars: config.pasteMaxChars, env, input: process.stdin });
+      try {
+        return await ask({ bridge: paste.bridge, config, box, question, files, piped: undefined, continues: flags.continue === true, apply: flags.apply === true, write, cwd: folder }, io);
+      } finally {
+        paste.close();
+      }
+    }
     const piped = pipedText(await stdin());
     const bridge = await bridgeOf(config, flags.demo === true);
     return await ask({ bridge, config, box, question, files, piped, continues: flags.continue === true, apply: flags.apply === true, write, cwd: folder }, io);

@@ -13,8 +13,8 @@ export const DEFAULT_PASTE_MAX_CHARS = 60_000;
 // Characters per token for the window the messages are fitted to: code and English run at about 3.5.
 const CHARS_PER_TOKEN = 3.5;
 
-// A step waiting for its reply: the message to copy, and how to hand the reply back.
-export type PasteStep = { message: string; tokens: number; supply: (reply: string) => void };
+// A step waiting for its reply: the message to copy, and how to hand the reply back (or end the step with an error).
+export type PasteStep = { message: string; tokens: number; supply: (reply: string) => void; fail: (error: unknown) => void };
 
 export type PasteOptions = {
   maxChars: number;
@@ -36,6 +36,10 @@ export function createPasteBridge(options: PasteOptions): Bridge {
           supply: (reply) => {
             signal.removeEventListener('abort', onAbort);
             resolve(reply);
+          },
+          fail: (error) => {
+            signal.removeEventListener('abort', onAbort);
+            reject(error instanceof Error ? error : new Error(String(error)));
           },
         });
       });

@@ -22,6 +22,7 @@ export const FLAGS = {
   host: { type: 'string', value: 'URL', what: 'the bridge, like http://localhost:11434 or localhost:11434 (config: deepseekHost; env DEEPWORK_HOST)', for: ['ask', 'ui', 'check'] },
   model: { type: 'string', value: 'NAME', what: 'the model to ask for (config: deepseekModel; env DEEPWORK_MODEL)', for: ['ask', 'ui', 'check'] },
   demo: { type: 'boolean', what: 'an offline demo bridge instead of a model, to see the loop', for: ['ask'] },
+  paste: { type: 'boolean', what: 'be the bridge yourself: each message goes to the clipboard and a file for any web chat, and its reply comes back here', for: ['ask'] },
   json: { type: 'boolean', what: 'print one JSON object on stdout, also for a failure ({"error": {"code", "message"}})', for: ['ask', 'apply', 'undo', 'check'] },
   list: { type: 'boolean', what: 'list the backup sets of this folder instead of undoing', for: ['undo'] },
   port: { type: 'string', value: 'N', what: "the pult's port on 127.0.0.1, 0 for any free one (config: port; the next free one when it is taken)", for: ['ui'] },

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
     ['a window too small for the instructions', '{"contextTokens": 100}', /"contextTokens" must be a whole number from 2,048 to 10,000,000, not 100/],
     ['an unknown api', '{"api": "anthropic"}', /"api" must be one of "ollama", "openai", not "anthropic"/],
     ['a reply token limit below any answer', '{"maxReplyTokens": 0}', /"maxReplyTokens" must be a whole number from 16 to 10,000,000, not 0/],
+    ['a paste limit no message fits', '{"pasteMaxChars": 500}', /"pasteMaxChars" must be a whole number from 10,000 to 10,000,000, not 500/],
   ];
   it('refuses a key pasted where the name of its variable goes, without repeating it', () => {
     const key = 'sk-3f9a0c1d2e4b5a6978';
