@@ -309,14 +309,15 @@ describe('the pult in Chromium with the copy-and-paste bridge (issue 17)', { ski
     await page.getByText(/^Step 2: copy this message/).waitFor();
     await page.waitForFunction("document.querySelector('textarea.message')?.value.includes('RESULT NEED') === true");
     assert.match(await message.inputValue(), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
+    assert.equal(await page.getByLabel('Bridge').inputValue(), 'paste', 'the bridge chosen is kept over the reload');
     await page.getByLabel("Model's reply").fill('```\nDone.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===\n```');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-paste.png') });
     await page.getByRole('button', { name: 'Send reply' }).click();
 
     await page.getByRole('button', { name: 'Write a.js' }).click();
     await page.getByText(/^Written; the previous version is in /).waitFor();
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
     assert.match(await page.locator('.run .log').innerText(), /Step 2\/4: reply of [\d,]+ characters in .*; no requests: the answer; proposes a\.js\./);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-paste.png') });
     await context.close();
   });
 

@@ -263,8 +263,9 @@ function draftKey() {
 function saveDraft() {
   if (root === '') return;
   const question = /** @type {HTMLTextAreaElement} */ ($('question')).value;
+  const bridge = /** @type {HTMLSelectElement} */ ($('bridge-choice')).value;
   try {
-    localStorage.setItem(draftKey(), JSON.stringify({ question, files: [...selected] }));
+    localStorage.setItem(draftKey(), JSON.stringify({ question, files: [...selected], bridge }));
   } catch {
     // Storage full or refused: the draft is a convenience.
   }
@@ -282,6 +283,17 @@ function restoreDraft() {
   const box = /** @type {HTMLTextAreaElement} */ ($('question'));
   if (typeof value.question === 'string' && box.value === '') box.value = value.question;
   if (Array.isArray(value.files)) for (const f of value.files) if (typeof f === 'string' && sizes.has(f)) selected.add(f);
+}
+
+// The bridge chosen before a reload (the demo, or copy and paste), when the page offers it still.
+function restoreBridge() {
+  try {
+    const value = /** @type {unknown} */ (JSON.parse(localStorage.getItem(draftKey()) ?? 'null'));
+    const choice = /** @type {HTMLSelectElement} */ ($('bridge-choice'));
+    if (isRecord(value) && typeof value.bridge === 'string' && [...choice.options].some((o) => o.value === value.bridge)) choice.value = value.bridge;
+  } catch {
+    // No draft: the configured bridge.
+  }
 }
 
 // ---- the file tree ----
@@ -921,6 +933,7 @@ async function start() {
   /** @type {HTMLInputElement} */ ($('steps')).value = String(state.steps);
   const choice = /** @type {HTMLSelectElement} */ ($('bridge-choice'));
   choice.replaceChildren(h('option', { value: 'configured' }, [state.bridge.label]), h('option', { value: 'demo' }, [state.bridge.demo]), h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]));
+  restoreBridge();
   takeConversations(state.conversations);
   for (const run of state.runs) runs.set(run.id, run);
   latestShown = Math.max(0, ...state.runs.map((r) => r.id));
@@ -942,6 +955,7 @@ async function start() {
 $('filter').addEventListener('input', showTree);
 $('check').addEventListener('click', () => void check());
 $('bridge-choice').addEventListener('change', () => {
+  saveDraft();
   if (/** @type {HTMLSelectElement} */ ($('bridge-choice')).value === 'configured') void check();
   else showState();
 });
