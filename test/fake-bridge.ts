@@ -2,8 +2,7 @@
 // `/api/ps`, and the failures real bridges have (errors before and inside a stream, a stream cut before done, slowness).
 
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after } from 'node:test';
+import { serveOnLoopback } from './helpers.ts';
 
 export type ChatBehaviour =
   | { kind: 'reply'; text: string; stream?: boolean; chunks?: number }
@@ -39,7 +38,6 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
   const chats: FakeBridge['chats'] = [];
   let evaluated: number | undefined;
   let tagsGate: Promise<void> = Promise.resolve();
-  const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -66,18 +64,7 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
       respond(res, behaviour, parsed.model, evaluated);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  if (options.manualClose !== true) after(close);
+  const { port, close } = await serveOnLoopback(server, options.manualClose === true);
   const holdTags = () => {
     let release = () => {};
     tagsGate = new Promise<void>((resolve) => (release = resolve));

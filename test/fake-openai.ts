@@ -5,8 +5,7 @@
 // that client accepts.
 
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after } from 'node:test';
+import { serveOnLoopback } from './helpers.ts';
 
 export type Completion =
   // `reasoning`: sent first as reasoning_content deltas; `finish`: the finish_reason ("stop" unless given).
@@ -39,7 +38,6 @@ export type FakeOpenAiOptions = {
 export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
   const requests: FakeOpenAi['requests'] = [];
   const calls: string[] = [];
-  const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -68,18 +66,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       respond(res, behaviour, model, record.stream === true, content.length);
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  if (options.manualClose !== true) after(close);
+  const { port, close } = await serveOnLoopback(server, options.manualClose === true);
   return { host: `http://127.0.0.1:${port}/v1`, requests, calls, close };
 }
 

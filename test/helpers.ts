@@ -55,3 +55,22 @@ export function thirtyThousandFiles(prefix: string): string {
   }
   return root;
 }
+
+// A test server on a free loopback port, closed (its open connections cut) after the test file, or by the caller
+// when `manualClose` says so (a server started in a before() hook, where after() would close it at once).
+export async function serveOnLoopback(server: http.Server, manualClose = false): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  if (!manualClose) after(close);
+  return { port, close };
+}
