@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { DeepworkError } from '../common/errors.ts';
+import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import { cleanReply, createPasteBridge, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import type { Bridge } from '../protocol/loop.ts';
@@ -100,16 +100,28 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
     maxChars: options.maxChars,
     onMessage: (step: PasteStep) => {
       steps++;
-      const file = path.join(options.folder, `message-${steps}.txt`);
-      fs.mkdirSync(options.folder, { recursive: true });
-      fs.writeFileSync(file, step.message);
-      const copied = clipboard?.copy(step.message, file) === true;
+      let file: string | undefined = path.join(options.folder, `message-${steps}.txt`);
+      let unwritten = '';
+      try {
+        fs.mkdirSync(options.folder, { recursive: true });
+        fs.writeFileSync(file, step.message);
+      } catch (error) {
+        unwritten = `${file} (${errnoOf(error) ?? messageOf(error)})`;
+        file = undefined;
+      }
+      // The clipboard tool on Windows reads the file; elsewhere the text goes in through standard input.
+      const copied = clipboard !== undefined && (file !== undefined || process.platform !== 'win32') && clipboard.copy(step.message, file ?? '');
+      if (!copied && file === undefined) {
+        step.fail(new DeepworkError('STATE_INVALID', `Message ${steps} could not be written to ${unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`));
+        return;
+      }
       const warning = sizeWarning(step.message.length, options.maxChars);
       if (warning !== undefined) io.err(`deepwork: ${warning}`);
       const how = clipboard === undefined
         ? 'paste the reply here and end it with a line holding only a dot'
         : "copy the chat's whole reply (its Copy button), then press Enter here; or paste it here and end it with a line holding only a dot";
-      io.err(`deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${copied ? `on ${clipboard?.name ?? 'the clipboard'} and ` : ''}in ${file}. Paste it into any web chat; then ${how}.`);
+      const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`].filter((w) => w !== '').join(' and ');
+      io.err(`deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into any web chat; then ${how}.`);
       readReply(signalOf).then(step.supply, step.fail);
     },
   });
