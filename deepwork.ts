@@ -13,6 +13,7 @@ import type { Proposal } from './protocol/parse.ts';
 import type { Turn } from './protocol/conversation.ts';
 import type { Sandbox, SandboxOptions } from './reading/sandbox.ts';
 import type { Executor } from './reading/execute.ts';
+import type { Result } from './protocol/results.ts';
 import type { ApplyReport } from './writing/apply.ts';
 import { forPeople, type Io } from './console/output.ts';
 import { helpText, parseCommandLine, type Flags } from './console/args.ts';
@@ -203,7 +204,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
     import('./reading/execute.ts'), import('./app/question.ts'), import('./console/output.ts'),
   ]);
   const executor = createExecutor(a.cwd, { ...a.box, onLargeFolder: (entries) => io.err(`deepwork: this folder holds more than ${formatCount(entries)} files and folders (not counting .gitignore'd ones), so walking it takes a while. Is it the project folder? Ctrl-C stops.`) });
-  if (a.files.length > 0) await checkAttached(executor, a.files);
+  const attached = a.files.length > 0 ? await checkAttached(executor, a.files) : undefined;
   const { earlier, conversationId } = a.continues ? await earlierTurns(a.config.stateDir, executor.box.root) : { earlier: [], conversationId: (await import('./writing/conversations.ts')).newConversationId() };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
@@ -213,7 +214,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   let result: Awaited<ReturnType<typeof runQuestion>>;
   try {
     result = await runQuestion({
-      bridge: a.bridge, executor, question: a.question, files: a.files, piped: a.piped, steps: a.config.steps, contextTokens: a.config.contextTokens,
+      bridge: a.bridge, executor, question: a.question, files: a.files, ...(attached === undefined ? {} : { attached }), piped: a.piped, steps: a.config.steps, contextTokens: a.config.contextTokens,
       stateDir: a.config.stateDir, earlier, conversationId, signal: controller.signal, onEvent: log.event,
     });
   } finally {
@@ -246,9 +247,9 @@ async function ask(a: Ask, io: Io): Promise<number> {
   return code;
 }
 
-// The files named with --files, each readable text inside the folder, or a usage error that says which are not and
-// why, before anything is sent: with a web chat every wasted run costs minutes.
-async function checkAttached(executor: Executor, files: readonly string[]): Promise<void> {
+// The files named with --files, read: each readable text inside the folder, or a usage error that says which are not
+// and why, before anything is sent (with a web chat every wasted run costs minutes). What was read is what is sent.
+async function checkAttached(executor: Executor, files: readonly string[]): Promise<Result[]> {
   const results = await executor.answer([{ kind: 'need', paths: [...files], line: 0 }]);
   const problems = results.flatMap((r): string[] => {
     switch (r.kind) {
@@ -262,6 +263,7 @@ async function checkAttached(executor: Executor, files: readonly string[]): Prom
   if (problems.length > 0) {
     throw new DeepworkError('USAGE', `--files names ${problems.length === 1 ? 'a file' : 'files'} that cannot be sent, so nothing was sent:\n${problems.join('\n')}`);
   }
+  return results;
 }
 
 // The conversation `--continue` continues: the folder's last run's.

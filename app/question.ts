@@ -7,12 +7,15 @@ import { loadTexts } from '../protocol/transcript.ts';
 import { boundedConversation, saveRun } from '../writing/runs.ts';
 import { saveConversation } from '../writing/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
+import type { Result } from '../protocol/results.ts';
 
 export type Question = {
   bridge: Bridge;
   executor: Executor;
   question: string;
   files: readonly string[];
+  // The files as already read, when they were (see LoopInput.attached).
+  attached?: readonly Result[];
   // What was piped in, sent with the question.
   piped: string | undefined;
   steps: number;
@@ -33,6 +36,7 @@ export type Question = {
 export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
   const outcome = await runLoop({
     bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files, piped: q.piped,
+    ...(q.attached === undefined ? {} : { attached: q.attached }),
     steps: q.steps, contextTokens: q.contextTokens, earlier: q.earlier, signal: q.signal, onEvent: q.onEvent,
   });
   let saveError: unknown;

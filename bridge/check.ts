@@ -70,8 +70,8 @@ export async function checkOpenAi(host: string, model: string, key: { value: str
   } catch (error) {
     return report('down', messageOf(error));
   }
-  const { modelList, scrubberOf } = await import('./openai.ts');
-  const headers: Record<string, string> = key === undefined ? {} : { authorization: `Bearer ${key.value}` };
+  const { authHeaders, modelList, scrubberOf } = await import('./openai.ts');
+  const headers = authHeaders(key);
   const scrub = scrubberOf(key?.value);
   let models: Awaited<ReturnType<typeof modelList>>;
   try {

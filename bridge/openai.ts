@@ -40,7 +40,7 @@ const PRESETS: Record<string, { window: number; maxReplyTokens?: number }> = {
 
 export function createOpenAiBridge(options: OpenAiOptions): Bridge {
   const base = baseUrl(options.host);
-  const headers: Record<string, string> = options.key === undefined ? {} : { authorization: `Bearer ${options.key.value}` };
+  const headers = authHeaders(options.key);
   const scrub = scrubberOf(options.key?.value);
   const maxReplyTokens = options.maxReplyTokens ?? PRESETS[options.model]?.maxReplyTokens;
   const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
@@ -267,7 +267,7 @@ async function httpError(res: Response, url: URL, options: OpenAiOptions, scrub:
   }
   if (res.status === 404) {
     if (/model/i.test(said)) {
-      const models = await modelList(baseUrl(options.host), authOf(options), signal, 10_000, scrub).catch(() => undefined);
+      const models = await modelList(baseUrl(options.host), authHeaders(options.key), signal, 10_000, scrub).catch(() => undefined);
       const known = models === undefined ? '' : models.length === 0 ? ' It lists no models.' : ` It has: ${models.map((m) => m.id).join(', ')}.`;
       return new DeepworkError('BRIDGE_MODEL', `The server at ${where} does not know the model "${options.model}" (${status}).${known} Set deepseekModel in config.json or pass --model.`);
     }
@@ -306,8 +306,9 @@ function quoteOf(raw: string): string {
   return quoteBody(raw);
 }
 
-function authOf(options: OpenAiOptions): Record<string, string> {
-  return options.key === undefined ? {} : { authorization: `Bearer ${options.key.value}` };
+// The one header the key goes into.
+export function authHeaders(key: OpenAiOptions['key']): Record<string, string> {
+  return key === undefined ? {} : { authorization: `Bearer ${key.value}` };
 }
 
 export type ListedModel = { id: string; window?: number; llamaCpp: boolean };

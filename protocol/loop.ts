@@ -49,6 +49,9 @@ export type LoopInput = {
   texts: Texts;
   question: string;
   files?: readonly string[];
+  // Those files as already read, when the caller read them first (the console does, to refuse a missing one before
+  // anything is sent): they are not read again.
+  attached?: readonly Result[];
   // Text given with the question (what was piped in), sent beside the attached files.
   piped?: string | undefined;
   steps: number;
@@ -96,9 +99,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   executor.reset();
   const windowTokens = input.contextTokens ?? (await bridge.window?.(signal).catch(() => undefined)) ?? DEFAULT_WINDOW;
   const window = windowOf(windowTokens);
-  const attached = input.files !== undefined && input.files.length > 0
+  const attached = input.attached ?? (input.files !== undefined && input.files.length > 0
     ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
-    : [];
+    : []);
   const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, piped: input.piped, window, earlier: input.earlier ?? [] });
   const sent: number[] = [];
   const tokens: number[] = [];

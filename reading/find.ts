@@ -90,7 +90,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
         if (assigned !== files) assign(files, []);
         keeper.newSearch();
         const some = options.only.map((index) => ({ index, abs: pathAt(index) }));
-        found = searchFiles(some, list, options.maxHits, options.lineChars, (f) => keeper.bytesOf(f.index, f.abs), keeper.chunk, keeper.counts, options.fold);
+        found = searchFiles(some, list, options.maxHits, options.lineChars, keeper, options.fold);
         return outcomes(files, list, found, options.maxHits);
       }
       try {

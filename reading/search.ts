@@ -304,39 +304,22 @@ function textOf(bytes: Buffer, from: number, to: number): string {
   return encoding === 'utf8' ? piece.toString('utf8') : decode(piece, encoding);
 }
 
-// Searches files in order for several texts at once: each file is read once and searched for every text still short
-// of its cap (`fold[i]`: text i in either case of ASCII letters); the walk stops when every text has one hit past its cap (which marks the cut). `bytesOf` gives a file's
-// bytes (undefined for binary files), `chunk` is a buffer for reading large files piece by piece, `byteCounts` the
-// folder's byte counts when known.
+// Searches the given files in order for several texts at once, on this thread (a FIND kept to a folder or mask): each
+// file is read once and searched for every text still short of its cap (`fold[i]`: text i in either case of ASCII
+// letters); the walk stops when every text has one hit past its cap (which marks the cut).
 export function searchFiles(
-  files: readonly Assigned[], texts: readonly string[], maxHits: number, lineChars: number,
-  bytesOf: (file: Assigned) => Buffer | 'large' | undefined, chunk: Buffer, byteCounts?: Uint32Array, fold: readonly boolean[] = [],
+  files: readonly Assigned[], texts: readonly string[], maxHits: number, lineChars: number, keeper: Keeper, fold: readonly boolean[] = [],
 ): Hit[] {
-  const needles = texts.map((text, i) => needleOf(text, byteCounts, fold[i] === true));
+  const needles = texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true));
+  const twins = twinsOf(texts, fold);
   const hits: Hit[] = [];
   const left = texts.map(() => maxHits + 1);
   for (const file of files) {
     if (left.every((n) => n <= 0)) break;
-    const bytes = bytesOf(file);
-    if (bytes === undefined) continue;
-    if (bytes === 'large') {
-      searchLarge(file.abs, chunk, needles, left, lineChars, (p, hit) => hits.push([p, file.index, hit.line, hit.text]));
-      continue;
-    }
-    const mine: Hit[] = [];
-    for (let p = 0; p < needles.length; p++) {
-      const needle = needles[p];
-      const wanted = left[p] ?? 0;
-      if (needle === undefined || wanted <= 0) continue;
-      const found = searchBytes(bytes, needle, wanted, lineChars);
-      for (const hit of found) mine.push([p, file.index, hit.line, hit.text]);
-    }
-    // Looked for only in files with hits: a file holding a private key shows none of its lines.
-    if (mine.length === 0 || holdsPrivateKey(bytes)) continue;
-    for (const hit of mine) {
+    searchOne(file.index, file.abs, needles, twins, left, lineChars, keeper, (hit) => {
       hits.push(hit);
       left[hit[0]] = (left[hit[0]] ?? 0) - 1;
-    }
+    });
   }
   return hits;
 }
@@ -395,7 +378,7 @@ export function searchShared(
         if ((wanted[t] ?? 0) > 0) any = true;
       }
       if (!any) break;
-      searchOne(index, pathAt, needles, twins, wanted, lineChars, keeper, onHit);
+      searchOne(index, pathAt(index), needles, twins, wanted, lineChars, keeper, onHit);
     }
     for (let t = 0; t < texts.length; t++) {
       if ((left[t] ?? 0) > 0) continue;
@@ -417,8 +400,9 @@ function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
 }
 
 // The folded twins first, so that their outcome can spare the exact search (see twinsOf).
-function searchOne(index: number, pathAt: (index: number) => string, needles: readonly Needle[], twins: readonly number[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
-  const abs = pathAt(index);
+// `wanted[t]`: hits still wanted of text t; the file's hits are handed to `onHit` only after the whole file is
+// searched, so `wanted` may be the caller's live counts.
+function searchOne(index: number, abs: string, needles: readonly Needle[], twins: readonly number[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
   const bytes = keeper.bytesOf(index, abs);
   if (bytes === undefined) return;
   if (bytes === 'large') {

@@ -362,6 +362,15 @@ describe('the console as its users expect it (issue 15)', () => {
     }
   });
 
+  it('prints its version with --version and -v, loading nothing else', async () => {
+    const version = (JSON.parse(fs.readFileSync(path.join(HOME, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const flag of ['--version', '-v']) {
+      const run = await deepwork([flag], project);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, `deepwork ${version}\n`);
+    }
+  });
+
   it('asks a question that is a command word when it comes after --', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
     const run = await deepwork(['--host', fake.host, '--config', isolated, '--', 'undo'], project);
@@ -535,6 +544,7 @@ describe('writing proposed files from the command line', () => {
 
     const list = await deepwork(['undo', '--list'], dir);
     assert.match(list.stdout, /_deepwork-test-\w+: app\.js, \+lib\/new\.js\n$/);
+    assert.ok(list.stdout.startsWith(`Backup sets of ${fs.realpathSync(dir)}, kept in ${path.join(configs, 'backup')}:\n`), list.stdout);
     const undo = await deepwork(['undo'], dir);
     assert.equal(undo.code, 0, undo.stderr);
     assert.match(undo.stdout, /Undoing \S+:\n  restored +app\.js\n  removed +lib\/new\.js/);

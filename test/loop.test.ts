@@ -153,6 +153,17 @@ describe('runLoop', () => {
     assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written\.\nNothing of this block was kept\. For a big file, send EDIT blocks instead of the whole file\./);
   });
 
+  it('sends attached files the caller already read without reading them again', async () => {
+    const executor = createExecutor(root);
+    const read = await executor.answer([{ kind: 'need', paths: ['ui.html'], line: 0 }]);
+    let answered = 0;
+    const counting = { ...executor, answer: (...args: Parameters<typeof executor.answer>) => (answered++, executor.answer(...args)) };
+    const bridge = scripted(['The answer.']);
+    await runLoop({ bridge, executor: counting, texts: loadTexts(executor.limits), question: 'q', steps: 2, files: ['ui.html'], attached: read });
+    assert.equal(answered, 0);
+    assert.match(bridge.seen[0] ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED ui\.html: 1 line ===\n1 \| <p>pult<\/p>/);
+  });
+
   it('says the server cut a reply at its output limit: to the user as a warning, to the model in the block it cut', async () => {
     const seen: string[] = [];
     const replies = ['=== EDIT: ui.html ===\n<<<<<<< SEARCH\n<p>pult</p>\n=======\n<p>pu', 'done'];

@@ -43,13 +43,13 @@ describe('a reply pasted from a web chat', () => {
 });
 
 describe('the pult session with the copy-and-paste bridge', () => {
-  const start = () => {
+  const start = (pasteMaxChars = 20_000) => {
     const root = tempFolder({ 'a.js': 'const a = 1;\n' });
     const stateDir = tempFolder();
     const sent: Outgoing[] = [];
     let onRun: (run: RunView) => void = () => {};
     const session = new Session({
-      executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 3, contextTokens: undefined, pasteMaxChars: 20_000,
+      executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 3, contextTokens: undefined, pasteMaxChars,
       send: (m) => {
         sent.push(m);
         if (m.type === 'run') onRun(m.run);
@@ -82,6 +82,15 @@ describe('the pult session with the copy-and-paste bridge', () => {
     const done = await answered;
     assert.equal(done.parts?.[0]?.kind, 'prose');
     assert.throws(() => session.pasteMessage(run.id), /not waiting for a pasted reply/);
+  });
+
+  it('warns, with the way out, about a message larger than the web chat takes', async () => {
+    const { session, next } = start(1_000);
+    const waiting = next((r) => r.waiting?.paste !== undefined);
+    session.ask('q', [], 3, 'paste');
+    const run = await waiting;
+    assert.match(run.waiting?.paste?.warning ?? '', /^This message is [\d,]+ characters; web chats often refuse, cut or attach messages over 1,000 .*Tick fewer files/);
+    session.stop();
   });
 
   it('stops while it waits for a reply', async () => {

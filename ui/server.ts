@@ -12,7 +12,6 @@ import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } f
 import { Session, type Outgoing } from './session.ts';
 import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
-import { DEFAULT_PASTE_MAX_CHARS } from '../bridge/paste.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -72,7 +71,6 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       root: options.executor.box.root,
       rootName: path.basename(options.executor.box.root),
       bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: demoLabel },
-      pasteMaxChars: options.pasteMaxChars ?? DEFAULT_PASTE_MAX_CHARS,
       steps: options.steps,
       // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
       limits: { needChars: options.executor.limits.needChars, needPaths: options.executor.limits.needPaths },
