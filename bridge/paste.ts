@@ -13,8 +13,9 @@ export const DEFAULT_PASTE_MAX_CHARS = 60_000;
 // Characters per token for the window the messages are fitted to: code and English run at about 3.5.
 const CHARS_PER_TOKEN = 3.5;
 
-// A step waiting for its reply: the message to copy, and how to hand the reply back (or end the step with an error).
-export type PasteStep = { message: string; tokens: number; supply: (reply: string) => void; fail: (error: unknown) => void };
+// A step waiting for its reply: the message to copy, and how to hand the reply back (or end the step with an error);
+// `signal` is the run's, aborted when it is stopped.
+export type PasteStep = { message: string; tokens: number; signal: AbortSignal; supply: (reply: string) => void; fail: (error: unknown) => void };
 
 export type PasteOptions = {
   maxChars: number;
@@ -32,7 +33,7 @@ export function createPasteBridge(options: PasteOptions): Bridge {
         const onAbort = () => reject(new DeepworkError('ABORTED', 'Stopped.'));
         signal.addEventListener('abort', onAbort, { once: true });
         options.onMessage({
-          message, tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN),
+          message, tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN), signal,
           supply: (reply) => {
             signal.removeEventListener('abort', onAbort);
             resolve(reply);

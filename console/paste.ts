@@ -95,7 +95,6 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
   };
 
   let steps = 0;
-  let signalOf: AbortSignal = new AbortController().signal;
   const bridge = createPasteBridge({
     maxChars: options.maxChars,
     onMessage: (step: PasteStep) => {
@@ -122,18 +121,8 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
         : "copy the chat's whole reply (its Copy button), then press Enter here; or paste it here and end it with a line holding only a dot";
       const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`].filter((w) => w !== '').join(' and ');
       io.err(`deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into any web chat; then ${how}.`);
-      readReply(signalOf).then(step.supply, step.fail);
+      readReply(step.signal).then(step.supply, step.fail);
     },
   });
-  return {
-    bridge: {
-      label: bridge.label,
-      chat: (message, chatOptions) => {
-        signalOf = chatOptions.signal;
-        return bridge.chat(message, chatOptions);
-      },
-      ...(bridge.window === undefined ? {} : { window: bridge.window }),
-    },
-    close: () => lines.close(),
-  };
+  return { bridge, close: () => lines.close() };
 }

@@ -2,7 +2,6 @@
 // default browser (never the bridge's debugging browser: the page would take the tab the bridge drives).
 
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { startPult, type Pult, type PultOptions } from './server.ts';
 import { newToken } from './security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from '../writing/atomic.ts';
+import { folderKey } from '../writing/runs.ts';
 
 type Registration = { root: string; url: string; instance: string; pid: number };
 
@@ -60,7 +60,7 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
 // The folder's token, kept in the state folder (readable by this user only), so a page left open reconnects when the
 // pult for its folder is started again; a new one when there is none or it cannot be kept.
 function folderToken(stateDir: string, root: string): string | undefined {
-  const file = path.join(stateDir, 'pult-tokens', `${crypto.createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
+  const file = path.join(stateDir, 'pult-tokens', folderKey(root));
   try {
     const kept = fs.readFileSync(file, 'utf8').trim();
     if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) return kept;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Turn } from '../protocol/conversation.ts';
 import { isRecord } from '../common/unknown.ts';
-import { isTurn } from './runs.ts';
+import { folderKey, isTurn } from './runs.ts';
 import { writeAtomic } from './atomic.ts';
 
 export type SavedConversation = { root: string; id: string; time: string; turns: Turn[] };
@@ -22,8 +22,7 @@ export function newConversationId(now = new Date()): string {
 }
 
 function folderOf(stateDir: string, root: string): string {
-  const key = crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return path.join(stateDir, 'conversations', key);
+  return path.join(stateDir, 'conversations', folderKey(root));
 }
 
 // An id names a file inside the folder's conversations, and nothing else: letters, digits and dashes only.

@@ -37,9 +37,13 @@ function sizeOf(turn: Turn): number {
   return turn.question.length + turn.answer.length + turn.steps.reduce((sum, s) => sum + s.answer.length + s.results.reduce((a, r) => a + r.text.length + r.note.length, 0), 0);
 }
 
+// A project folder's name in deepwork's state folder: its last run, its conversations, its pult's token.
+export function folderKey(root: string): string {
+  return crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
+}
+
 function runFile(stateDir: string, root: string): string {
-  const key = crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return path.join(stateDir, 'runs', `${key}.json`);
+  return path.join(stateDir, 'runs', `${folderKey(root)}.json`);
 }
 
 export function saveRun(stateDir: string, run: SavedRun): void {
