@@ -105,8 +105,7 @@ async function withOneRetry(send: () => Promise<Response>, signal: AbortSignal, 
   if (wait > MAX_RETRY_WAIT_MS) return first;
   await readAll(first.body, 1 << 20).catch(() => '');
   await pause(wait, signal);
-  const second = await send();
-  return second;
+  return send();
 }
 
 function retryable(status: number): boolean {

@@ -71,7 +71,7 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
   const readReply = async (signal: AbortSignal): Promise<string> => {
     for (;;) {
       const first = await nextLine(signal);
-      if (first === undefined) throw new DeepworkError('ABORTED', 'The input ended before a reply was given.');
+      if (first === undefined) throw new DeepworkError('BAD_REQUEST', `Standard input ended before the reply to message ${steps} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`);
       let text: string;
       if (first.trim() === '') {
         if (clipboard === undefined) {

@@ -496,6 +496,12 @@ describe('deepwork "question" --paste (issue 17)', () => {
     assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
   });
 
+  it('says so when standard input ends before a reply came, instead of waiting for ever', async () => {
+    const run = await deepwork(['q', '--paste'], project, { env: { DISPLAY: '', WAYLAND_DISPLAY: '' } });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /deepwork: Standard input ended before the reply to message 1 came: with --paste, replies are read from the terminal\./);
+  });
+
   it('refuses --paste with --demo', async () => {
     const run = await deepwork(['q', '--paste', '--demo'], project);
     assert.equal(run.code, 2);
