@@ -31,6 +31,8 @@ parentPort?.on('message', (message: unknown) => {
     pathAt = pathsOf(message.root, { rels: message.rels, targets: new Map(message.targets) });
     owner = new Int8Array(message.owners);
     keeper.reset(message.root, count);
+    // The files are given ahead of the first FIND: the memory to keep them in is made ready meanwhile.
+    void keeper.prepare();
   } else if (message.type === 'search' && typeof message.id === 'number' && typeof message.me === 'number' && isStrings(message.texts)
     && typeof message.maxHits === 'number' && typeof message.lineChars === 'number' && message.limits instanceof SharedArrayBuffer) {
     keeper.newSearch();

@@ -71,13 +71,22 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     const pending = helpers.map((w, i) => ask(w, { type: 'search', id, me: i + 1, texts, maxHits: options.maxHits, lineChars: options.lineChars, fold, limits: limitsBuffer }, id));
     keeper.newSearch();
     const here = searchShared(files.length, pathAt, plan, 0, texts, options.maxHits, options.lineChars, keeper, fold);
-    return [...here, ...(await Promise.all(pending)).flat()];
+    // A worker that has claimed no chunk by now holds nothing this search needs: every chunk up to the last one wanted
+    // was searched here, so whatever it claims later is past what is wanted. Its answer is not waited for: a worker
+    // still starting would otherwise hold up a search that is done (a common text's first hits, from the first files).
+    const theirs = pending.map((answer, i) => {
+      if (claimedAny(plan.owner, i + 1)) return answer;
+      answer.catch(() => undefined);
+      return [];
+    });
+    return [...here, ...(await Promise.all(theirs)).flat()];
   };
 
   const stop = async () => {
     const running = workers === undefined ? [] : await workers.catch(() => []);
     workers = undefined;
     assigned = undefined;
+    keeper.drop();
     await Promise.all(running.map((w) => w.terminate()));
   };
 
@@ -106,6 +115,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
       return outcomes(files, list, found, options.maxHits);
     },
     warm(files) {
+      void keeper.prepare();
       if (workerCount <= 0) return;
       void start().then((helpers) => {
         if (assigned !== files || told < helpers.length) assign(files, helpers);
@@ -116,6 +126,12 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     },
     close: stop,
   };
+}
+
+// Whether searcher `me` has claimed a chunk of the run.
+function claimedAny(owner: Int8Array<ArrayBufferLike>, me: number): boolean {
+  for (let c = 0; c < owner.length; c++) if (Atomics.load(owner, c) === me) return true;
+  return false;
 }
 
 // Where file i of the run is read: its symlink's target, or the root joined with its relative path (made on demand).

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createFinder, type SearchFile } from '../reading/find.ts';
-import { indexOfNeedle, needleOf } from '../reading/search.ts';
+import { createKeeper, indexOfNeedle, KEEP_FILE_MAX, needleOf } from '../reading/search.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('indexOfNeedle', () => {
@@ -114,5 +114,52 @@ describe('createFinder', () => {
     } finally {
       await finder.close();
     }
+  });
+});
+
+describe('what a searcher keeps between steps', () => {
+  it('keeps small files and reads large ones again', async () => {
+    const root = tempFolder({}, 'deepwork-keep-', true);
+    fs.writeFileSync(path.join(root, 'small.js'), 'keep_me();\n');
+    const filler = `${'// filler line\n'.repeat(Math.ceil(KEEP_FILE_MAX / 15))}`;
+    fs.writeFileSync(path.join(root, 'large.js'), `${filler}keep_me();\n`);
+    const list = [{ rel: 'small.js' }, { rel: 'large.js' }];
+    const finder = createFinder(root, 0);
+    try {
+      const [first] = await finder.find(list, ['keep_me'], { maxHits: 10, lineChars: 80 });
+      assert.deepEqual(first?.hits.map((h) => h.path), ['small.js', 'large.js']);
+      // Changed on disk without a reset: the kept small file answers as it was, the large one as it is now.
+      fs.writeFileSync(path.join(root, 'small.js'), 'gone();\n');
+      fs.appendFileSync(path.join(root, 'large.js'), 'keep_me(2);\n');
+      const [second] = await finder.find(list, ['keep_me'], { maxHits: 10, lineChars: 80 });
+      assert.deepEqual(second?.hits.map((h) => h.text), ['keep_me();', 'keep_me();', 'keep_me(2);']);
+    } finally {
+      await finder.close();
+    }
+  });
+
+  it('once prepared, keeps a file only in memory already made ready', async () => {
+    const root = tempFolder({}, 'deepwork-prepare-', true);
+    const file = path.join(root, 'a.js');
+    fs.writeFileSync(file, 'one\n');
+    const keeper = createKeeper(3 << 20);
+    keeper.reset(fs.realpathSync(root), 1);
+    const ready = keeper.prepare();
+    const text = () => {
+      const bytes = keeper.bytesOf(0, file);
+      return Buffer.isBuffer(bytes) ? bytes.toString() : String(bytes);
+    };
+    // Nothing is ready yet: read, not kept.
+    assert.equal(text(), 'one\n');
+    fs.writeFileSync(file, 'two\n');
+    assert.equal(text(), 'two\n');
+    await ready;
+    // Ready: kept from this read on.
+    fs.writeFileSync(file, 'three\n');
+    assert.equal(text(), 'three\n');
+    fs.writeFileSync(file, 'four\n');
+    assert.equal(text(), 'three\n');
+    keeper.drop();
+    assert.equal(text(), 'four\n');
   });
 });
