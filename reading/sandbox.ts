@@ -108,10 +108,10 @@ function pathFilter(patterns: readonly string[]): (rel: string) => boolean {
     if (literal === undefined) return () => true;
     literals.push(literal.toLowerCase());
   }
-  return (rel) => {
-    const lower = rel.toLowerCase();
-    return literals.some((literal) => lower.includes(literal));
-  };
+  if (literals.length === 0) return () => false;
+  // One case-blind regular expression of the literals: no lower-cased copy of every path.
+  const any = new RegExp(literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+  return (rel) => any.test(rel);
 }
 
 // A cheap look that rules most names out before the regular expression: a name can only match a pattern that starts
@@ -128,12 +128,21 @@ function nameFilter(patterns: readonly string[]): (name: string) => boolean {
       firsts[first.toUpperCase().charCodeAt(0)] = 1;
     } else return () => true;
   }
+  // The extensions' last two characters, lower-cased, as numbers: most names are ruled out without a string made.
+  const endings = new Set([...extensions].map((e) => endingOf(e, e.length)));
   return (name) => {
     const code = name.charCodeAt(0);
     if (code >= 128 || firsts[code] === 1) return true;
+    if (!endings.has(endingOf(name, name.length))) return false;
     const dot = name.lastIndexOf('.');
     return dot !== -1 && extensions.has(name.slice(dot).toLowerCase());
   };
+}
+
+// The last two characters of a name, lower-cased (ASCII letters), as one number.
+function endingOf(name: string, length: number): number {
+  const fold = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+  return (fold(name.charCodeAt(length - 2)) << 16) | fold(name.charCodeAt(length - 1));
 }
 
 export type Resolved =

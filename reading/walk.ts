@@ -53,9 +53,17 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
   } catch {
     return;
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const own = entries.find((e) => e.name === '.gitignore' && e.isFile());
-  const active = own === undefined ? rules : [...rules, readRules(rel, path.join(abs, '.gitignore'))];
+  // Names come in byte order from libuv, which is this order but for rare characters: sorted only when out of order.
+  let sorted = true;
+  let gitignore = false;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry === undefined) continue;
+    if (i > 0 && (entries[i - 1]?.name ?? '') > entry.name) sorted = false;
+    if (entry.name === '.gitignore' && entry.isFile()) gitignore = true;
+  }
+  if (!sorted) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'))] : rules;
 
   const prefix = rel === '.' ? '' : `${rel}/`;
   for (const entry of entries) {

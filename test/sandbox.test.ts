@@ -186,3 +186,15 @@ describe('the path rule against spellings and links (hardening issue 9)', () => 
     assert.deepEqual(resolveTarget(box, 'src/new/b.js'), { kind: 'new', rel: 'src/new/b.js', real: path.join(root, 'src', 'new', 'b.js'), realRel: 'src/new/b.js' });
   });
 });
+
+describe('secret names in any case', () => {
+  const box = createSandbox(tempFolder({ 'a.js': '' }));
+  it('withholds names and folders of the list however they are spelt, and nothing that only looks like them', () => {
+    for (const rel of ['Deploy.PEM', 'certs/Server.Key', 'home/.SSH/config', '.Kube/config', 'ID_RSA', 'infra/prod.TFSTATE.backup', 'x.Ppk']) {
+      assert.equal(box.isSecret(rel), true, rel);
+    }
+    for (const rel of ['key.js', 'notes.pem.txt', 'src/ssh.ts', 'docs/kube/config', 'monkey.ts', 'backup.ts', 'a', '.e']) {
+      assert.equal(box.isSecret(rel), false, rel);
+    }
+  });
+});
