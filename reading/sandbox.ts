@@ -47,6 +47,9 @@ export type Sandbox = {
   guarded: readonly Guarded[];
   // Whether a relative path names a secret; `name`, its last part, when the caller has it at hand.
   isSecret: (rel: string, name?: string) => boolean;
+  // The same test for the files of one folder (`folder` relative, '.' for the root): what depends only on the folder
+  // is looked at once, and no file's path is copied to be tested.
+  secretsIn: (folder: string) => (rel: string, name: string) => boolean;
 };
 
 // `folded` is `real` as foldName sees each part: what a case-insensitive disk would take for the same place.
@@ -71,7 +74,7 @@ export function createSandbox(root: string, options: SandboxOptions = {}): Sandb
     throw new DeepworkError('ROOT_INVALID', `The project folder ${root} is not a folder. Run deepwork inside a project folder.`);
   }
   // The config's names add to the built-in ones: an old or hostile config cannot turn the filter off.
-  const isSecret = secretMatcher([...defaultSecretNames, ...(options.secretNames ?? [])]);
+  const { isSecret, secretsIn } = secretMatcher([...defaultSecretNames, ...(options.secretNames ?? [])]);
   const places = [
     ...(options.backupDir === undefined ? [] : [{ path: options.backupDir, what: "deepwork's backup folder" }]),
     ...(options.guard ?? []),
@@ -80,12 +83,12 @@ export function createSandbox(root: string, options: SandboxOptions = {}): Sandb
     const where = realLocation(path.resolve(p.path));
     return { real: where, folded: foldPath(where), what: p.what };
   });
-  return { root: real, guarded, isSecret };
+  return { root: real, guarded, isSecret, secretsIn };
 }
 
 // One regular expression for the name patterns and one for the path patterns: the walk asks this for every file, and
 // trying twenty picomatch matchers one by one cost ten times the walk itself.
-function secretMatcher(patterns: readonly string[]): (rel: string, name?: string) => boolean {
+function secretMatcher(patterns: readonly string[]): Pick<Sandbox, 'isSecret' | 'secretsIn'> {
   const options = { dot: true, nocase: true };
   const combine = (list: readonly string[]) =>
     list.length === 0 ? undefined : new RegExp(list.map((p) => picomatch.makeRe(p, options).source).join('|'), 'i');
@@ -95,8 +98,15 @@ function secretMatcher(patterns: readonly string[]): (rel: string, name?: string
   const byPath = combine(paths);
   const worthTesting = nameFilter(names);
   const pathWorthTesting = pathFilter(paths);
-  return (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) =>
-    (worthTesting(name) && (byName?.test(name) ?? false)) || (byPath !== undefined && pathWorthTesting(rel) && byPath.test(rel));
+  const byNameOnly = (name: string) => worthTesting(name) && (byName?.test(name) ?? false);
+  return {
+    isSecret: (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) => byNameOnly(name) || (byPath !== undefined && pathWorthTesting(rel) && byPath.test(rel)),
+    secretsIn: (folder) => {
+      // A path pattern's literal part is one part of a path, so it lies in the folder's path or in the name.
+      const folderMay = byPath !== undefined && pathWorthTesting(folder);
+      return (rel, name) => byNameOnly(name) || (byPath !== undefined && (folderMay || pathWorthTesting(name)) && byPath.test(rel));
+    },
+  };
 }
 
 // The same for path patterns (`**/.ssh/**`): a path can only match one whose literal folder name (`.ssh`) it holds.

@@ -66,6 +66,7 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
   const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'))] : rules;
 
   const prefix = rel === '.' ? '' : `${rel}/`;
+  const isSecret = box.secretsIn(rel);
   for (const entry of entries) {
     const childRel = prefix + entry.name;
     let kind: 'file' | 'folder';
@@ -76,7 +77,7 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     else continue;
 
     if (skippedName(entry.name, kind === 'folder')) continue;
-    if (kind === 'file' && box.isSecret(childRel, entry.name)) continue;
+    if (kind === 'file' && isSecret(childRel, entry.name)) continue;
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 

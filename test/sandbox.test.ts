@@ -5,6 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createSandbox, normalizeRequest, resolvePath, resolveTarget } from '../reading/sandbox.ts';
 import { tempFolder, writeFiles } from './helpers.ts';
+import { walk } from '../reading/walk.ts';
 
 describe('normalizeRequest', () => {
   const refused: Array<[string, RegExp]> = [
@@ -196,5 +197,16 @@ describe('secret names in any case', () => {
     for (const rel of ['key.js', 'notes.pem.txt', 'src/ssh.ts', 'docs/kube/config', 'monkey.ts', 'backup.ts', 'a', '.e']) {
       assert.equal(box.isSecret(rel), false, rel);
     }
+  });
+});
+
+describe('the walk and secret paths', () => {
+  it('leaves out what the path patterns name, found in the folder or in the name, and keeps what only looks like it', () => {
+    const root = tempFolder({
+      'home/.SSH/config': 'x', 'deep/a/.ssh/b/c.txt': 'x', '.kube/config': 'x', 'app/.docker/config.json': 'x', 'Server.PEM': 'x',
+      'src/ssh.ts': 'x', '.docker/other.json': 'x', 'kube/config': 'x', 'src/a.js': 'x',
+    });
+    const files = walk(createSandbox(root)).filter((e) => e.kind === 'file').map((e) => e.rel).sort();
+    assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
