@@ -8,7 +8,8 @@ import { PerformanceObserver } from 'node:perf_hooks';
 
 // `factor`: the fit of the best times; `withoutGc`: the fit of the best times less the collector's pauses inside them
 // (what the code itself does); `gcShare`: the collector's part of all the timed runs.
-export type Growth = { factor: number; withoutGc: number; gcShare: number; smallestMs: number };
+// `sizes`: the sizes fitted, after any doubling.
+export type Growth = { factor: number; withoutGc: number; gcShare: number; smallestMs: number; sizes: number[] };
 
 // Each timed run is its own task, so V8's gc entries reach the observer between runs; the pauses that fall inside a
 // timed run are its collector time.
@@ -29,15 +30,28 @@ export async function growthFactor(make: (size: number) => string, sizes: readon
     return windows;
   };
   const best = (windows: Array<[number, number]>) => Math.min(...windows.map(([a, b]) => b - a));
-  let scale = 1;
-  for (let smallest = best(await timeRuns(make(sizes[0] ?? 1))); smallest < 1 && scale < 1024; scale *= 2) smallest = best(await timeRuns(make((sizes[0] ?? 1) * scale * 2)));
-  const scaled = sizes.map((s) => s * scale);
-  pauses.length = 0;
-  const runs: Array<Array<[number, number]>> = [];
-  for (const size of scaled) {
+  // The smallest size, run once untimed first (the compiler's first pass is slower), is doubled until it takes a
+  // millisecond; if the measured runs then come out faster than that after all, the sizes are doubled again.
+  const probe = async (size: number) => {
     const input = make(size);
     run(input);
-    runs.push(await timeRuns(input));
+    return best(await timeRuns(input));
+  };
+  let scale = 1;
+  while (scale < 1024 && (await probe((sizes[0] ?? 1) * scale)) < 1) scale *= 2;
+  let scaled: number[] = [];
+  let runs: Array<Array<[number, number]>> = [];
+  for (;;) {
+    scaled = sizes.map((s) => s * scale);
+    pauses.length = 0;
+    runs = [];
+    for (const size of scaled) {
+      const input = make(size);
+      run(input);
+      runs.push(await timeRuns(input));
+    }
+    if (scale >= 1024 || best(runs[0] ?? []) >= 1) break;
+    scale *= 2;
   }
   await new Promise((resolve) => setImmediate(resolve));
   observer.disconnect();
@@ -49,7 +63,7 @@ export async function growthFactor(make: (size: number) => string, sizes: readon
   const logs = scaled.map(Math.log);
   return {
     factor: 2 ** slope(logs, times.map(Math.log)), withoutGc: 2 ** slope(logs, bare.map((t) => Math.log(Math.max(t, 1e-3)))),
-    gcShare: total > 0 ? gc / total : 0, smallestMs: times[0] ?? 0,
+    gcShare: total > 0 ? gc / total : 0, smallestMs: times[0] ?? 0, sizes: scaled,
   };
 }
 
