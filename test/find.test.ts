@@ -79,6 +79,23 @@ describe('createFinder', () => {
     assert.ok(kept !== undefined && kept.hits.length > 0 && kept.hits.every((h) => h.path.startsWith('d25/')));
   });
 
+  it('gives the first hits at once while its worker is still starting, and the worker joins the next search', async () => {
+    // Not warmed: the worker starts with this search, and the first files hold more than 5 hits, so the main thread
+    // is done before the worker has claimed anything.
+    const fresh = createFinder(root, 1);
+    try {
+      const small = { maxHits: 5, lineChars: 200 };
+      const [early] = await fresh.find(files, ['common()'], small);
+      const [expected] = await alone.find(files, ['common()'], small);
+      assert.deepEqual(early, expected);
+      // A full scan afterwards: the worker, up by now, answers its late search and then this one.
+      const [rare, common] = await fresh.find(files, ['needle_rare', 'common()'], options);
+      assert.deepEqual([rare, common], await alone.find(files, ['needle_rare', 'common()'], options));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('answers a later step from what it kept, and reads again after reset()', async () => {
     const first = await parallel.find(files, ['needle_rare'], options);
     assert.equal(first[0]?.hits.length, 1);
