@@ -453,7 +453,7 @@ export type Keeper = {
 // and would take the room of hundreds of small ones.
 export const KEEP_FILE_MAX = 64 << 10;
 // Memory touched for the first time costs a page fault per page (about 11 µs a 4 KB page on the machine of the
-// benchmark, against 14 µs to open, read and close a small file): touched ahead of use, a step at a time.
+// benchmark, against 10–13 µs to open, read and close a small file): touched ahead of use, a step at a time.
 const TOUCH_STEP = 1 << 20;
 const PAGE = 4096;
 
