@@ -170,6 +170,17 @@ async function startWorkers(count: number): Promise<Worker[]> {
   });
 }
 
+// Searches out per worker. The worker keeps the process alive while any is: ref() and unref() are a switch, not a
+// count, and a search whose answer was not waited for may still be out when the next one is posted.
+const searchesOut = new WeakMap<Worker, number>();
+
+function holdFor(worker: Worker, change: 1 | -1): void {
+  const out = (searchesOut.get(worker) ?? 0) + change;
+  searchesOut.set(worker, out);
+  if (out > 0) worker.ref();
+  else worker.unref();
+}
+
 // Posts a search and waits for its result; an error or exit of the worker rejects.
 function ask(worker: Worker, message: unknown, id: number): Promise<Hit[]> {
   return new Promise((resolve, reject) => {
@@ -193,13 +204,12 @@ function ask(worker: Worker, message: unknown, id: number): Promise<Hit[]> {
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
-      worker.unref();
+      holdFor(worker, -1);
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    // Keeps the process alive while this search is out.
-    worker.ref();
+    holdFor(worker, 1);
     worker.postMessage(message);
   });
 }

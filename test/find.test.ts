@@ -2,6 +2,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { createFinder, type SearchFile } from '../reading/find.ts';
 import { createKeeper, indexOfNeedle, KEEP_FILE_MAX, needleOf } from '../reading/search.ts';
 import { tempFolder } from './helpers.ts';
@@ -94,6 +95,26 @@ describe('createFinder', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it('keeps the process alive while a search is out, when an earlier answer was not waited for', () => {
+    // Fresh processes with nothing else to keep them alive. The worker's late answer to the first search used to
+    // unref it while the second was still out, and the process could end there (exit 13, in a few runs of a hundred).
+    const script = path.join(tempFolder({}, 'deepwork-ref-', true), 'run.mjs');
+    fs.writeFileSync(script, [
+      `import { createFinder } from ${JSON.stringify(new URL('../reading/find.js', import.meta.url).href)};`,
+      `const files = ${JSON.stringify(files)};`,
+      'for (let i = 0; i < 40; i++) {',
+      `  const finder = createFinder(${JSON.stringify(root)}, 1);`,
+      "  const [a] = await finder.find(files, ['common()'], { maxHits: 5, lineChars: 200 });",
+      "  const [b] = await finder.find(files, ['needle_rare'], { maxHits: 100, lineChars: 200 });",
+      "  process.stdout.write(`${a.hits.length},${b.hits.length}\\n`);",
+      '  await finder.close();',
+      '}',
+    ].join('\n'));
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `exit ${run.status}: ${run.stderr}`);
+    assert.equal(run.stdout, '5,1\n'.repeat(40));
   });
 
   it('answers a later step from what it kept, and reads again after reset()', async () => {
