@@ -96,13 +96,13 @@ function help(io: Io, load: () => Config, configFile: string): number {
 // The folder to work in. A filesystem root or the home folder itself is refused: walking it reads the whole disk or
 // every project at once, and sends /etc or ~/.config to the model.
 function projectFolder(cwd: string, anyFolder: boolean): string {
+  if (anyFolder) return cwd;
   let real: string;
   try {
     real = fs.realpathSync(cwd);
   } catch {
     real = path.resolve(cwd);
   }
-  if (anyFolder) return cwd;
   const isRoot = path.parse(real).root === real;
   const home = os.homedir();
   if (isRoot || (home !== '' && path.resolve(home) === real)) {

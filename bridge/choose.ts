@@ -3,6 +3,7 @@
 // client alone.
 
 import type { Config } from '../app/config.ts';
+import { messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import type { CheckReport } from './check.ts';
 
@@ -26,7 +27,7 @@ export async function checkConfigured(config: BridgeSettings, env: NodeJS.Proces
   try {
     key = keyFrom(config.apiKeyEnv, env);
   } catch (error) {
-    return { state: 'down', host: config.deepseekHost, model: config.deepseekModel, message: error instanceof Error ? error.message : String(error) };
+    return { state: 'down', host: config.deepseekHost, model: config.deepseekModel, message: messageOf(error) };
   }
   return checkOpenAi(config.deepseekHost, config.deepseekModel, key);
 }

@@ -138,6 +138,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+// An answer, or one streamed piece of it: its text, the characters of reasoning, why it ended, and the token counts.
 type Completion = { content: string; thinking: number; finish: string | undefined; promptTokens?: number; completionTokens?: number };
 
 // Reads an answer: server-sent events (`data:` lines, `:` comments, `[DONE]`), or one JSON body from a server that
@@ -156,7 +157,7 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
   let bodyBytes = 0;
   let data: string[] = [];
 
-  const take = (chunk: Chunk) => {
+  const take = (chunk: Completion) => {
     if (chunk.content !== '') {
       length += chunk.content.length;
       if (length > maxChars) throw tooLong(where, maxChars);
@@ -210,11 +211,9 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
   return { ...result, content: parts.join('') };
 }
 
-type Chunk = { content: string; thinking: number; finish: string | undefined; promptTokens?: number; completionTokens?: number };
-
 // One streamed chunk (`choices[0].delta`) or a whole answer (`choices[0].message`); an `error` object ends the call.
 // DeepSeek sends its reasoning as `reasoning_content`, vLLM and OpenRouter as `reasoning`: counted, never answer.
-function chunkOf(value: unknown, where: string, scrub: (text: string) => string, part: 'delta' | 'message'): Chunk {
+function chunkOf(value: unknown, where: string, scrub: (text: string) => string, part: 'delta' | 'message'): Completion {
   if (!isRecord(value)) throw notOpenAi(where, JSON.stringify(value), scrub);
   // vLLM's older streams send `{"object": "error", "message"}` instead of an `error` object.
   const error = value.error ?? (value.object === 'error' ? value : undefined);

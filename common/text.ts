@@ -48,3 +48,22 @@ export function formatDuration(ms: number): string {
   const seconds = Math.round((ms % 60_000) / 1000);
   return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
+
+// Levenshtein distance, giving up (returning max + 1) once it must exceed `max`.
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      current.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > max) return max + 1;
+    previous = current;
+  }
+  return previous[b.length] ?? max + 1;
+}

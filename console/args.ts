@@ -2,7 +2,8 @@
 // it. Parsing, the errors for a mistyped or misplaced flag, and --help all come from that table, so they cannot drift.
 
 import { parseArgs } from 'node:util';
-import { DeepworkError } from '../common/errors.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
+import { editDistance } from '../common/text.ts';
 
 export type Command = 'ask' | 'apply' | 'undo' | 'ui' | 'check' | 'selftest' | 'help' | 'version';
 
@@ -98,7 +99,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
 
 // Node's parseArgs errors in deepwork's words: an unknown flag with the closest known one, a flag that needs a value.
 function flagProblem(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const code = error instanceof Error && 'code' in error ? String(error.code) : '';
   const named = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? '';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
@@ -116,28 +117,17 @@ function flagProblem(error: unknown): string {
 
 // The known flag nearest to what was typed, by edit distance, when it is near enough to be a typo.
 export function closestFlag(typed: string): string | undefined {
+  const allowed = Math.max(1, Math.floor(typed.length / 3));
   let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
+  let bestDistance = allowed + 1;
   for (const name of Object.keys(FLAGS)) {
-    const d = distance(typed.toLowerCase(), name);
+    const d = editDistance(typed.toLowerCase(), name, allowed);
     if (d < bestDistance) {
       best = name;
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.max(1, Math.floor(typed.length / 3)) ? best : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = row;
-  }
-  return previous[b.length] ?? 0;
+  return best;
 }
 
 // --help: the commands, every flag on a line of its own, where deepwork keeps its files, and the exit codes.

@@ -89,7 +89,7 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
         io.err(`deepwork: took a reply of ${formatCount(reply.length)} characters${first.trim() === '' ? ` from ${clipboard?.name ?? 'the clipboard'}` : ''}.`);
         return reply;
       } catch (error) {
-        io.err(`deepwork: ${error instanceof Error ? error.message : String(error)}`);
+        io.err(`deepwork: ${messageOf(error)}`);
       }
     }
   };

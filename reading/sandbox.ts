@@ -98,14 +98,15 @@ function secretMatcher(patterns: readonly string[]): Pick<Sandbox, 'isSecret' | 
   const byPath = combine(paths);
   const worthTesting = nameFilter(names);
   const pathWorthTesting = pathFilter(paths);
-  const byNameOnly = (name: string) => worthTesting(name) && (byName?.test(name) ?? false);
+  const secretsIn = (folder: string) => {
+    // A path pattern's literal part is one part of a path, so it lies in the folder's path or in the name.
+    const folderMay = byPath !== undefined && pathWorthTesting(folder);
+    return (rel: string, name: string) => (worthTesting(name) && (byName?.test(name) ?? false))
+      || (byPath !== undefined && (folderMay || pathWorthTesting(name)) && byPath.test(rel));
+  };
   return {
-    isSecret: (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) => byNameOnly(name) || (byPath !== undefined && pathWorthTesting(rel) && byPath.test(rel)),
-    secretsIn: (folder) => {
-      // A path pattern's literal part is one part of a path, so it lies in the folder's path or in the name.
-      const folderMay = byPath !== undefined && pathWorthTesting(folder);
-      return (rel, name) => byNameOnly(name) || (byPath !== undefined && (folderMay || pathWorthTesting(name)) && byPath.test(rel));
-    },
+    isSecret: (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) => secretsIn(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))(rel, name),
+    secretsIn,
   };
 }
 

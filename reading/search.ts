@@ -391,7 +391,6 @@ export function searchShared(
   return hits;
 }
 
-// One file searched for every text with hits still wanted (`wanted[t]`); a file holding a private key gives none.
 // For each text, the index of the same text searched ignoring case, or -1. A file where the case-blind search finds
 // nothing holds no exact hit either, so the exact search is skipped there: for a text found nowhere, one scan of the
 // files instead of two.
@@ -399,8 +398,8 @@ function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
   return texts.map((text, p) => (fold[p] === true ? -1 : texts.findIndex((other, q) => fold[q] === true && other === text)));
 }
 
-// The folded twins first, so that their outcome can spare the exact search (see twinsOf).
-// `wanted[t]`: hits still wanted of text t; the file's hits are handed to `onHit` only after the whole file is
+// One file searched for every text with hits still wanted; a file holding a private key gives none. The folded twins
+// go first, so that their outcome can spare the exact search (see twinsOf). `wanted[t]`: hits still wanted of text t; the file's hits are handed to `onHit` only after the whole file is
 // searched, so `wanted` may be the caller's live counts.
 function searchOne(index: number, abs: string, needles: readonly Needle[], twins: readonly number[], wanted: readonly number[], lineChars: number, keeper: Keeper, onHit: (hit: Hit) => void): void {
   const bytes = keeper.bytesOf(index, abs);

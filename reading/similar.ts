@@ -4,6 +4,8 @@
 // The folder's names are prepared once per run (lower-cased name, stem, length), so a look-up is one pass of cheap
 // compares; the edit distance runs only for names of about the same length.
 
+import { editDistance } from '../common/text.ts';
+
 export type PathIndex = { closest(wanted: string, limit?: number): string[] };
 
 type Entry = { path: string; name: string; stem: string };
@@ -54,23 +56,4 @@ function sharedPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return Math.min(i, 999);
-}
-
-// Levenshtein distance, giving up (returning max + 1) once it must exceed `max`.
-function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      current.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > max) return max + 1;
-    previous = current;
-  }
-  return previous[b.length] ?? max + 1;
 }

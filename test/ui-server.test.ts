@@ -14,6 +14,7 @@ import { DeepworkError } from '../common/errors.ts';
 import { tempFolder } from './helpers.ts';
 import { isRecord } from '../common/unknown.ts';
 import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
+import { listConversations, newConversationId, saveConversation } from '../writing/conversations.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -451,3 +452,24 @@ function messageWhere(ws: WebSocket, match: (message: unknown) => boolean): Prom
     ws.on('message', onMessage);
   });
 }
+
+describe('saved conversations', () => {
+  it('keeps the 30 written last in a folder, dropping the oldest and any damaged one that aged out', () => {
+    const stateDir = tempFolder({}, 'deepwork-conversations-', true);
+    const root = '/some/project';
+    const turn = { question: 'q', answer: 'a', steps: [] };
+    const ids = Array.from({ length: 33 }, (_, i) => newConversationId(new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
+    saveConversation(stateDir, { root, id: ids[0] ?? '', time: '2026-01-01T00:00:00.000Z', turns: [turn] });
+    const folder = path.join(stateDir, 'conversations', fs.readdirSync(path.join(stateDir, 'conversations'))[0] ?? '');
+    // A damaged file, older than everything after it.
+    fs.writeFileSync(path.join(folder, 'broken.json'), '{not json');
+    fs.utimesSync(path.join(folder, 'broken.json'), new Date(Date.UTC(2026, 0, 1)), new Date(Date.UTC(2026, 0, 1)));
+    ids.slice(1).forEach((id, i) => saveConversation(stateDir, { root, id, time: new Date(Date.UTC(2026, 0, 1, 0, 0, i + 1)).toISOString(), turns: [{ ...turn, question: `q${i + 1}` }] }));
+    const left = fs.readdirSync(folder).sort();
+    assert.equal(left.length, 30);
+    assert.deepEqual(left, ids.slice(3).map((id) => `${id}.json`).sort());
+    const listed = listConversations(stateDir, root);
+    assert.equal(listed.length, 30);
+    assert.equal(listed[0]?.title, 'q32');
+  });
+});

@@ -36,11 +36,21 @@ export function saveConversation(stateDir: string, conversation: SavedConversati
   if (file === undefined) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   writeAtomic(fs, file, Buffer.from(JSON.stringify(conversation)), 0o600);
-  const all = listConversations(stateDir, conversation.root, Number.MAX_SAFE_INTEGER);
-  for (const old of all.slice(KEPT)) {
-    const stale = fileOf(stateDir, conversation.root, old.id);
-    if (stale !== undefined) fs.rmSync(stale, { force: true });
-  }
+  dropOldest(path.dirname(file));
+}
+
+// Keeps the KEPT conversations written last, by the files' times (none is read for it; a damaged one ages out too).
+// Names begin with when the conversation started, which orders files written in the same millisecond.
+function dropOldest(folder: string): void {
+  const files = fs.readdirSync(folder).filter((n) => n.endsWith('.json')).flatMap((name) => {
+    try {
+      return [{ name, written: fs.statSync(path.join(folder, name)).mtimeMs }];
+    } catch {
+      return [];
+    }
+  });
+  files.sort((a, b) => b.written - a.written || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  for (const old of files.slice(KEPT)) fs.rmSync(path.join(folder, old.name), { force: true });
 }
 
 export function loadConversation(stateDir: string, root: string, id: string): SavedConversation | undefined {
