@@ -41,7 +41,7 @@ export type Config = {
   pasteMaxChars: number;
 };
 
-export const APIS = ['ollama', 'openai'] as const;
+const APIS = ['ollama', 'openai'] as const;
 export type Api = (typeof APIS)[number];
 
 export function isApi(value: unknown): value is Api {

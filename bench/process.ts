@@ -3,12 +3,12 @@
 // hits both sides alike, and reported as ratios. FIND's own cost is a run with the request less the same run without
 // it, set against the reference tool's whole process.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { INSTALL_DIR } from '../common/install.ts';
-import { median } from './tools.ts';
+import { median, processTime, timedRun } from './tools.ts';
 
 const BIN = path.join(INSTALL_DIR, 'bin', 'deepwork.js');
 
@@ -63,15 +63,6 @@ function scratchConfig(): { file: string; remove: () => void } {
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-// Wall time of a command, in ms.
-function timed(command: string, args: string[], cwd: string): { ms: number; stderr: string } {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0 && result.status !== 1) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
-  return { ms, stderr: result.stderr };
-}
-
 // Commands measured side by side: every round runs each once, in order; the first round only warms the page cache.
 // Medians per command.
 export function alternate(commands: Record<string, () => number>, rounds: number): Record<string, number> {
@@ -89,7 +80,7 @@ export type Deepwork = (question: string, cwd: string) => number;
 
 // deepwork asking `question` in `cwd`, start to answer, against the bridge.
 export function deepworkRun(bridge: Bridge, config: string): Deepwork {
-  return (question, cwd) => timed(process.execPath, [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd).ms;
+  return (question, cwd) => timedRun(process.execPath, [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd).ms;
 }
 
 export type StartTimes = { node: number; version: number; run: number };
@@ -104,8 +95,8 @@ export function startTimes(bridge: Bridge, rounds: number): StartTimes {
   try {
     const ask = deepworkRun(bridge, config.file);
     const t = alternate({
-      node: () => timed(process.execPath, ['-e', '0'], folder).ms,
-      version: () => timed(process.execPath, [BIN, '--version'], folder).ms,
+      node: () => timedRun(process.execPath, ['-e', '0'], folder).ms,
+      version: () => timedRun(process.execPath, [BIN, '--version'], folder).ms,
       run: () => ask('Where is a defined?', folder),
     }, rounds);
     return { node: t.node ?? 0, version: t.version ?? 0, run: t.run ?? 0 };
@@ -156,7 +147,7 @@ export function peakRss(bridge: Bridge, config: string, question: string, cwd: s
   fs.writeFileSync(preload, RSS_PRELOAD);
   try {
     const values = Array.from({ length: rounds }, () => {
-      const { stderr } = timed(process.execPath, ['--require', preload, BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd);
+      const { stderr } = timedRun(process.execPath, ['--require', preload, BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd);
       const kb = Number(/maxrss:(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
       return kb / 1024;
     });
@@ -167,5 +158,5 @@ export function peakRss(bridge: Bridge, config: string, question: string, cwd: s
 }
 
 export function shell(command: string, cwd: string): number {
-  return timed('sh', ['-c', command], cwd).ms;
+  return processTime(command, cwd).ms;
 }

@@ -33,13 +33,18 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+// A command's wall time in ms, and what it printed; exit 1 counts as a run (grep's "found nothing").
+export function timedRun(command: string, args: readonly string[], cwd: string): { ms: number; stdout: string; stderr: string } {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (run.status !== 0 && run.status !== 1) throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  return { ms, stdout: run.stdout, stderr: run.stderr };
+}
+
 // Wall time of a whole process, in ms; the command runs through sh so `| head` pipelines work.
 export function processTime(command: string, cwd: string): { ms: number; stdout: string } {
-  const started = process.hrtime.bigint();
-  const run = spawnSync('sh', ['-c', command], { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (run.status !== 0 && run.status !== 1) throw new Error(`${command} failed (${run.status}): ${run.stderr}`);
-  return { ms, stdout: run.stdout };
+  return timedRun('sh', ['-c', command], cwd);
 }
 
 export async function time(fn: () => unknown): Promise<number> {

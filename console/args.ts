@@ -116,7 +116,7 @@ function flagProblem(error: unknown): string {
 }
 
 // The known flag nearest to what was typed, by edit distance, when it is near enough to be a typo.
-export function closestFlag(typed: string): string | undefined {
+function closestFlag(typed: string): string | undefined {
   const allowed = Math.max(1, Math.floor(typed.length / 3));
   let best: string | undefined;
   let bestDistance = allowed + 1;

@@ -17,7 +17,7 @@ type Clipboard = { copy: (text: string, file: string) => boolean; read: () => st
 
 // The system's clipboard tools, by platform and display: clip via PowerShell on Windows (Set-Clipboard reads the UTF-8
 // file, so Cyrillic survives), pbcopy/pbpaste on macOS, wl-copy/wl-paste under Wayland, xclip or xsel under X.
-export function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Clipboard | undefined {
+function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Clipboard | undefined {
   const has = (tool: string) => spawnSync(platform === 'win32' ? 'where' : 'sh', platform === 'win32' ? [tool] : ['-c', `command -v ${tool}`], { env, stdio: 'ignore' }).status === 0;
   const run = (command: string, args: string[], input?: string) => {
     const result = spawnSync(command, args, { env, input, encoding: 'utf8', timeout: 5_000, maxBuffer: 64 << 20 });
