@@ -8,6 +8,7 @@ import { boundedConversation, saveRun } from '../writing/runs.ts';
 import { saveConversation } from '../writing/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
+import { privateKeyLine } from '../reading/private-keys.ts';
 
 export type Question = {
   bridge: Bridge;
@@ -37,7 +38,7 @@ export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; 
   const outcome = await runLoop({
     bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files, piped: q.piped,
     ...(q.attached === undefined ? {} : { attached: q.attached }),
-    steps: q.steps, contextTokens: q.contextTokens, earlier: q.earlier, signal: q.signal, onEvent: q.onEvent,
+    steps: q.steps, contextTokens: q.contextTokens, earlier: withoutKeys(q.earlier), signal: q.signal, onEvent: q.onEvent,
   });
   let saveError: unknown;
   const conversation = boundedConversation([...q.earlier, outcome.turn]);
@@ -50,4 +51,13 @@ export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; 
     saveError = error;
   }
   return { outcome, saveError, conversation };
+}
+
+// The earlier questions as the model is sent them again: a result that holds a private key (kept by a deepwork from
+// before every read withheld keys, or a state file edited by hand) stands as its one-line note.
+function withoutKeys(turns: readonly Turn[]): Turn[] {
+  return turns.map((turn) => ({
+    ...turn,
+    steps: turn.steps.map((s) => ({ ...s, results: s.results.map((r) => (privateKeyLine(r.text) === undefined ? r : { text: r.note, note: r.note })) })),
+  }));
 }

@@ -63,7 +63,7 @@ export function hasUtf16Bom(bytes: Uint8Array): boolean {
 
 // Above this share of control characters a text is taken as binary: text, in any encoding, has next to none (tab,
 // line ends, form feed and ESC of coloured logs are not counted); random bytes have about one in nine.
-const CONTROL_SHARE = 1 / 40;
+export const CONTROL_SHARE = 1 / 40;
 
 // What a file is when its first bytes say it is binary, in words for the model; undefined for text.
 export function binaryReason(bytes: Uint8Array): string | undefined {
@@ -80,10 +80,14 @@ export function controlShare(text: Uint8Array | string): number {
   if (text.length === 0) return 0;
   let controls = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = typeof text === 'string' ? text.charCodeAt(i) : (text[i] ?? 0);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 27) || c === 127) controls++;
+    if (isControl(typeof text === 'string' ? text.charCodeAt(i) : (text[i] ?? 0))) controls++;
   }
   return controls / text.length;
+}
+
+// A control character no text has: tab, line ends, form feed and ESC (coloured logs) are not counted.
+export function isControl(c: number): boolean {
+  return (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 27) || c === 127;
 }
 
 export function isMostlyControls(text: string): boolean {

@@ -9,12 +9,13 @@ import { compileMask, isPlainPath } from './mask.ts';
 import { walk, type WalkEntry } from './walk.ts';
 import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
-import { decode, encodingName, encodingOf } from './encoding.ts';
-import { KEY_WHOLE_FILE, restHoldsKey } from './search.ts';
-import { binaryReason, isMostlyControls, SNIFF } from './binary.ts';
+import { encodingName, encodingOf } from './encoding.ts';
+import { KEY_WHOLE_FILE, restHoldsKey } from './private-keys.ts';
+import { binaryReason, SNIFF } from './binary.ts';
+import { binaryLine, forChange, readText, TEXT_READ_BYTES, unfitReason } from './text.ts';
 import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
-import { formatCount } from '../common/text.ts';
+import { countLines, formatCount } from '../common/text.ts';
 
 export type Limits = {
   // Characters of file text sent for all NEED requests of one step.
@@ -65,9 +66,6 @@ export type Executor = {
 export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits>; onLargeFolder?: (entries: number) => void; largeFolder?: number };
 
 export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
-
-// Files larger than this are not read whole for an EDIT check.
-const EDIT_READ_BYTES = 16 << 20;
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);
@@ -136,24 +134,15 @@ function rankOf(rel: string): number {
   return GENERATED.test(rel) ? 2 : PROSE.test(rel) ? 1 : 0;
 }
 
+// A file's text for checking an EDIT against it: through the one reader, judged as a change judges it (readText and
+// forChange), so the check quotes nothing NEED would withhold and accepts nothing apply would refuse.
 function textOf(box: Sandbox, wanted: string): FileText {
   const place = resolvePath(box, wanted);
   if (place.kind === 'missing') return { kind: 'missing' };
   if (place.kind === 'folder') return { kind: 'refused', reason: 'it is a folder' };
   if (place.kind !== 'file') return { kind: 'refused', reason: place.reason };
-  const file = openFile(place.real);
-  if (file === undefined) return { kind: 'refused', reason: 'not a regular file, or it cannot be opened' };
-  try {
-    if (file.size > EDIT_READ_BYTES) return { kind: 'refused', reason: `it is larger than ${formatCount(EDIT_READ_BYTES >> 20)} MB` };
-    const bytes = Buffer.alloc(file.size);
-    const n = fs.readSync(file.fd, bytes, 0, bytes.length, 0);
-    const binary = binaryReason(bytes.subarray(0, n));
-    if (binary !== undefined) return { kind: 'refused', reason: `it is binary (${binary})` };
-    const all = bytes.subarray(0, n);
-    return { kind: 'text', text: decode(all, encodingOf(all)) };
-  } finally {
-    fs.closeSync(file.fd);
-  }
+  const read = forChange(readText(place.real));
+  return read.kind === 'text' ? { kind: 'text', text: read.text } : { kind: 'refused', reason: unfitReason(read.why) };
 }
 
 // The run's view of the folder: walked once, kept until reset().
@@ -313,55 +302,71 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
   budget.sent.add(key);
   if (budget.left <= 0) return { kind: 'over-budget', request, path: place.rel, limit: limits.needChars };
 
-  const file = openFile(place.real);
-  if (file === undefined) return { kind: 'refused', request, path: place.rel, reason: 'not a regular file, or it cannot be opened' };
+  const asked: Asked = { request, path: place.rel, key, from, to, ranged, size: place.size };
+  if (place.size > TEXT_READ_BYTES) return needLarge(place.real, asked, budget);
+  const read = readText(place.real);
+  if (read.kind === 'unfit') {
+    switch (read.why.kind) {
+      case 'binary':
+        return { kind: 'binary', request, path: place.rel, bytes: read.bytes, what: read.why.what };
+      case 'key':
+        return { kind: 'withheld', request, path: place.rel, reason: unfitReason(read.why) };
+      case 'too-large':
+        // It grew past the size for whole reads since the path rule looked: read as a large file.
+        return needLarge(place.real, asked, budget);
+      default:
+        return { kind: 'refused', request, path: place.rel, reason: unfitReason(read.why) };
+    }
+  }
+  const lines = textLines(read.text.replace(/^\uFEFF/, ''), read.bytes.length, from, to, budget.left);
+  return sent(asked, lines, read.encoding === 'utf8' ? undefined : encodingName(read.encoding), budget, () => ({ lines: countLines(read.text), exact: true }));
+}
+
+// What one NEED path asks for, once the path rule has found the file.
+type Asked = { request: string; path: string; key: string; from: number; to: number; ranged: boolean; size: number };
+
+// The lines read for a NEED, as a result: binary when what would be sent is (text at its start and binary further in:
+// an archive with a text header, a log with a dump in it), refused when the range lies past the end.
+function sent(asked: Asked, lines: Lines, encoding: string | undefined, budget: NeedBudget, total: () => { lines: number; exact: boolean }): Result {
+  const { request, path: rel, from, to } = asked;
+  if (binaryLine(lines.text) !== undefined) return { kind: 'binary', request, path: rel, bytes: asked.size, what: `lines ${lines.first}-${lines.last} are mostly control characters` };
+  if (asked.ranged && lines.text === '' && from > 1) {
+    const all = total();
+    const span = to === Infinity ? `from line ${from}` : from === to ? `line ${from}` : `lines ${from}-${to}`;
+    return { kind: 'refused', request, path: rel, reason: `${span} asked; the file has ${all.exact ? '' : 'about '}${formatCount(all.lines)} line${all.lines === 1 ? '' : 's'}` };
+  }
+  budget.left -= lines.text.length;
+  return {
+    kind: 'file', request, path: rel, key: asked.key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest,
+    ranged: asked.ranged, encoding,
+  };
+}
+
+// A file over TEXT_READ_BYTES (a log, a dump): read a range at a time, in UTF-8 only, so a huge file costs what is
+// sent. Binary by its first bytes; withheld when a private key lies in it (looked at whole up to KEY_WHOLE_FILE, else
+// around what is sent).
+function needLarge(real: string, asked: Asked, budget: NeedBudget): Result {
+  const { request, path: rel } = asked;
+  const file = openFile(real);
+  if (file === undefined) return { kind: 'refused', request, path: rel, reason: 'not a regular file, or it cannot be opened' };
   try {
     const sniff = Buffer.alloc(Math.min(file.size, SNIFF));
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     const binary = binaryReason(sniff);
-    if (binary !== undefined) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: binary };
-    const probe = file.size <= WHOLE_PROBE ? wholeOf(file) : sniff;
-    const encoding = encodingOf(probe);
-    let lines: Lines;
-    if (encoding === 'utf8') {
-      lines = readLines(file, from, to, budget.left);
-    } else {
-      if (file.size > DECODED_MAX) return { kind: 'refused', request, path: place.rel, reason: `it is in ${encodingName(encoding)} and larger than ${formatCount(DECODED_MAX >> 20)} MB, which deepwork reads only in UTF-8` };
-      const text = decode(probe === sniff ? wholeOf(file) : probe, encoding);
-      lines = textLines(from === 1 ? text.replace(/^\uFEFF/, '') : text, file.size, from, to, budget.left);
-    }
-    // Text at its start and binary further in (an archive with a text header, a log with a dump in it).
-    if (isMostlyControls(lines.text)) return { kind: 'binary', request, path: place.rel, bytes: file.size, what: `lines ${lines.first}-${lines.last} are mostly control characters` };
-    if (ranged && lines.text === '' && from > 1) {
-      const total = countFileLines(file);
-      const span = to === Infinity ? `from line ${from}` : from === to ? `line ${from}` : `lines ${from}-${to}`;
-      return { kind: 'refused', request, path: place.rel, reason: `${span} asked; the file has ${total.exact ? '' : 'about '}${formatCount(total.lines)} line${total.lines === 1 ? '' : 's'}` };
-    }
-    if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: place.rel, reason: 'it holds a private key' };
-    budget.left -= lines.text.length;
-    return {
-      kind: 'file', request, path: place.rel, key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest, ranged,
-      encoding: encoding === 'utf8' ? undefined : encodingName(encoding),
-    };
+    if (binary !== undefined) return { kind: 'binary', request, path: rel, bytes: file.size, what: binary };
+    const encoding = encodingOf(sniff);
+    if (encoding !== 'utf8') return { kind: 'refused', request, path: rel, reason: `it is in ${encodingName(encoding)} and larger than ${formatCount(TEXT_READ_BYTES >> 20)} MB, which deepwork reads only in UTF-8` };
+    const lines = readLines(file, asked.from, asked.to, budget.left);
+    if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: rel, reason: 'it holds a private key' };
+    return sent(asked, lines, undefined, budget, () => countFileLines(file));
   } finally {
     fs.closeSync(file.fd);
   }
 }
 
-// Files up to this size are judged UTF-8 or not on all their bytes; larger ones on their first SNIFF bytes. A file in
-// another encoding is decoded whole, up to DECODED_MAX.
-const WHOLE_PROBE = 1 << 20;
-const DECODED_MAX = 16 << 20;
-
-function wholeOf(file: Opened): Buffer {
-  const bytes = Buffer.alloc(file.size);
-  const n = fs.readSync(file.fd, bytes, 0, bytes.length, 0);
-  return bytes.subarray(0, n);
-}
-
-// Files up to this size are looked at whole for a private key, whatever range was asked: a range that skips the BEGIN
-// line must not send the key's body. A larger file (a log, a dump) is looked at around what is sent: a key block is a
-// few KB, so its BEGIN line lies within KEY_MARGIN before any part of it. About a millisecond per MB looked at.
+// A file up to KEY_WHOLE_FILE is looked at whole for a private key, whatever range was asked: a range that skips the
+// BEGIN line must not send the key's body. A larger file is looked at around what is sent: a key block is a few KB, so
+// its BEGIN line lies within KEY_MARGIN before any part of it. About a millisecond per MB looked at.
 const KEY_MARGIN = 64 << 10;
 
 function holdsKey(file: Opened, start: number, end: number): boolean {

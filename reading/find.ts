@@ -87,7 +87,7 @@ export function createFinder(root: string, workerCount = Math.min(2, os.availabl
     workers = undefined;
     assigned = undefined;
     keeper.drop();
-    await Promise.all(running.map((w) => w.terminate()));
+    await Promise.all(running.map(endWorker));
   };
 
   return {
@@ -165,10 +165,33 @@ async function startWorkers(count: number): Promise<Worker[]> {
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
       workerData: { cacheBytes: KEEP_BYTES },
     });
+    worker.once('online', () => online.add(worker));
     worker.unref();
     return worker;
   });
 }
+
+// Ends a worker, keeping the process alive until it has: an unref'd worker's exit does not, and a caller awaiting
+// close() with nothing else to wait for would end with that promise pending (exit 13). The worker stays ref'd from here
+// on — a late answer to a search nobody waited for must not unref it (holdFor) — and is waited for until it is up
+// (Node 20's terminate() never settles for a worker that is not online yet), then terminated.
+async function endWorker(worker: Worker): Promise<void> {
+  ending.add(worker);
+  worker.ref();
+  if (!online.has(worker)) {
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      worker.once('online', done);
+      worker.once('exit', done);
+      worker.once('error', done);
+    });
+  }
+  await worker.terminate();
+}
+
+// The workers that have started, and those being ended: see endWorker.
+const online = new WeakSet<Worker>();
+const ending = new WeakSet<Worker>();
 
 // Searches out per worker. The worker keeps the process alive while any is: ref() and unref() are a switch, not a
 // count, and a search whose answer was not waited for may still be out when the next one is posted.
@@ -177,7 +200,7 @@ const searchesOut = new WeakMap<Worker, number>();
 function holdFor(worker: Worker, change: 1 | -1): void {
   const out = (searchesOut.get(worker) ?? 0) + change;
   searchesOut.set(worker, out);
-  if (out > 0) worker.ref();
+  if (out > 0 || ending.has(worker)) worker.ref();
   else worker.unref();
 }
 

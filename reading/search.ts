@@ -3,34 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import { isBinary } from './binary.ts';
+import { binaryReason, isBinary } from './binary.ts';
+import { holdsPrivateKey, KEY_WHOLE_FILE, restHoldsKey } from './private-keys.ts';
 import { decode, encodingOf } from './encoding.ts';
 
 // How every file is opened for reading, by FIND and NEED alike. Non-blocking, so a file swapped for a FIFO cannot
 // hang the read; no-follow, so a file swapped for a symlink since it was judged is not read through it (a symlinked
 // file the walk accepted is read at its target).
 export const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOFOLLOW ?? 0);
-
-// Files up to this size are looked at whole for a private key; larger ones where they are read.
-export const KEY_WHOLE_FILE = 64 << 20;
-const BEGIN = Buffer.from('-----' + 'BEGIN ');
-const PRIVATE = Buffer.from('PRIVATE ' + 'KEY');
-const PUTTY = Buffer.from('PuTTY-User-' + 'Key-File-');
-
-// Whether bytes hold a private key: a PEM block (`-----BEGIN … PRIVATE KEY-----`, which covers RSA, EC, OpenSSH,
-// PKCS#8 and PGP's `PRIVATE KEY BLOCK`) or a PuTTY key file. Such a file is never sent, whatever its name.
-// (The markers are built from pieces so that this file does not hold one.)
-export function holdsPrivateKey(bytes: Uint8Array): boolean {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.indexOf(PUTTY) !== -1) return true;
-  for (let at = b.indexOf(BEGIN); at !== -1; at = b.indexOf(BEGIN, at + 1)) {
-    const lineEnd = b.indexOf(10, at);
-    const end = lineEnd === -1 ? Math.min(b.length, at + 80) : Math.min(lineEnd, at + 80);
-    const found = b.indexOf(PRIVATE, at);
-    if (found !== -1 && found < end) return true;
-  }
-  return false;
-}
 
 // Whether the folders on the way to a file are still the real folders the walk saw, not symlinks made since: each
 // folder is looked at once per search (an lstat), up to the root.
@@ -110,7 +90,7 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
       const n = fs.readSync(fd, buffer, carry, buffer.length - carry, position);
       position += n;
       const filled = carry + n;
-      if (first && isBinary(buffer.subarray(0, filled))) return;
+      if (first && binaryReason(buffer.subarray(0, filled)) !== undefined) return;
       const end = n < buffer.length - carry;
       const lastNewline = end ? filled - 1 : buffer.lastIndexOf(10, filled - 1);
       const cut = end || lastNewline === -1 ? filled : lastNewline + 1;
@@ -147,19 +127,6 @@ function searchLarge(abs: string, buffer: Buffer, needles: readonly Needle[], le
     if (key) for (const [p] of found) left[p] = (left[p] ?? 0) + 1;
     else for (const [p, hit] of found) onHit(p, hit);
   }
-}
-
-// Whether the bytes of an open file from `from` to `size` hold a private key, read a buffer at a time with an overlap
-// of a marker line's length, so a marker across two reads is seen whole. NEED looks the same way.
-export function restHoldsKey(fd: number, buffer: Buffer, from: number, size: number): boolean {
-  const overlap = 128;
-  for (let pos = from; pos < size; pos += buffer.length - overlap) {
-    const n = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - pos), pos);
-    if (n === 0) return false;
-    if (holdsPrivateKey(buffer.subarray(0, n))) return true;
-    if (pos + n >= size) return false;
-  }
-  return false;
 }
 
 // How common each byte is in source code, roughly (0 rare, 9 everywhere): a search jumps between occurrences of the
@@ -427,7 +394,9 @@ function searchOne(index: number, abs: string, needles: readonly Needle[], twins
     if (twin !== -1 && (wanted[twin] ?? 0) > 0 && foundBlind?.[twin] !== 1) continue;
     search(p);
   }
-  if (mine === undefined || holdsPrivateKey(bytes)) return;
+  // A file with hits is judged as NEED judges it: no hits from a file holding a private key, or from one whose first
+  // bytes are mostly control characters (too costly to look at for every file; a file with hits is rare).
+  if (mine === undefined || holdsPrivateKey(bytes) || binaryReason(bytes) !== undefined) return;
   for (const hit of mine) onHit(hit);
 }
 

@@ -14,8 +14,8 @@ import { applyEdit } from '../protocol/edit.ts';
 import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
-import { isBinary } from '../reading/binary.ts';
-import { decode, encode, encodingName, encodingOf } from '../reading/encoding.ts';
+import { encode, encodingName } from '../reading/encoding.ts';
+import { forChange, readText, unfitReason } from '../reading/text.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
 import { createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
 import { tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
@@ -190,25 +190,27 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
     return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(made, 'utf8'), old: undefined, mode: undefined };
   }
 
-  let old: Buffer;
+  // The file as the one reader gives it (reading/text.ts): a file NEED would withhold or call binary, one too large to
+  // read whole, or one whose bytes do not read back in its encoding is never replaced.
+  const read = forChange(readText(target.real));
+  if (read.kind === 'unfit') {
+    const { why } = read;
+    const reason = why.kind === 'key' ? `${unfitReason(why)}; deepwork does not write such files`
+      : why.kind === 'too-large' ? `too large to replace: ${unfitReason(why)}`
+      : why.kind === 'binary' ? `${unfitReason(why)}; deepwork replaces text files only`
+      : why.kind === 'inexact' ? `${unfitReason(why)}; deepwork leaves it as it is`
+      : unfitReason(why);
+    return report({ path: target.rel, status: why.kind === 'unreadable' ? 'failed' : 'refused', reason });
+  }
   let mode: number;
   try {
-    old = fs.readFileSync(target.real);
     mode = fs.statSync(target.real).mode & 0o7777;
   } catch (error) {
     return report({ path: target.rel, status: 'failed', reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})` });
   }
+  const { bytes: old, text: oldText, encoding } = read;
   const identity = { path: target.rel, base: baseOf(target.realRel, old) };
   if ((mode & 0o222) === 0) return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
-  if (isBinary(old)) return report({ ...identity, reason: 'the file on disk is binary; deepwork replaces text files only' });
-
-  // The file's own encoding, read and written back: bytes the proposal did not touch stay as they were.
-  const encoding = encodingOf(old);
-  const oldText = decode(old, encoding);
-  const again = encoding === 'utf8' ? old : encode(oldText, encoding);
-  if (!Buffer.isBuffer(again) || !again.equals(old)) {
-    return report({ ...identity, reason: `the file does not read back byte for byte as ${encodingName(encoding)}; deepwork leaves it as it is` });
-  }
   const made = edited(whole?.content ?? oldText, edits);
   if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason });
   const newText = keepConventions(oldText, made);
