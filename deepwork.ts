@@ -386,7 +386,9 @@ async function readPiped(): Promise<Buffer | undefined> {
   return Buffer.concat(parts);
 }
 
-// Runs the command line in this process: the entry point of bin/deepwork.js.
+// Runs the command line in this process: the entry point of bin/deepwork.js. What fails outside deepwork's own errors
+// (a bug, a case nobody foresaw, a throw from a stray callback) is told in a line and what to do, never as a stack
+// trace; DEEPWORK_DEBUG=1 adds the stack, for a report.
 export function run(argv: string[]): void {
   const io: Io = {
     out: (text) => process.stdout.write(`${text}\n`),
@@ -394,13 +396,27 @@ export function run(argv: string[]): void {
     stream: (text) => process.stderr.write(text),
     isTTY: process.stderr.isTTY === true,
   };
-  main(argv, io, process.cwd(), readPiped).then(
+  const unexpected = (error: unknown) => forPeople(io).err(unexpectedFailure(error, process.env));
+  // After an uncaught throw nothing in the process can be trusted: say so, then end once stderr has taken the text.
+  process.on('uncaughtException', (error) => {
+    unexpected(error);
+    process.stderr.write('', () => process.exit(EXIT.failure));
+  });
+  // Inside the promise, so that a throw before main() runs (process.cwd() in a deleted folder) is caught as well.
+  new Promise<number>((resolve) => resolve(main(argv, io, process.cwd(), readPiped))).then(
     (code) => {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`deepwork: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      unexpected(error);
       process.exitCode = EXIT.failure;
     },
   );
+}
+
+function unexpectedFailure(error: unknown, env: NodeJS.ProcessEnv): string {
+  const debug = env.DEEPWORK_DEBUG !== undefined && env.DEEPWORK_DEBUG !== '' && env.DEEPWORK_DEBUG !== '0';
+  if (debug && error instanceof Error && error.stack !== undefined) return `deepwork: unexpected failure: ${error.stack}`;
+  const message = messageOf(error);
+  return `deepwork: unexpected failure: ${message.length > 500 ? `${message.slice(0, 500)}…` : message}\nThis is not a failure deepwork knows how to explain. If it happens again, please report it with the command you ran and this message; run it with DEEPWORK_DEBUG=1 set to add where in deepwork it happened (the stack trace).`;
 }

@@ -3,7 +3,7 @@
 
 import http from 'node:http';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
-import { formatDuration } from '../common/text.ts';
+import { formatCount, formatDuration } from '../common/text.ts';
 
 // `header(name)`: a response header by its lower-case name (the first, when it came more than once).
 export type Response = { status: number; contentType: string; header: (name: string) => string | undefined; body: AsyncIterable<Buffer> };
@@ -75,12 +75,15 @@ async function* bodyOf(res: http.IncomingMessage, req: http.ClientRequest): Asyn
   if (failure instanceof DeepworkError) throw failure;
 }
 
-export async function readAll(body: AsyncIterable<Buffer>, limit = 64 << 20): Promise<string> {
+// A whole body, up to `limit` bytes: past that the reading stops (the connection is closed) with an error. The default
+// fits the largest list a server sends (OpenRouter's models, a few megabytes) many times over, and keeps what
+// JSON.parse then builds from a hostile body in the hundreds of megabytes at worst.
+export async function readAll(body: AsyncIterable<Buffer>, limit = 16 << 20): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > limit) throw new DeepworkError('BRIDGE_PROTOCOL', `The bridge sent more than ${limit} bytes; that is not an answer.`);
+    if (size > limit) throw new DeepworkError('BRIDGE_PROTOCOL', `The bridge sent more than ${formatCount(limit)} bytes in one answer; no answer of a bridge is that long, so it is broken or is not a bridge. Check it, or deepseekHost in config.json (or --host).`);
     parts.push(chunk);
   }
   return Buffer.concat(parts).toString('utf8');
@@ -116,8 +119,9 @@ export function baseUrl(host: string): URL {
   return url;
 }
 
-// A server's body as a short quote: an HTML error page is reduced to its text, whitespace to single spaces.
-export function quoteBody(text: string, max = 300): string {
+// A server's body as a short quote: an HTML error page is reduced to its text, whitespace to single spaces. `scrub`
+// runs on the text as it will be shown and before it is cut, so a secret in it is replaced whole, never cut to a part.
+export function quoteBody(text: string, max = 300, scrub: (text: string) => string = (t) => t): string {
   const plain = /^\s*</.test(text) ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text;
-  return plain.replace(/\s+/g, ' ').trim().slice(0, max);
+  return scrub(plain.replace(/\s+/g, ' ').trim()).slice(0, max);
 }

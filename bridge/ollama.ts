@@ -4,7 +4,7 @@
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
-import { lines } from './lines.ts';
+import { gathered, lines, type Gathered } from './lines.ts';
 import { numCtxFor, truncationNote, windowFromShow } from './context.ts';
 import { formatCount } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
@@ -47,25 +47,24 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
 }
 
 // Reads an answer, streamed as NDJSON lines or sent as one JSON body. An `{"error": ...}` anywhere ends it with that
-// error; a stream that stops before `done` is not an answer; an answer past `maxChars` characters ends with an error
-// (a bridge that loops would otherwise fill the memory).
+// error; a stream that stops before `done` is not an answer; an answer or a thinking past `maxChars` characters ends
+// with an error (a bridge that loops would otherwise fill the memory, or never end). What is held is counted as it
+// arrives, so the memory stays within a few times the cap however the bridge sends it (one huge line, millions of
+// tiny lines).
 async function readChat(res: Response, base: URL, maxChars: number, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<{ content: string; promptTokens?: number }> {
   // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
   const maxBytes = maxChars * 6 + (1 << 20);
-  const parts: string[] = [];
-  let length = 0;
+  const tooMuch = () => tooLong(base, maxChars);
+  const content = gathered(maxChars, tooMuch);
   let done = false;
   let count = 0;
   let thinking = 0;
   let promptTokens: number | undefined;
   // Set once a line is not JSON: the body is one (pretty-printed) JSON value, kept to parse whole.
-  let whole: string[] | undefined;
-  let wholeBytes = 0;
+  let whole: Gathered | undefined;
   for await (const line of lines(res.body, maxBytes, `The bridge at ${base.origin}`)) {
     if (whole !== undefined) {
-      wholeBytes += line.length + 1;
-      if (wholeBytes > maxBytes) throw tooLong(base, maxChars);
-      whole.push(line);
+      whole.add(`\n${line}`);
       continue;
     }
     if (line.trim() === '') continue;
@@ -73,42 +72,46 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
     try {
       value = JSON.parse(line);
     } catch {
-      whole = [line];
-      wholeBytes = line.length;
+      whole = gathered(maxBytes, tooMuch);
+      whole.add(line);
       continue;
     }
     count++;
     const part = chatPart(value, base);
     if (part.content !== '') {
-      length += part.content.length;
-      if (length > maxChars) throw tooLong(base, maxChars);
-      parts.push(part.content);
+      content.add(part.content);
       onText?.(part.content);
     }
     thinking += part.thinking;
-    if (part.content !== '' || part.thinking > 0) onProgress?.(length, thinking);
+    if (thinking > maxChars) throw tooLongThinking(base, maxChars);
+    if (part.content !== '' || part.thinking > 0) onProgress?.(content.length, thinking);
     if (part.done) done = true;
     if (part.promptTokens !== undefined) promptTokens = part.promptTokens;
   }
 
   if (whole !== undefined) {
     // Not one JSON value per line: a single (pretty-printed) JSON body, with any lines read before it.
-    const raw = whole.join('\n');
+    const raw = whole.take();
     const part = chatPart(parseJson(raw, base), base);
     if (!part.done && part.content === '') throw notOllama(base, raw);
     if (part.content.length > maxChars) throw tooLong(base, maxChars);
     return { content: part.content, ...(part.promptTokens === undefined ? {} : { promptTokens: part.promptTokens }) };
   }
-  const content = parts.join('');
+  const answer = content.take();
   if (count === 0) throw notOllama(base, '');
   if (!done) {
-    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${content.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);
+    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${answer.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);
   }
-  return { content, ...(promptTokens === undefined ? {} : { promptTokens }) };
+  return { content: answer, ...(promptTokens === undefined ? {} : { promptTokens }) };
 }
 
 function tooLong(base: URL, maxChars: number): DeepworkError {
   return new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the bridge is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`);
+}
+
+// The thinking is not kept, only counted; a bridge that thinks on forever is stopped by the same cap as the answer.
+function tooLongThinking(base: URL, maxChars: number): DeepworkError {
+  return new DeepworkError('BRIDGE_PROTOCOL', `The thinking from ${base.origin} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json) before the answer ended; no model thinks that long, so the bridge is looping or broken. Check its log, or raise maxReplyChars if the thinking was real.`);
 }
 
 // One NDJSON line or a whole body: `{ message: { content, thinking }, done }`, or `{ error }`.
@@ -116,7 +119,7 @@ function tooLong(base: URL, maxChars: number): DeepworkError {
 // line's prompt_eval_count, how many tokens of the prompt the server read.
 function chatPart(value: unknown, base: URL): { content: string; thinking: number; done: boolean; promptTokens?: number } {
   if (!isRecord(value)) throw notOllama(base, JSON.stringify(value));
-  if (typeof value.error === 'string') throw new DeepworkError('BRIDGE_ERROR', `The bridge at ${base.origin} answered with an error: "${value.error}".`);
+  if (typeof value.error === 'string') throw new DeepworkError('BRIDGE_ERROR', `The bridge at ${base.origin} answered with an error: "${value.error.slice(0, 500)}".`);
   const message = value.message;
   const content = isRecord(message) && typeof message.content === 'string' ? message.content : undefined;
   if (content === undefined && value.done !== true && !(isRecord(message) && typeof message.thinking === 'string')) throw notOllama(base, JSON.stringify(value));
@@ -130,7 +133,7 @@ async function httpError(res: Response, base: URL, options: OllamaOptions, signa
   let quoted = quoteBody(text);
   try {
     const value: unknown = JSON.parse(text);
-    if (isRecord(value) && typeof value.error === 'string') quoted = value.error;
+    if (isRecord(value) && typeof value.error === 'string') quoted = value.error.slice(0, 500);
   } catch {
     // Not JSON: quote the text as it came.
   }

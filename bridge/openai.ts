@@ -11,7 +11,7 @@ import { formatCount, formatDuration } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
-import { lines } from './lines.ts';
+import { gathered, lines } from './lines.ts';
 
 export type OpenAiOptions = {
   host: string;
@@ -70,7 +70,7 @@ export function createOpenAiBridge(options: OpenAiOptions): Bridge {
     // llama.cpp's n_ctx from /props, else the preset for a known model name.
     async window(signal) {
       const preset = PRESETS[options.model]?.window;
-      const listed = await modelList(base, headers, signal, 10_000).catch(() => undefined);
+      const listed = await modelList(base, headers, signal, 10_000, scrub).catch(() => undefined);
       const entry = listed?.find((m) => m.id === options.model) ?? (listed?.length === 1 && listed[0]?.llamaCpp === true ? listed[0] : undefined);
       if (entry?.window !== undefined) return entry.window;
       if (entry?.llamaCpp === true) return (await llamaCppWindow(base, headers, signal).catch(() => undefined)) ?? preset;
@@ -90,10 +90,27 @@ export function keyFrom(variable: string | undefined, env: NodeJS.ProcessEnv): O
   return { value, variable };
 }
 
-// Replaces every occurrence of the key in a text the server sent, so no message ever shows it.
+// Replaces every spelling of the key in a text the server sent, so no message ever shows it: the key as it is, and
+// the key with any of its characters written as a JSON escape (`\/`, `\u0073`, `\u002F`), which is how a server's
+// JSON encoder may echo it and what JSON.parse turns back into the key. Callers scrub the text as it will be shown:
+// after it is decoded, before it is cut to a quote.
 export function scrubberOf(key: string | undefined): (text: string) => string {
   if (key === undefined || key.length < 4) return (text) => text;
-  return (text) => text.split(key).join('[the API key]');
+  const spelled = new RegExp(Array.from({ length: key.length }, (_, i) => spellingsOf(key.charCodeAt(i))).join(''), 'g');
+  return (text) => text.replace(spelled, '[the API key]');
+}
+
+// JSON's short escapes (RFC 8259, section 7), as regular expressions for what follows the backslash.
+const SHORT_ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\\\', 0x2f: '\\/', 0x08: 'b', 0x0c: 'f', 0x0a: 'n', 0x0d: 'r', 0x09: 't' };
+
+// A regular expression for one UTF-16 code unit and each way JSON can write it: itself, `\uXXXX` with hex digits in
+// either case, and its short escape if it has one.
+function spellingsOf(unit: number): string {
+  const hex = unit.toString(16).padStart(4, '0');
+  const anyCase = hex.replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
+  const short = SHORT_ESCAPES[unit];
+  const ways = [`\\u${hex}`, `\\\\u${anyCase}`, ...(short === undefined ? [] : [`\\\\${short}`])];
+  return `(?:${ways.join('|')})`;
 }
 
 // Sends; a 429 or 5xx is sent once more after the wait the server asks for (Retry-After, in seconds or as a date),
@@ -143,37 +160,39 @@ type Completion = { content: string; thinking: number; finish: string | undefine
 
 // Reads an answer: server-sent events (`data:` lines, `:` comments, `[DONE]`), or one JSON body from a server that
 // does not stream. An error event ends it with the server's message; a stream that stops before its end is not an
-// answer; an answer past `maxChars` characters ends with an error.
+// answer. Whatever is held is counted against `maxChars` as it arrives, and past it the call ends with an error: the
+// answer and the reasoning in characters, an event's data lines and a whole body in characters of JSON (escapes can
+// make a character six). Nothing else is kept, so the memory stays within a few times the cap however the server
+// sends: endless data lines with no blank line to end the event, millions of tiny events, or a reasoning that never
+// ends.
 async function readCompletion(res: Response, where: string, maxChars: number, scrub: (text: string) => string, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<Completion> {
   const maxBytes = maxChars * 6 + (1 << 20);
-  const parts: string[] = [];
+  const tooMuch = () => tooLong(where, maxChars);
+  const content = gathered(maxChars, tooMuch);
   const result: Completion = { content: '', thinking: 0, finish: undefined };
-  let length = 0;
   let ended = false;
   let events = 0;
   let mode: 'events' | 'body' | undefined = res.contentType.includes('text/event-stream') ? 'events' : undefined;
   // The body of a non-streamed answer, and the data lines of the event being read.
-  const body: string[] = [];
-  let bodyBytes = 0;
-  let data: string[] = [];
+  const body = gathered(maxBytes, tooMuch);
+  let data = gathered(maxBytes, tooMuch);
 
   const take = (chunk: Completion) => {
     if (chunk.content !== '') {
-      length += chunk.content.length;
-      if (length > maxChars) throw tooLong(where, maxChars);
-      parts.push(chunk.content);
+      content.add(chunk.content);
       onText?.(chunk.content);
     }
     result.thinking += chunk.thinking;
+    if (result.thinking > maxChars) throw tooLongThinking(where, maxChars);
     if (chunk.finish !== undefined) result.finish = chunk.finish;
     if (chunk.promptTokens !== undefined) result.promptTokens = chunk.promptTokens;
     if (chunk.completionTokens !== undefined) result.completionTokens = chunk.completionTokens;
-    if (chunk.content !== '' || chunk.thinking > 0) onProgress?.(length, result.thinking);
+    if (chunk.content !== '' || chunk.thinking > 0) onProgress?.(content.length, result.thinking);
   };
   const dispatch = () => {
-    if (data.length === 0) return;
-    const payload = data.join('\n');
-    data = [];
+    if (data.pieces === 0) return;
+    const payload = data.take();
+    data = gathered(maxBytes, tooMuch);
     if (payload.trim() === '[DONE]') {
       ended = true;
       return;
@@ -189,26 +208,27 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
       mode = /^(data|event|id|retry):|^:/.test(line) ? 'events' : 'body';
     }
     if (mode === 'body') {
-      bodyBytes += line.length + 1;
-      if (bodyBytes > maxBytes) throw tooLong(where, maxChars);
-      body.push(line);
+      body.add(body.pieces === 0 ? line : `\n${line}`);
       continue;
     }
     if (line === '') dispatch();
-    else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+    else if (line.startsWith('data:')) {
+      const value = line.slice(line.startsWith('data: ') ? 6 : 5);
+      data.add(data.pieces === 0 ? value : `\n${value}`);
+    }
     // `:` comments (keep-alives), event names, ids and retry hints carry nothing for us; an error arrives as data.
   }
   dispatch();
 
   if (mode === 'body') {
-    take(chunkOf(parseJson(body.join('\n'), where, scrub), where, scrub, 'message'));
-    return { ...result, content: parts.join('') };
+    take(chunkOf(parseJson(body.take(), where, scrub), where, scrub, 'message'));
+    return { ...result, content: content.take() };
   }
   if (events === 0) throw notOpenAi(where, '', scrub);
   if (!ended && result.finish === undefined) {
-    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} ended before its end (${formatCount(length)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`);
+    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} ended before its end (${formatCount(content.length)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`);
   }
-  return { ...result, content: parts.join('') };
+  return { ...result, content: content.take() };
 }
 
 // One streamed chunk (`choices[0].delta`) or a whole answer (`choices[0].message`); an `error` object ends the call.
@@ -218,7 +238,7 @@ function chunkOf(value: unknown, where: string, scrub: (text: string) => string,
   // vLLM's older streams send `{"object": "error", "message"}` instead of an `error` object.
   const error = value.error ?? (value.object === 'error' ? value : undefined);
   if (error !== undefined && error !== null) {
-    throw new DeepworkError('BRIDGE_ERROR', `The server at ${where} answered with an error: "${scrub(errorText(error))}". Ask again, or check the server's log.`);
+    throw new DeepworkError('BRIDGE_ERROR', `The server at ${where} answered with an error: "${scrub(errorText(error)).slice(0, MAX_QUOTE)}". Ask again, or check the server's log.`);
   }
   const usage = isRecord(value.usage) ? value.usage : undefined;
   const tokens = {
@@ -254,8 +274,8 @@ function cutNote(tokens: number | undefined, limit: number | undefined): string 
 
 async function httpError(res: Response, url: URL, options: OpenAiOptions, scrub: (text: string) => string, signal: AbortSignal): Promise<DeepworkError> {
   const where = url.origin;
-  const raw = scrub(await readAll(res.body, 1 << 20).catch((error: unknown) => messageOf(error)));
-  const said = quoteOf(raw);
+  const raw = await readAll(res.body, 1 << 20).catch((error: unknown) => messageOf(error));
+  const said = quoteOf(raw, scrub);
   const status = `HTTP ${res.status}${said === '' ? '' : `: "${said}"`}`;
   if (res.status === 401 || res.status === 403) {
     if (options.key === undefined) {
@@ -292,17 +312,20 @@ function retriedNote(res: Response): string {
 }
 
 // The message of an error body: `{"error": {"message"}}`, `{"error": "..."}`, `{"message"}`, or the text itself
-// (an HTML error page is reduced to its text).
-function quoteOf(raw: string): string {
+// (an HTML error page is reduced to its text). Scrubbed once decoded, before it is cut.
+function quoteOf(raw: string, scrub: (text: string) => string): string {
   try {
     const value: unknown = JSON.parse(raw);
-    if (isRecord(value) && value.error !== undefined) return errorText(value.error).slice(0, 500);
-    if (isRecord(value) && typeof value.message === 'string') return value.message.slice(0, 500);
+    if (isRecord(value) && value.error !== undefined) return scrub(errorText(value.error)).slice(0, MAX_QUOTE);
+    if (isRecord(value) && typeof value.message === 'string') return scrub(value.message).slice(0, MAX_QUOTE);
   } catch {
     // Not JSON: quoted as text below.
   }
-  return quoteBody(raw);
+  return quoteBody(raw, 300, scrub);
 }
+
+// The longest message of the server's own that a message quotes.
+const MAX_QUOTE = 500;
 
 // The one header the key goes into.
 export function authHeaders(key: OpenAiOptions['key']): Record<string, string> {
@@ -311,19 +334,21 @@ export function authHeaders(key: OpenAiOptions['key']): Record<string, string> {
 
 export type ListedModel = { id: string; window?: number; llamaCpp: boolean };
 
-// `GET {base}/models`: the models the server offers. A failure is an error that says what the server answered.
-export async function modelList(base: URL, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, scrub: (text: string) => string = (t) => t): Promise<ListedModel[]> {
+// `GET {base}/models`: the models the server offers. A failure is an error that says what the server answered. The
+// ids are scrubbed too: messages list them.
+export async function modelList(base: URL, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, scrub: (text: string) => string): Promise<ListedModel[]> {
   const url = new URL('models', base);
   const res = await request(url, { method: 'GET', headers, signal, timeoutMs });
-  const text = scrub(await readAll(res.body, 16 << 20));
-  if (res.status === 401 || res.status === 403) throw new DeepworkError('BRIDGE_AUTH', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}: "${quoteOf(text)}".`);
-  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}${quoteOf(text) === '' ? '' : `: "${quoteOf(text)}"`}.`);
+  const text = await readAll(res.body, 16 << 20);
+  const said = () => quoteOf(text, scrub);
+  if (res.status === 401 || res.status === 403) throw new DeepworkError('BRIDGE_AUTH', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}: "${said()}".`);
+  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}${said() === '' ? '' : `: "${said()}"`}.`);
   const value = parseJson(text, `${base.origin}${base.pathname}`, scrub);
   if (!isRecord(value) || !Array.isArray(value.data)) throw notOpenAi(`${base.origin}${base.pathname}`, text, scrub);
   return value.data.flatMap((m: unknown): ListedModel[] => {
     if (!isRecord(m) || typeof m.id !== 'string') return [];
     const window = [m.max_model_len, m.context_length, m.context_window].find((n) => typeof n === 'number' && Number.isInteger(n) && n > 0);
-    return [{ id: m.id, ...(typeof window === 'number' ? { window } : {}), llamaCpp: m.owned_by === 'llamacpp' }];
+    return [{ id: scrub(m.id), ...(typeof window === 'number' ? { window } : {}), llamaCpp: m.owned_by === 'llamacpp' }];
   });
 }
 
@@ -350,7 +375,12 @@ function tooLong(where: string, maxChars: number): DeepworkError {
   return new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the server is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`);
 }
 
+// The reasoning is not kept, only counted; a server that reasons on forever is stopped by the same cap as the answer.
+function tooLongThinking(where: string, maxChars: number): DeepworkError {
+  return new DeepworkError('BRIDGE_PROTOCOL', `The reasoning from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json) before the answer ended; no model thinks that long, so the server is looping or broken. Check its log, or raise maxReplyChars if the reasoning was real.`);
+}
+
 function notOpenAi(where: string, text: string, scrub: (text: string) => string): DeepworkError {
-  const start = quoteBody(scrub(text), 120);
+  const start = quoteBody(text, 120, scrub);
   return new DeepworkError('BRIDGE_PROTOCOL', `The host ${where} answers, but not as an OpenAI-compatible API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check deepseekHost: it is the API's base URL with its /v1, like http://localhost:8080/v1; for an Ollama-style bridge set "api": "ollama".`);
 }

@@ -8,7 +8,7 @@ import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { startFakeBridge, type ChatBehaviour } from './fake-bridge.ts';
-import { freePort } from './helpers.ts';
+import { freePort, serveBody } from './helpers.ts';
 
 const signal = new AbortController().signal;
 
@@ -154,6 +154,27 @@ describe('the bridge client against a runaway or flaky bridge (hardening issue 9
   });
 });
 
+describe('the bridge client against a hostile bridge (issue 23)', () => {
+  it('ends a thinking that never ends at maxReplyChars, having taken a bounded part of the flood', async () => {
+    const line = `${JSON.stringify({ model: 'm', message: { role: 'assistant', content: '', thinking: 'y'.repeat(1000) }, done: false })}\n`;
+    const server = await serveBody({ contentType: 'application/x-ndjson', piece: () => line, count: 100_000 });
+    const reply = createOllamaBridge({ host: server.url, model: 'm', timeoutMs: 120_000, maxReplyChars: 10_000 }).chat('q', { signal });
+    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /The thinking from .* passed 10,000 characters \(maxReplyChars in config\.json\)/);
+    // Besides what the client held, the socket buffers of both ends (up to 32 + 4 MiB on Linux); the flood is 100 MB.
+    const sent = await server.sent;
+    assert.ok(sent <= 48 << 20, `the bridge got to send ${sent} of ${100_000 * line.length} bytes`);
+  });
+
+  it('joins an answer sent as 20,000 one-character lines', async () => {
+    const chars = [...Array.from({ length: 20_000 }, (_, i) => ['a', 'é', '☃', '😀'][i % 4]).join('')];
+    const line = (i: number) => `${JSON.stringify({ message: { role: 'assistant', content: chars[i] ?? '' }, done: i === chars.length })}\n`;
+    const hundred = (i: number) => Array.from({ length: 100 }, (_, j) => line(i * 100 + j)).join('');
+    const server = await serveBody({ contentType: 'application/x-ndjson', piece: (i) => (i * 100 < chars.length ? hundred(i) : line(chars.length)), count: chars.length / 100 + 1 });
+    const reply = await createOllamaBridge({ host: server.url, model: 'm', timeoutMs: 120_000, maxReplyChars: 1_000_000 }).chat('q', { signal });
+    assert.equal(textOf(reply), chars.join(''));
+  });
+});
+
 describe('lines', () => {
   async function* chunks(...parts: string[]): AsyncGenerator<Buffer> {
     for (const part of parts) yield Buffer.from(part);
@@ -174,6 +195,11 @@ describe('lines', () => {
     }
     assert.deepEqual(await all(split()), ['a', 'bc', '☃', '', 'last']);
     assert.deepEqual(await all(chunks('only')), ['only']);
+  });
+
+  it('joins a line that arrives in a thousand one-byte chunks', async () => {
+    const text = 'z'.repeat(999);
+    assert.deepEqual(await all(chunks(...text, '\n', ...'after')), [text, 'after']);
   });
 
   it('refuses a line longer than its bound, whether it comes in one chunk or many', async () => {

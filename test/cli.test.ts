@@ -519,6 +519,43 @@ describe('bin/deepwork.js', () => {
   });
 });
 
+describe('the last resort: a failure deepwork does not know (issue 23)', () => {
+  const outputOf = (child: ReturnType<typeof spawn>) => new Promise<Run>((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  // deepwork started in a folder that was deleted: process.cwd() throws before anything else runs.
+  const inDeletedFolder = (env: Record<string, string>) => {
+    const gone = tempFolder();
+    return outputOf(spawn('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$0" "$2" "a question"', process.execPath, gone, BIN], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
+  };
+  const STACK_LINE = /^\s+at /m;
+
+  it('tells an unexpected failure in a line and what to do, without a stack trace unless DEEPWORK_DEBUG=1 asks', async () => {
+    const plain = await inDeletedFolder({ DEEPWORK_DEBUG: '' });
+    assert.equal(plain.code, 1);
+    assert.match(plain.stderr, /^deepwork: unexpected failure: ENOENT: no such file or directory, uv_cwd\n.*please report it with the command you ran.*DEEPWORK_DEBUG=1/s);
+    assert.doesNotMatch(plain.stderr, STACK_LINE);
+    const debug = await inDeletedFolder({ DEEPWORK_DEBUG: '1' });
+    assert.equal(debug.code, 1);
+    assert.match(debug.stderr, /^deepwork: unexpected failure: Error: ENOENT/);
+    assert.match(debug.stderr, STACK_LINE);
+  });
+
+  it('tells a throw from a stray callback the same way, and exits with 1', async () => {
+    // A fault put into the real process: the first write to stdout schedules a throw that nothing catches.
+    const fault = 'data:text/javascript,const w=process.stdout.write.bind(process.stdout);process.stdout.write=(...a)=>{setImmediate(()=>{throw new TypeError("a stray throw")});return w(...a)}';
+    const run = await outputOf(spawn(process.execPath, ['--import', fault, BIN, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEEPWORK_DEBUG: '' } }));
+    assert.match(run.stdout, /^deepwork \d/);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^deepwork: unexpected failure: a stray throw\n.*please report it/s);
+    assert.doesNotMatch(run.stderr, STACK_LINE);
+  });
+});
+
 describe('writing proposed files from the command line', () => {
   const proposal = 'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
 

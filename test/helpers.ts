@@ -74,3 +74,35 @@ export async function serveOnLoopback(server: http.Server, manualClose = false):
   if (!manualClose) after(close);
   return { port, close };
 }
+
+// A server that answers every request with `status`, `contentType` and a body of `count` pieces, `piece(i)` each
+// written on its own and the next only once the client has taken it (drain): a hostile server that floods, or one
+// that splits its answer across packets. `sent` settles, once the connection is gone, with how many bytes it got to
+// write before the client hung up or the body ended.
+export async function serveBody(options: { status?: number; contentType: string; piece: (i: number) => string; count: number }): Promise<{ url: string; sent: Promise<number> }> {
+  let sent = 0;
+  let settle = (_bytes: number) => {};
+  const done = new Promise<number>((resolve) => (settle = resolve));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(options.status ?? 200, { 'content-type': options.contentType });
+      let i = 0;
+      const more = () => {
+        while (i < options.count && !res.destroyed) {
+          const text = options.piece(i++);
+          sent += Buffer.byteLength(text);
+          if (!res.write(text)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => {
+        i = options.count;
+        settle(sent);
+      });
+      more();
+    });
+  });
+  const { port } = await serveOnLoopback(server);
+  return { url: `http://127.0.0.1:${port}`, sent: done };
+}

@@ -6,7 +6,7 @@ import { checkOpenAi } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
 import type { ChatReply } from '../protocol/loop.ts';
 import { startFakeOpenAi, type Completion, type FakeOpenAiOptions } from './fake-openai.ts';
-import { freePort } from './helpers.ts';
+import { freePort, serveBody } from './helpers.ts';
 
 const signal = new AbortController().signal;
 const KEY = 'sk-test-0123456789abcdef';
@@ -283,5 +283,107 @@ describe('checkOpenAi', () => {
     const nothing = await checkOpenAi(`http://127.0.0.1:${port}/v1`, 'm', undefined);
     assert.equal(nothing.state, 'down');
     assert.match(nothing.message, /nothing is listening/);
+  });
+});
+
+describe('createOpenAiBridge against a hostile server (issue 23)', () => {
+  // What a client may still have been sent when it hangs up: besides what it held, the socket buffers of both ends
+  // (Linux lets them grow to tcp_rmem + tcp_wmem, 32 + 4 MiB on the test machine). The floods are far larger.
+  const SLACK = 48 << 20;
+  const openAi = (url: string, maxReplyChars: number) => createOpenAiBridge({ host: `${url}/v1`, model: 'm', key: undefined, timeoutMs: 120_000, maxReplyChars });
+
+  it('ends an event whose data lines never end at maxReplyChars, having taken a bounded part of the flood', async () => {
+    const line = `data: ${'x'.repeat(1 << 20)}\n`;
+    const server = await serveBody({ contentType: 'text/event-stream', piece: () => line, count: 256 });
+    await rejectsWith(openAi(server.url, 1_000_000).chat('q', { signal }), 'BRIDGE_PROTOCOL', /passed 1,000,000 characters \(maxReplyChars in config\.json\)/);
+    const sent = await server.sent;
+    // One event may hold 6 × 1,000,000 + 1 MiB characters of JSON (escapes make a character up to six).
+    assert.ok(sent <= 6_000_000 + (1 << 20) + SLACK, `the server got to send ${sent} of 256 MiB`);
+  });
+
+  it('ends a reasoning that never ends at maxReplyChars, having taken a bounded part of the flood', async () => {
+    const event = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { reasoning_content: 'y'.repeat(1000) }, finish_reason: null }] })}\n\n`;
+    const server = await serveBody({ contentType: 'text/event-stream', piece: () => event, count: 100_000 });
+    await rejectsWith(openAi(server.url, 10_000).chat('q', { signal }), 'BRIDGE_PROTOCOL', /The reasoning from .* passed 10,000 characters \(maxReplyChars in config\.json\)/);
+    const sent = await server.sent;
+    assert.ok(sent <= SLACK, `the server got to send ${sent} of ${100_000 * event.length} bytes`);
+  });
+
+  it('joins an answer sent as 20,000 one-character deltas', async () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => ['a', 'é', '☃', '😀'][i % 4]).join('');
+    const chars = [...text];
+    const event = (i: number) => (i < chars.length
+      ? `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: chars[i] }, finish_reason: null }] })}\n\n`
+      : 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    const hundred = (i: number) => Array.from({ length: 100 }, (_, j) => event(i * 100 + j)).join('');
+    const server = await serveBody({ contentType: 'text/event-stream', piece: (i) => (i * 100 < chars.length ? hundred(i) : event(chars.length)), count: chars.length / 100 + 1 });
+    const answer = replyOf(await openAi(server.url, 1_000_000).chat('q', { signal }));
+    assert.equal(answer.text, text);
+  });
+});
+
+describe('the API key in what the server sends back (issue 23)', () => {
+  const SLASHED = 'sk-live/Q7x9b2LmP4';
+  const slashed = { value: SLASHED, variable: 'TEST_API_KEY' };
+  // Each way a JSON encoder may write the key: PHP's json_encode escapes "/", others write any character as \uXXXX.
+  const unicode = (text: string, upper: boolean) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).map((e) => (upper ? e.toUpperCase().replace('\\U', '\\u') : e)).join('');
+  const SPELLINGS = [
+    'sk-live\\/Q7x9b2LmP4',
+    '\\u0073k-live\\u002fQ7x9b2LmP4',
+    unicode(SLASHED, false),
+    unicode(SLASHED, true),
+    `sk-live\\/${unicode('Q7x9', true)}b2LmP4`,
+  ];
+  // No spelling of the key, nor the start of one, is in the text.
+  const assertScrubbed = (text: string) => {
+    assert.ok(!/sk-live|\\u0073|Q7x9b2LmP4/i.test(text), `the key is in: ${text}`);
+    assert.match(text, /\[the API key\]/);
+  };
+  const chatAt = (url: string) => createOpenAiBridge({ host: `${url}/v1`, model: 'm', key: slashed, timeoutMs: 10_000, retryDelayMs: 1 }).chat('q', { signal });
+  const once = (status: number, contentType: string, body: string) => serveBody({ status, contentType, piece: () => body, count: 1 });
+
+  it('scrubs the key from an error body however the server escapes it', async () => {
+    for (const spelling of SPELLINGS) {
+      const server = await once(401, 'application/json', `{"error":{"message":"Incorrect API key provided: ${spelling}. You can find your API key at https://platform.example/keys."}}`);
+      const error = await rejectsWith(chatAt(server.url), 'BRIDGE_AUTH', /refused the API key in TEST_API_KEY \(HTTP 401: "Incorrect API key provided: \[the API key\]\./);
+      assertScrubbed(error.message);
+    }
+  });
+
+  it('scrubs the key from an HTML error page, as it is shown', async () => {
+    const server = await once(502, 'text/html', `<html><body><h1>Bad Gateway</h1><p>upstream refused ${SPELLINGS[0]}</p></body></html>`);
+    assertScrubbed((await rejectsWith(chatAt(server.url), 'BRIDGE_HTTP', /failed \(HTTP 502: "Bad Gateway upstream refused \[the API key\]"\)/)).message);
+  });
+
+  it('scrubs the key before a long message is cut, so no part of it shows', async () => {
+    const server = await once(400, 'application/json', `{"error":{"message":"${'a'.repeat(490)} ${SPELLINGS[1]}"}}`);
+    const error = await rejectsWith(chatAt(server.url), 'BRIDGE_HTTP', /answered HTTP 400/);
+    assert.ok(!/sk-|\\u0073/.test(error.message), `a part of the key is in: ${error.message}`);
+  });
+
+  it('scrubs the key from an error event whose text arrives split across packets', async () => {
+    const pieces = ['data: {"error":{"message":"quota of \\u00', '73k-live\\', '/Q7x9b2', 'LmP4 is used up"}}\n', '\n'];
+    const server = await serveBody({ contentType: 'text/event-stream', piece: (i) => pieces[i] ?? '', count: pieces.length });
+    assertScrubbed((await rejectsWith(chatAt(server.url), 'BRIDGE_ERROR', /answered with an error: "quota of \[the API key\] is used up"/)).message);
+  });
+
+  it('scrubs the key from a body that is not an OpenAI-compatible answer', async () => {
+    const server = await once(200, 'text/plain', `no such thing here, ${SPELLINGS[0]}`);
+    assertScrubbed((await rejectsWith(chatAt(server.url), 'BRIDGE_PROTOCOL', /not as an OpenAI-compatible API \(it sent: "no such thing here, \[the API key\]"\)/)).message);
+  });
+
+  it('scrubs the key from what --check shows of GET /models: an error, or the model names', async () => {
+    const refused = await once(403, 'application/json', `{"error":{"message":"key ${SPELLINGS[2]} is disabled"}}`);
+    const down = await checkOpenAi(`${refused.url}/v1`, 'm', slashed);
+    assert.equal(down.state, 'down');
+    assertScrubbed(down.message);
+    const listing = await once(200, 'application/json', `{"object":"list","data":[{"id":"${SPELLINGS[0]}","object":"model"},{"id":"m2","object":"model"}]}`);
+    const other = await checkOpenAi(`${listing.url}/v1`, 'm', slashed);
+    assert.match(other.message, /It offers: \[the API key\], m2\./);
+    assertScrubbed(other.message);
+    const llama = await once(200, 'application/json', `{"object":"list","data":[{"id":"${SPELLINGS[3]}","object":"model","owned_by":"llamacpp"}]}`);
+    const one = await checkOpenAi(`${llama.url}/v1`, 'm', slashed);
+    assert.match(one.message, /serves one model, "\[the API key\]"/);
+    assertScrubbed(one.message);
   });
 });
