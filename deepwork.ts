@@ -44,14 +44,14 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
     const config = withFlags(loadConfig(configPath.file, configPath.explicit, homeOf(env)), flags, env, configModule);
     const box = sandboxOf(config, configPath.file);
     if (command === 'check') return await check(config, json, io);
-    const write = { force: flags.force === true, diff: flags.diff === true, json };
+    const write = { force: flags.force === true, trust: listOf(flags.trust), diff: flags.diff === true, json };
     if (command === 'apply') return await applyLastRun(config, box, write, cwd, io);
     if (command === 'undo') return await undo(config, box, flags.list === true, json, cwd, io);
     if (command !== 'ui' && command !== 'ask') throw new DeepworkError('USAGE', `Unknown command ${command}.`);
     const folder = projectFolder(cwd, flags['any-folder'] === true);
     if (command === 'ui') return await ui(config, box, flags, folder, io);
 
-    const files = flags.files === undefined ? [] : flags.files.split(',').map((f) => f.trim()).filter((f) => f !== '');
+    const files = listOf(flags.files);
     if (flags.paste === true && flags.demo === true) throw new DeepworkError('USAGE', '--paste and --demo are two bridges; give one of them.');
     if (flags.paste === true) {
       // The terminal is where the replies come in, so nothing piped is read as text with the question.
@@ -180,11 +180,16 @@ async function check(config: Config, json: boolean, io: Io): Promise<number> {
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
 }
 
-type Write = { force: boolean; diff: boolean; json: boolean };
+type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean };
 type Ask = {
   bridge: Bridge; config: Config; box: SandboxOptions; question: string; files: string[]; piped: string | undefined; continues: boolean;
   apply: boolean; write: Write; cwd: string;
 };
+
+// A flag's comma-separated paths (--files, --trust).
+function listOf(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').map((f) => f.trim()).filter((f) => f !== '');
+}
 
 // What is piped in is sent as it is, up to this many characters; more is refused rather than cut.
 const PIPED_CHARS = 200_000;
@@ -286,7 +291,7 @@ async function writeFiles(box: Sandbox, files: readonly Proposal[], config: Conf
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const report = await applyFiles(box, files, { backupDir: config.backupDir, force: write.force, diff: write.diff, signal: controller.signal });
+    const report = await applyFiles(box, files, { backupDir: config.backupDir, force: write.force, trust: write.trust, diff: write.diff, signal: controller.signal });
     const code = controller.signal.aborted ? EXIT.interrupted : report.files.some((f) => f.status === 'failed') ? EXIT.failure : EXIT.ok;
     return { report, code };
   } finally {
@@ -358,9 +363,9 @@ async function undo(config: Config, options: SandboxOptions, list: boolean, json
   }
   const report = undoLast(box, config.backupDir);
   if (report.set === undefined) throw new DeepworkError('NOT_FOUND', `No applied set of this folder to undo (backups are kept in ${config.backupDir}).`);
-  if (json) output.printJson(io, { set: report.set.name, files: report.files.map((f) => ({ path: f.path, action: f.action, ...(f.reason === undefined ? {} : { reason: f.reason }) })) });
+  if (json) output.printJson(io, { set: report.set.name, files: report.files.map((f) => ({ path: f.path, action: f.action, ...(f.reason === undefined ? {} : { reason: f.reason }) })), ...(report.later.length > 0 ? { later: report.later } : {}) });
   else io.out(output.undoneReport({ ...report, set: report.set }));
-  return report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
+  return report.later.length > 0 || report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }
 
 // What is piped in (`git diff | deepwork "review"`) or redirected from a file; nothing when standard input is a

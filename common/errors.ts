@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'USAGE'
   | 'APPLY_FAILED'
   | 'UNDO_FAILED'
+  | 'UNDO_BLOCKED'
   | 'STATE_INVALID'
   | 'BAD_REQUEST'
   | 'BUSY'

@@ -16,6 +16,7 @@ export const FLAGS = {
   apply: { type: 'boolean', what: 'write the proposed files (the old versions go to a backup set first)', for: ['ask'] },
   diff: { type: 'boolean', what: 'show a unified diff of each proposed file', for: ['ask', 'apply'] },
   force: { type: 'boolean', what: 'also write files held back for looking elided ("rest unchanged")', for: ['ask', 'apply'] },
+  trust: { type: 'string', value: 'a,b', what: 'also write these files, held back because tools run them by themselves (git hooks, CI, editor tasks); read their diffs first', for: ['ask', 'apply'] },
   continue: { type: 'boolean', short: 'c', what: "continue this folder's last conversation", for: ['ask'] },
   steps: { type: 'string', value: 'N', what: 'bridge calls per question, 1 to 50 (config: steps)', for: ['ask', 'ui'] },
   'context-tokens': { type: 'string', value: 'N', what: "the model's window in tokens (config: contextTokens; else asked of the bridge)", for: ['ask', 'ui'] },

@@ -3,7 +3,7 @@
 
 import type { ApplyReport } from '../writing/apply.ts';
 import { fileSpans } from '../protocol/parse.ts';
-import type { UndoReport } from '../writing/undo.ts';
+import { laterWrites, type UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
 import type { LoopEvent } from '../protocol/loop.ts';
 import { CONTROLS_JSON_LEAVES, escapeControls, formatCount, formatDuration } from '../common/text.ts';
@@ -87,6 +87,7 @@ export function listSets(sets: readonly SetInfo[]): string {
 }
 
 export function undoneReport(report: UndoReport & { set: SetInfo }): string {
+  if (report.later.length > 0) return `Not undoing ${report.set.name}: ${laterWrites(report.later)}. Undoing it would throw that later write away; undo the later set first, then this one. Nothing was changed.`;
   const lines = report.files.map((f) => `  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
   return [`Undoing ${report.set.name}:`, ...(lines.length === 0 ? ['  nothing to put back: no file of the set was written'] : lines)].join('\n');
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { DeepworkError, errnoOf } from '../common/errors.ts';
+import { gitDirShape, gitPlaces, isGitDir } from './git-places.ts';
 
 // Names never sent, whatever the request. A pattern without a slash matches a file's name in any folder.
 export const defaultSecretNames: readonly string[] = [
@@ -227,11 +228,65 @@ export function protectedReason(box: Sandbox, rel: string, real: string): string
     const parts = spelling.split('/').map(foldName);
     if (parts.includes('.git')) return 'git internals';
   }
+  if (inGitDir(box.root, real)) return 'git internals';
   const folded = foldPath(real);
   for (const place of box.guarded) if (isInside(place.folded, folded)) return place.what;
   if (rel !== '.' && (box.isSecret(rel) || (realRel !== rel && box.isSecret(realRel)))) return 'looks like a secret';
   return undefined;
 }
+
+// Whether a place inside the root is, or lies in, a folder shaped like a git directory: under any name it holds what
+// .git holds, and git obeys its config.
+function inGitDir(root: string, real: string): boolean {
+  for (let dir = real; isInside(root, dir); dir = path.dirname(dir)) {
+    if (isGitDir(dir)) return true;
+    if (dir === root) return false;
+  }
+  return false;
+}
+
+// The folders (relative, '.' for the root) that are shaped like a git directory once these files (relative real paths)
+// are written: a git directory is refused as a whole, so a set of files that makes one (HEAD, objects/x, refs/x,
+// config) is refused as a set, though no single file of it lies in one yet.
+export function gitDirsMadeBy(root: string, rels: readonly string[]): string[] {
+  const added = new Map<string, Set<string>>();
+  for (const rel of rels) {
+    const parts = rel.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      const folder = i === 0 ? '.' : parts.slice(0, i).join('/');
+      const names = added.get(folder) ?? new Set<string>();
+      names.add(foldName(parts[i] ?? ''));
+      added.set(folder, names);
+    }
+  }
+  return [...added].filter(([folder, names]) => {
+    const abs = folder === '.' ? root : path.join(root, ...folder.split('/'));
+    return gitDirShape((name) => names.has(name.toLowerCase()) || fs.existsSync(path.join(abs, name)));
+  }).map(([folder]) => folder);
+}
+
+// Why git would act on a file written at `real`, from what the repository's and the user's git config say: it lies in
+// the folder core.hooksPath names, or it is a config file a git config includes. Undefined when neither.
+function gitActsOn(root: string, real: string): string | undefined {
+  const places = gitPlaces(root);
+  const folded = foldPath(real);
+  for (const hooks of places.hooks) {
+    const where = realLocation(hooks);
+    // Hooks in the project folder itself: git runs only the files named as hooks there.
+    if (where === root) {
+      if (path.dirname(real) === root && GIT_HOOK_NAMES.test(path.basename(real))) return 'git runs it as a hook (core.hooksPath names the project folder); deepwork does not write hooks';
+    } else if (isInside(root, where) && isInside(foldPath(where), folded)) {
+      return `it is in ${relativeTo(root, where)}, the folder git runs hooks from (core.hooksPath); deepwork does not write hooks`;
+    }
+  }
+  for (const config of places.configs) {
+    if (foldPath(realLocation(config)) === folded) return 'git reads it as config (a git config includes it), and config makes git run commands; deepwork does not write it';
+  }
+  return undefined;
+}
+
+// The hooks git runs (githooks(5)), for a core.hooksPath that names the project folder itself.
+const GIT_HOOK_NAMES = /^(?:applypatch-msg|pre-applypatch|post-applypatch|pre-commit|pre-merge-commit|prepare-commit-msg|commit-msg|post-commit|pre-rebase|post-checkout|post-merge|pre-push|pre-receive|update|proc-receive|post-receive|post-update|reference-transaction|push-to-checkout|pre-auto-gc|post-rewrite|sendemail-validate|fsmonitor-watchman|p4-changelist|p4-prepare-changelist|p4-post-changelist|p4-pre-submit|post-index-change)$/i;
 
 // Resolves a requested path inside the sandbox for reading. FIFOs, sockets and devices are refused without opening
 // them; a symlink is judged by where it really leads, and so is every folder on the way.
@@ -310,9 +365,15 @@ function unwritableName(parts: readonly string[]): string | undefined {
   return undefined;
 }
 
+// Why a write into a folder that it would leave shaped like a git directory is refused.
+export function madeGitDir(folder: string): string {
+  return `it would make ${folder === '.' ? 'the project folder' : folder} a git directory (HEAD, objects/, refs/), whose config git obeys; deepwork does not write git internals`;
+}
+
 // Where a proposed file may be written: the read rule, judged on the real target (a symlink or a parent folder that
 // leads outside is refused), plus what is never written — .git, node_modules, deepwork's own places, secrets,
-// folders, names another disk would read differently. The path as written and its real location are both judged.
+// folders, names another disk would read differently, git's hooks folder and included config, git directories. The
+// path as written and its real location are both judged.
 export function resolveTarget(box: Sandbox, requested: string): Target {
   const normal = normalizeRequest(requested);
   if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
@@ -334,6 +395,10 @@ export function resolveTarget(box: Sandbox, requested: string): Target {
       const realRel = relativeTo(box.root, real);
       const really = realRel === rel ? undefined : unwritableName(realRel.split('/'));
       if (really !== undefined) return { kind: 'refused', rel, reason: `it leads to ${realRel}: ${really}` };
+      const git = gitActsOn(box.root, real);
+      if (git !== undefined) return { kind: 'refused', rel, reason: git };
+      const [gitDir] = gitDirsMadeBy(box.root, [realRel]);
+      if (gitDir !== undefined) return { kind: 'refused', rel, reason: madeGitDir(gitDir) };
       return { kind: place.kind === 'file' ? 'existing' : 'new', rel, real, realRel };
     }
   }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { foldName, foldRel, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+import { gitDirShape } from './git-places.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
 // `target` is the real path a symlinked file leads to (inside the root): it is read there, never through the link.
@@ -63,6 +64,7 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     if (entry.name === '.gitignore' && entry.isFile()) gitignore = true;
   }
   if (!sorted) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (isGitDirListing(entries)) return;
   const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'))] : rules;
 
   const prefix = rel === '.' ? '' : `${rel}/`;
@@ -84,6 +86,14 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
     if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, large);
   }
+}
+
+// A git directory under another name (HEAD, objects/, refs/) holds what .git holds: its entries are never walked.
+function isGitDirListing(entries: readonly fs.Dirent[]): boolean {
+  return gitDirShape((name) => {
+    const want = name.toLowerCase();
+    return entries.some((e) => (e.name.charCodeAt(0) | 32) === want.charCodeAt(0) && foldName(e.name) === want);
+  });
 }
 
 // A symlink is walked only as a file whose real target is inside the root and may be sent; returns that target.

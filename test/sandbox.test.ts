@@ -210,3 +210,76 @@ describe('the walk and secret paths', () => {
     assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
+
+describe('places git acts on besides .git (issue 23, finding 9)', () => {
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+  it('withholds a git directory under another name from reading, listing and searching, as it does .git', () => {
+    const root = tempFolder({ 'src/a.js': 'a\n' });
+    git(root, 'init', '--quiet', '--bare', 'vendor/mirror');
+    fs.appendFileSync(path.join(root, 'vendor', 'mirror', 'config'), '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n[remote "origin"]\n\turl = https://token@example.com/x.git\n');
+    // git itself takes the folder for a repository: `git status` there reads this config.
+    assert.equal(git(path.join(root, 'vendor', 'mirror'), 'rev-parse', '--is-bare-repository'), 'true');
+    const box = createSandbox(root);
+    for (const rel of ['vendor/mirror', 'vendor/mirror/config', 'vendor/mirror/HEAD', 'vendor/mirror/hooks/pre-commit', 'vendor/mirror/refs/heads/x']) {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'withheld', `${rel}: ${JSON.stringify(place)}`);
+      if (place.kind === 'withheld') assert.equal(place.reason, 'git internals');
+    }
+    const walked = walk(box).map((e) => e.rel);
+    assert.deepEqual(walked.filter((rel) => rel.startsWith('vendor/mirror/')), []);
+    assert.ok(walked.includes('src/a.js'));
+  });
+
+  it('refuses to write into a git directory under another name, or a file that completes one', () => {
+    const root = tempFolder({ 'evil/HEAD': 'ref: refs/heads/main\n', 'evil/objects/.keep': '', 'half/HEAD': 'ref: refs/heads/main\n', 'half/objects/.keep': '' });
+    fs.mkdirSync(path.join(root, 'evil', 'refs'));
+    const box = createSandbox(root);
+    for (const rel of ['evil/config', 'evil/hooks/post-checkout', 'half/refs/heads/main']) {
+      const target = resolveTarget(box, rel);
+      assert.equal(target.kind, 'refused', `${rel}: ${JSON.stringify(target)}`);
+      if (target.kind === 'refused') assert.match(target.reason, /git/);
+    }
+    assert.match(JSON.stringify(resolveTarget(box, 'half/refs/heads/main')), /would make half a git directory/);
+    assert.equal(resolveTarget(box, 'half/notes.txt').kind, 'new');
+  });
+
+  it('refuses to write into the folder core.hooksPath names, relative to the work tree, and config a git config includes', () => {
+    const repo = tempFolder({ 'app/src/a.js': 'a\n', 'app/hooks/pre-commit': '#!/bin/sh\nexit 0\n', 'app/git.inc': '[core]\n' });
+    git(repo, 'init', '--quiet');
+    git(repo, 'config', 'core.hooksPath', 'app/hooks');
+    git(repo, 'config', 'include.path', '../app/git.inc');
+    // The project is a folder of the repository: the hooks path is the work tree's, not the project's.
+    const box = createSandbox(path.join(repo, 'app'));
+    for (const [rel, reason] of [['hooks/pre-commit', /hooks, the folder git runs hooks from \(core\.hooksPath\)/], ['hooks/post-checkout', /core\.hooksPath/], ['HOOKS/helper.sh', /core\.hooksPath/], ['git.inc', /git reads it as config/]] as const) {
+      const target = resolveTarget(box, rel);
+      assert.equal(target.kind, 'refused', `${rel}: ${JSON.stringify(target)}`);
+      if (target.kind === 'refused') assert.match(target.reason, reason);
+    }
+    assert.equal(resolveTarget(box, 'src/a.js').kind, 'existing');
+    // Reading the hooks stays allowed: they are the project's own code, and hold no secret.
+    assert.equal(resolvePath(box, 'hooks/pre-commit').kind, 'file');
+  });
+
+  it('refuses the hooks folder a global git config names ($XDG_CONFIG_HOME/git/config, ~/.gitconfig)', () => {
+    const repo = tempFolder({ 'src/a.js': 'a\n' });
+    git(repo, 'init', '--quiet');
+    const xdg = tempFolder({ 'git/config': '[core]\n\thooksPath = "tools/git hooks" ; a comment\n' });
+    const home = tempFolder({ '.gitconfig': '[Core]\n  HooksPath = ~/elsewhere\n[core "x"]\n  hooksPath = not-this\n[core]\n  hooksPath = ci/hooks\n' });
+    const saved = { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, HOME: process.env.HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+    try {
+      Object.assign(process.env, { XDG_CONFIG_HOME: xdg, HOME: home });
+      delete process.env.GIT_CONFIG_GLOBAL;
+      // git reads the same values from there.
+      assert.equal(git(repo, 'config', '--global', '--get', 'core.hooksPath'), 'ci/hooks');
+      const box = createSandbox(repo);
+      for (const rel of ['tools/git hooks/pre-push', 'ci/hooks/pre-commit']) assert.equal(resolveTarget(box, rel).kind, 'refused', rel);
+      for (const rel of ['tools/git/pre-push', 'not-this/pre-commit', 'src/a.js']) assert.notEqual(resolveTarget(box, rel).kind, 'refused', rel);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+});

@@ -139,8 +139,8 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     assert.ok(set !== undefined);
     assert.equal(fs.readFileSync(path.join(backupDir, set, 'files', 'a.js'), 'utf8'), 'const a = 1;\n');
 
-    await page.getByRole('button', { name: 'Undo writing a.js' }).click();
-    await page.getByText('Put back: a.js (restored).').waitFor();
+    await page.getByRole('button', { name: 'Undo this write: 1 file (a.js)' }).click();
+    await page.getByText('Undid this write of 1 file: a.js (restored).').waitFor();
     await page.getByRole('button', { name: 'Write a.js' }).waitFor();
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 1;\n');
   });
@@ -204,6 +204,12 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await run.locator('.proposal[data-path="b.js"]').getByText(/^Written;/).waitFor();
     assert.deepEqual(['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['const a = 3;\n', 'const b = 3;\n']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-proposals.png') });
+    // Undo on one card undoes the whole Write: its label and its result say so.
+    const undo = run.locator('.proposal[data-path="a.js"]').getByRole('button', { name: 'Undo this write: 2 files (a.js, b.js)' });
+    assert.equal(await undo.innerText(), 'Undo this write: 2 files');
+    await undo.click();
+    await run.getByText('Undid this write of 2 files: a.js (restored), b.js (restored).').waitFor();
+    assert.deepEqual(['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['const a = 1;\n', 'const b = 1;\n']);
 
     await page.getByLabel('Question').fill('Take your time');
     await page.getByRole('button', { name: 'Ask' }).click();

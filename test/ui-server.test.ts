@@ -348,6 +348,68 @@ describe('the pult session: proposals in the answer, conversations, Write all (i
   });
 });
 
+describe('the pult session: writes that run code and undo of an older card (issue 23)', () => {
+  // A session over a temp folder whose scripted bridge answers each question with the reply the test gives it.
+  async function sessionWith(files: Record<string, string>) {
+    const root = tempFolder(files);
+    const backupDir = path.join(tempFolder(), 'backup');
+    let settle: () => void = () => {};
+    const session = new Session({
+      executor: createExecutor(root, { backupDir }), backupDir, stateDir: tempFolder(), steps: 1, contextTokens: undefined,
+      send: (m) => {
+        if (m.type === 'run' && m.run.state !== 'running') settle();
+      },
+    });
+    const ask = async (reply: string) => {
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve(reply) });
+      await done;
+      return run;
+    };
+    return { root, session, ask, read: (rel: string) => fs.readFileSync(path.join(root, rel), 'utf8') };
+  }
+  const bases = (run: RunView, ...paths: string[]) => new Map(run.files.filter((f) => paths.includes(f.path)).map((f) => [f.path, f.base ?? '']));
+
+  it('holds back a file that makes tools run code from Write all, says why on its card, and writes it from the card', async () => {
+    const { root, session, ask, read } = await sessionWith({ 'a.js': 'a\n' });
+    const run = await ask('=== FILE: a.js ===\nA\n=== END ===\n=== FILE: .github/workflows/ci.yml ===\non: push\n=== END ===');
+    const ci = run.files.find((f) => f.path === '.github/workflows/ci.yml');
+    assert.equal(ci?.status, 'held back');
+    assert.equal(ci?.reason, "it makes tools run code: GitHub runs it on push and on pull requests, with the repository's secrets; read its diff, then use Write anyway to write it");
+    // Write all, as the page sends it: every path with its base, no force.
+    const all = await session.write(run.id, bases(run, 'a.js', '.github/workflows/ci.yml'), false);
+    assert.deepEqual(all.map((f) => [f.path, f.status, f.written]), [['a.js', 'changed', true], ['.github/workflows/ci.yml', 'held back', false]]);
+    assert.equal(fs.existsSync(path.join(root, '.github')), false);
+    // The card's Write anyway: the one path, forced.
+    const [one] = await session.write(run.id, bases(run, '.github/workflows/ci.yml'), true);
+    assert.deepEqual([one?.status, one?.written], ['new', true]);
+    assert.equal(read('.github/workflows/ci.yml'), 'on: push\n');
+  });
+
+  it("refuses to undo an older card's write while a later write of the same file stands, names it, and undoes it after", async () => {
+    const { root, session, ask, read } = await sessionWith({ 'a.js': 'v1\n', 'b.js': 'b1\n' });
+    const first = await ask('=== FILE: a.js ===\nv2\n=== END ===\n=== FILE: b.js ===\nb2\n=== END ===');
+    const older = await session.write(first.id, bases(first, 'a.js', 'b.js'), false);
+    fs.writeFileSync(path.join(root, 'a.js'), 'the user\'s edit\n');
+    // A later run proposes what the first wrote: written over the user's edit, a.js holds the first write's text again.
+    const second = await ask('=== FILE: a.js ===\nv2\n=== END ===');
+    const newer = await session.write(second.id, bases(second, 'a.js'), false);
+    const olderSet = path.basename(older[0]?.backupSet ?? '');
+    const newerSet = path.basename(newer[0]?.backupSet ?? '');
+    assert.throws(() => session.undo(olderSet), (error: unknown) => {
+      assert.ok(error instanceof DeepworkError);
+      assert.equal(error.code, 'UNDO_BLOCKED');
+      assert.equal(error.message, `Nothing was undone: a.js was written again by the later set ${newerSet}, which is not undone. Undoing this write would throw that later one away; undo it first (Undo on its card), then this one.`);
+      return true;
+    });
+    assert.deepEqual([read('a.js'), read('b.js')], ['v2\n', 'b2\n']);
+    session.undo(newerSet);
+    assert.equal(read('a.js'), 'the user\'s edit\n');
+    assert.deepEqual(session.undo(olderSet).files.map((f) => [f.path, f.action]), [['a.js', 'left'], ['b.js', 'restored']]);
+    assert.deepEqual([read('a.js'), read('b.js')], ['the user\'s edit\n', 'b1\n']);
+  });
+});
+
 describe('launchPult', () => {
   it('reuses a pult already serving the same folder, and names the way out for a port taken by another program', async () => {
     const root = tempFolder({ 'a.js': '' });

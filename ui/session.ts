@@ -11,7 +11,7 @@ import { loadRun, type SavedRun } from '../writing/runs.ts';
 import { cleanReply, createPasteBridge, DEFAULT_PASTE_MAX_CHARS, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
-import { undoLast, type UndoReport } from '../writing/undo.ts';
+import { laterWrites, undoLast, type UndoReport } from '../writing/undo.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import { normalizeRequest } from '../reading/sandbox.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
@@ -219,7 +219,8 @@ export class Session {
 
   // Writes proposed files of a run with the same code as --apply: one file (`path`) or all that can be written, each
   // only if it is still what its diff was made against (`bases`, path to base, from the preview the page showed).
-  // A file that changed since is not written: its new diff is shown, to be written again.
+  // A file that changed since is not written: its new diff is shown, to be written again. `force`: the user pressed
+  // Write on the card of a held-back file, having seen why: it is written, elided-looking or running code.
   async write(runId: number, bases: ReadonlyMap<string, string>, force: boolean): Promise<FileView[]> {
     const run = this.runs.find((r) => r.id === runId);
     const blocks = this.blocks.get(runId) ?? [];
@@ -228,15 +229,16 @@ export class Session {
     const ops = blocks.filter((b) => bases.has(tidy(b.path)));
     if (run === undefined || ops.length === 0) throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
     const box = this.options.executor.box;
-    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, diff: true, expected: bases });
-    const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, f]));
+    const trust = force ? [...bases.keys()] : [];
+    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, trust, diff: true, expected: bases });
+    const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, forThePult(f)]));
     const results = report.files.map((applied): FileView => {
       const fresh = now.get(applied.path);
       const base = bases.get(applied.path);
       if (!applied.written && fresh !== undefined && base !== undefined && fresh.base !== base) {
         return { ...fresh, reason: 'not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.' };
       }
-      return { ...applied, backupSet: report.backupSet };
+      return { ...forThePult(applied), backupSet: report.backupSet };
     });
     const byPath = new Map(results.map((f) => [f.path, f]));
     run.files = run.files.map((f) => byPath.get(f.path) ?? f);
@@ -245,10 +247,12 @@ export class Session {
     return results;
   }
 
-  // Undoes the named set (the one a Write made), or the last one.
+  // Undoes the named set (the one a Write made, all its files), or the last one. A set whose file a later Write wrote
+  // again is not undone until that later one is.
   undo(set?: string): UndoReport {
     const report = undoLast(this.options.executor.box, this.options.backupDir, undefined, set);
     if (report.set === undefined) throw new DeepworkError('NOT_FOUND', set === undefined ? 'No applied set to undo.' : `No applied set ${set} to undo (already undone?).`);
+    if (report.later.length > 0) throw new DeepworkError('UNDO_BLOCKED', `Nothing was undone: ${laterWrites(report.later)}. Undoing this write would throw that later one away; undo it first (Undo on its card), then this one.`);
     this.refreshOthers(undefined);
     return report;
   }
@@ -256,7 +260,7 @@ export class Session {
   // A run's proposals as they stand against the disk now, written nothing.
   private preview(runId: number): FileView[] {
     const blocks = this.blocks.get(runId) ?? [];
-    return previewFiles(this.options.executor.box, blocks, { diff: true });
+    return previewFiles(this.options.executor.box, blocks, { diff: true }).map(forThePult);
   }
 
   // After a write or an undo the disk changed: every other run's statuses and diffs are recomputed.
@@ -308,6 +312,11 @@ export function answerParts(answer: string): AnswerPart[] {
   }
   prose(answer.slice(at));
   return parts;
+}
+
+// A held-back file's reason in the pult's terms: its card's Write anyway writes it, not a console flag.
+function forThePult(file: Applied): Applied {
+  return file.status === 'held back' && file.hold !== undefined ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` } : file;
 }
 
 function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {

@@ -11,15 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EditBlock, Proposal } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
-import { isInside, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
+import { foldRel, gitDirsMadeBy, isInside, madeGitDir, normalizeRequest, resolveTarget, type Sandbox, type Target } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
 import { encode, encodingName } from '../reading/encoding.ts';
 import { forChange, readText, unfitReason } from '../reading/text.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
-import { createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
-import { tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
+import { backupCopy, createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
+import { ChangedSinceRead, guardedRename, tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
 import { diffTexts } from './diff.ts';
+import { runsCode } from './run-code.ts';
 
 // `stopped`: not reached, because the apply was stopped (Ctrl-C) before it.
 export type ApplyStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed' | 'stopped';
@@ -36,13 +37,21 @@ export type Applied = {
   // What the diff was made against: the file's real place and its bytes (or their absence), hashed. The pult's Write
   // sends it back, and a file that is no longer that is not overwritten.
   base?: string;
+  // Why a 'held back' file is held back, without the console's words for writing it anyway: the pult says its own.
+  hold?: Hold;
 };
+
+// `elided`: it looks like a whole file with parts left out ("rest unchanged"); `runs-code`: tools run it by themselves
+// (writing/run-code.ts). `why` completes the sentence.
+export type Hold = { kind: 'elided' | 'runs-code'; why: string };
 
 export type ApplyReport = { files: Applied[]; backupSet: string | undefined };
 
 export type PreviewOptions = {
   // Write files held back for looking elided.
   force?: boolean;
+  // Paths the user named to write although they make tools run code (--trust, the pult's Write on one card).
+  trust?: readonly string[];
   diff?: boolean;
 };
 
@@ -91,6 +100,8 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     return { files: files(), backupSet: undefined };
   }
 
+  // Files found changed right before their rename: left out of the set, so undo never touches them.
+  const skipped = new Set<number>();
   for (const [i, p] of toWrite.entries()) {
     const entry = manifest.files[i];
     if (entry === undefined) continue;
@@ -101,11 +112,17 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     }
     try {
       if (p.old === undefined) ops.mkdirSync(path.dirname(p.real), { recursive: true });
-      writeAtomic(ops, p.real, p.bytes, p.mode, entry.temp);
+      // An editor's save between the plan and the rename is kept, not overwritten (and then lost to undo).
+      writeAtomic(guardedRename(ops, p.real, () => stillAsRead(p)), p.real, p.bytes, p.mode, entry.temp);
       p.applied.written = true;
       entry.written = true;
     } catch (error) {
-      fail(p, writeFailure(error));
+      if (error instanceof ChangedSinceRead) {
+        skipped.add(i);
+        fail(p, 'not written: the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it');
+      } else {
+        fail(p, writeFailure(error));
+      }
     }
     // Lets a Ctrl-C in between be heard: it stops the loop here, after a whole file.
     if (toWrite.length > 1) await new Promise((resolve) => setImmediate(resolve));
@@ -122,6 +139,15 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     return fs.existsSync(abs);
   }).reverse();
 
+  for (const i of skipped) {
+    const rel = manifest.files[i]?.path;
+    try {
+      if (rel !== undefined && manifest.files[i]?.existed === true) ops.rmSync(backupCopy(set, rel), { force: true });
+    } catch {
+      // A copy left in the set is never put back: the manifest no longer names it.
+    }
+  }
+  manifest.files = manifest.files.filter((_, i) => !skipped.has(i));
   if (manifest.files.every((f) => !f.written)) {
     try {
       ops.rmSync(set, { recursive: true, force: true });
@@ -137,6 +163,19 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     // The first manifest stays: it names every planned file, and undo judges each by its content.
   }
   return { files: files(), backupSet: set };
+}
+
+// Whether the file is as the plan read it: the same bytes, or still absent for a new file.
+function stillAsRead(p: Extract<Plan, { kind: 'write' }>): boolean {
+  try {
+    if (p.old === undefined) {
+      fs.lstatSync(p.real);
+      return false;
+    }
+    return fs.readFileSync(p.real).equals(p.old);
+  } catch (error) {
+    return p.old === undefined && errnoOf(error) === 'ENOENT';
+  }
 }
 
 function fail(p: Plan, reason: string): void {
@@ -162,9 +201,15 @@ function plansFor(box: Sandbox, blocks: readonly Proposal[], options: PreviewOpt
   const plans = [...byPath.entries()].map(([wanted, ops]) => plan(box, wanted, ops, options));
   const last = new Map<string, Plan>();
   for (const p of plans) if (p.kind === 'write') last.set(p.realRel, p);
-  return plans.map((p) => (p.kind === 'write' && last.get(p.realRel) !== p
-    ? { kind: 'report', applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` } }
-    : p));
+  // Files that together make a folder a git directory (HEAD, objects/…, refs/…, config): each alone passed the path rule.
+  const gitDirs = gitDirsMadeBy(box.root, [...last.keys()]);
+  const inGitDir = (rel: string) => gitDirs.find((dir) => dir === '.' || foldRel(rel).startsWith(`${foldRel(dir)}/`));
+  return plans.map((p): Plan => {
+    if (p.kind !== 'write') return p;
+    if (last.get(p.realRel) !== p) return { kind: 'report', applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` } };
+    const gitDir = inGitDir(p.realRel);
+    return gitDir === undefined ? p : { kind: 'report', applied: { ...p.applied, status: 'refused', reason: madeGitDir(gitDir) } };
+  });
 }
 
 function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: PreviewOptions): Plan {
@@ -187,6 +232,8 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
       ...base, ...where, path: target.rel, status: 'new', added: countLines(made), base: baseOf(target.realRel, undefined),
       ...(options.diff === true ? { diff: diffTexts(target.rel, '', made).diff } : {}),
     };
+    const runs = trusted(options, target) ? undefined : runsCode(target.realRel, undefined, made, undefined);
+    if (runs !== undefined) return report(heldForCode(applied, runs));
     return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(made, 'utf8'), old: undefined, mode: undefined };
   }
 
@@ -220,14 +267,36 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
     ...base, ...where, ...identity, status: 'changed', added: change.added, removed: change.removed,
     ...(options.diff === true ? { diff: change.diff } : {}),
   };
+  const runs = trusted(options, target) ? undefined : runsCode(target.realRel, oldText, newText, mode);
+  if (runs !== undefined) return report(heldForCode(applied, runs));
   // Only a whole file can leave code out by a placeholder; an EDIT's pairs say what they replace.
   const elided = options.force === true || whole === undefined ? undefined : elisionOf(oldText, newText);
-  if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force` });
+  if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force`, hold: { kind: 'elided', why: elided } });
   const bytes = encode(newText, encoding);
   if (!Buffer.isBuffer(bytes)) {
     return report({ ...applied, status: 'refused', reason: `the new text has "${bytes.char}" (line ${bytes.line}), which ${encodingName(encoding)} cannot hold; the file stays in its encoding` });
   }
   return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old, mode };
+}
+
+// Whether the user named this file to be written although it makes tools run code: by the path they saw, or by the
+// real path a link leads to.
+function trusted(options: PreviewOptions, target: Extract<Target, { kind: 'existing' | 'new' }>): boolean {
+  const mine = [foldRel(target.rel), foldRel(target.realRel)];
+  return (options.trust ?? []).some((named) => {
+    const normal = normalizeRequest(named);
+    return 'rel' in normal && mine.includes(foldRel(normal.rel));
+  });
+}
+
+function heldForCode(applied: Applied, runs: string): Applied {
+  const why = `it makes tools run code: ${runs}`;
+  return { ...applied, status: 'held back', reason: `${why}; check it, then write it with --trust ${shellWord(applied.path)}`, hold: { kind: 'runs-code', why } };
+}
+
+// A path as one word for a shell: quoted when it holds anything but the plain characters of a path.
+function shellWord(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`;
 }
 
 // A text with EDIT blocks applied in order, or why one did not apply (then nothing of the file is written).

@@ -49,3 +49,20 @@ export function writeAtomic(ops: FsOps, target: string, bytes: Buffer, mode: num
     throw error;
   }
 }
+
+// Thrown by a `guardedRename` rename whose target is no longer what the caller read; writeAtomic removes its temp file
+// and passes it on.
+export class ChangedSinceRead extends Error {}
+
+// The file operations with one more look right before the rename onto `target`: is it still what the caller read
+// (`still`)? A save made meanwhile (an editor, the user) is kept rather than overwritten. What is left is the instant
+// between this look and the rename.
+export function guardedRename(ops: FsOps, target: string, still: () => boolean): FsOps {
+  return {
+    ...ops,
+    renameSync: (from, to) => {
+      if (to === target && !still()) throw new ChangedSinceRead(`${target} changed since it was read`);
+      ops.renameSync(from, to);
+    },
+  };
+}

@@ -9,16 +9,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { backupCopy, saveManifest, setsOf, sha256, type ManifestFile, type SetInfo } from './backup-sets.ts';
-import { isTempName, writeAtomic, type FsOps } from './atomic.ts';
+import { ChangedSinceRead, guardedRename, isTempName, writeAtomic, type FsOps } from './atomic.ts';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
-import { isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
+import { foldRel, isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 
 export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
-export type UndoReport = { set: SetInfo | undefined; files: Undone[] };
+// `later`: files of the set that a later set, not undone, wrote again, with that set's name. When there are any,
+// nothing was touched: putting the set's old versions back would throw away the later write and whatever the user
+// did between the two, which only the later set's backup holds. Undo the later set first.
+export type UndoReport = { set: SetInfo | undefined; files: Undone[]; later: Array<{ path: string; set: string }> };
 
 export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?: string): UndoReport {
-  const set = setsOf(backupDir, box.root).find((s) => !s.manifest.undone && (name === undefined || s.name === name));
-  if (set === undefined) return { set: undefined, files: [] };
+  const sets = setsOf(backupDir, box.root);
+  const at = sets.findIndex((s) => !s.manifest.undone && (name === undefined || s.name === name));
+  const set = sets[at];
+  if (set === undefined) return { set: undefined, files: [], later: [] };
+  const later = writtenLater(set, sets.slice(0, at));
+  if (later.length > 0) return { set, files: [], later };
   const files = set.manifest.files.flatMap((entry) => {
     const done = undoFile(box, set, entry, ops);
     return done === undefined ? [] : [done];
@@ -32,7 +39,31 @@ export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?
       throw new DeepworkError('UNDO_FAILED', `The files are back, but ${set.dir} could not be marked as undone (${messageOf(error)}); a second undo would find the files changed and leave them alone.`, { cause: error });
     }
   }
-  return { set, files };
+  return { set, files, later };
+}
+
+// The later writes that stand in an undo's way, in words: "a.js was written again by the later set NAME, which is not
+// undone". The console and the pult both say it.
+export function laterWrites(later: UndoReport['later']): string {
+  const bySet = new Map<string, string[]>();
+  for (const { path: file, set } of later) bySet.set(set, [...(bySet.get(set) ?? []), file]);
+  return [...bySet].map(([set, files]) => {
+    const list = files.length === 1 ? files[0] ?? '' : `${files.slice(0, -1).join(', ')} and ${files.at(-1) ?? ''}`;
+    return `${list} ${files.length === 1 ? 'was' : 'were'} written again by the later set ${set}, which is not undone`;
+  }).join('; ');
+}
+
+// The files of `set` that a newer set, not undone, also wrote (or may have: one cut short before it could say).
+// Sets come newest first; only a named undo can reach past the newest.
+function writtenLater(set: SetInfo, newer: readonly SetInfo[]): UndoReport['later'] {
+  const later: UndoReport['later'] = [];
+  for (const entry of set.manifest.files) {
+    if (entry.after === '' || (!entry.written && set.manifest.complete)) continue;
+    const folded = foldRel(entry.path);
+    const by = newer.find((s) => !s.manifest.undone && s.manifest.files.some((f) => foldRel(f.path) === folded && (f.written || !s.manifest.complete)));
+    if (by !== undefined) later.push({ path: entry.path, set: by.name });
+  }
+  return later;
 }
 
 // One file of a set put back; undefined when there is nothing to do (it was never written).
@@ -55,10 +86,10 @@ function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): 
     }
   }
   const now = current === undefined ? undefined : sha256(current);
+  const where = entry.existed ? `; its old version stays in ${backupCopy(set.dir, rel)}` : '';
   if (now !== entry.after) {
     // Still as it was before the apply: the set was cut short before this file.
     if (now === entry.before) return undefined;
-    const where = entry.existed ? `; its old version stays in ${backupCopy(set.dir, rel)}` : '';
     return { path: rel, action: 'left', reason: `it changed after deepwork wrote it${where}` };
   }
   try {
@@ -68,10 +99,20 @@ function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): 
     }
     const copy = backupCopy(set.dir, rel);
     if (!isInside(set.dir, copy)) return { path: rel, action: 'failed', reason: 'its backup copy is outside the set; nothing was touched' };
-    writeAtomic(ops, target.real, fs.readFileSync(copy), entry.mode);
+    // A save between the look above and the rename is kept: the file is left, as one changed after the apply is.
+    writeAtomic(guardedRename(ops, target.real, () => stillWritten(target.real, entry.after)), target.real, fs.readFileSync(copy), entry.mode);
     return { path: rel, action: 'restored' };
   } catch (error) {
+    if (error instanceof ChangedSinceRead) return { path: rel, action: 'left', reason: `it changed while undo ran, and is as you left it${where}` };
     return { path: rel, action: 'failed', reason: `${messageOf(error)}; the file is as it was` };
+  }
+}
+
+function stillWritten(file: string, after: string): boolean {
+  try {
+    return sha256(fs.readFileSync(file)) === after;
+  } catch {
+    return false;
   }
 }
 

@@ -59,10 +59,10 @@ const STRINGS = {
     proposals: (/** @type {number} */ n) => (n === 1 ? '1 proposed change' : `${n} proposed changes`),
     writeAll: (/** @type {number} */ n) => `Write all (${n})`, write: 'Write', writeAnyway: 'Write anyway',
     writeLabel: (/** @type {string} */ p) => `Write ${p}`, writeAnywayLabel: (/** @type {string} */ p) => `Write ${p} anyway`,
-    diff: 'Diff', hideDiff: 'Hide diff', diffLabel: (/** @type {string} */ p) => `Diff of ${p}`, undo: 'Undo', undoLabel: (/** @type {string} */ p) => `Undo writing ${p}`,
+    diff: 'Diff', hideDiff: 'Hide diff', diffLabel: (/** @type {string} */ p) => `Diff of ${p}`, undo: (/** @type {number} */ n) => `Undo this write: ${n} file${n === 1 ? '' : 's'}`, undoLabel: (/** @type {number} */ n, /** @type {string} */ list) => `Undo this write: ${n} file${n === 1 ? '' : 's'} (${list})`,
     written: (/** @type {string} */ set) => `Written; the previous version is in ${set}.`,
-    undone: (/** @type {string} */ list) => `Put back: ${list}.`, nothingUndone: 'Nothing to put back: no file of that set was written.',
-    action: (/** @type {string} */ a) => ({ restored: 'restored', removed: 'removed', skipped: 'left alone' })[a] ?? a,
+    undone: (/** @type {number} */ n, /** @type {string} */ list) => `Undid this write of ${n} file${n === 1 ? '' : 's'}: ${list}.`, nothingUndone: 'Nothing to put back: no file of that set was written.',
+    action: (/** @type {string} */ a) => ({ restored: 'restored', removed: 'removed', left: 'left alone', skipped: 'left alone' })[a] ?? a,
     cutCard: 'The reply ended before this block\'s END line: it is never written.',
     elsewhere: 'Proposed at an earlier step', notKept: 'Proposed in an earlier session; only the folder\'s last run can still be written.',
     partOf: (/** @type {number} */ i, /** @type {number} */ n) => `part ${i} of ${n} for this file`,
@@ -108,10 +108,10 @@ const STRINGS = {
     proposals: (/** @type {number} */ n) => `${n} ${ruPlural(n, 'предложенное изменение', 'предложенных изменения', 'предложенных изменений')}`,
     writeAll: (/** @type {number} */ n) => `Записать все (${n})`, write: 'Записать', writeAnyway: 'Записать всё равно',
     writeLabel: (/** @type {string} */ p) => `Записать ${p}`, writeAnywayLabel: (/** @type {string} */ p) => `Записать ${p} всё равно`,
-    diff: 'Изменения', hideDiff: 'Скрыть изменения', diffLabel: (/** @type {string} */ p) => `Изменения в ${p}`, undo: 'Отменить', undoLabel: (/** @type {string} */ p) => `Отменить запись ${p}`,
+    diff: 'Изменения', hideDiff: 'Скрыть изменения', diffLabel: (/** @type {string} */ p) => `Изменения в ${p}`, undo: (/** @type {number} */ n) => `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')}`, undoLabel: (/** @type {number} */ n, /** @type {string} */ list) => `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${list})`,
     written: (/** @type {string} */ set) => `Записан; прежняя версия в ${set}.`,
-    undone: (/** @type {string} */ list) => `Возвращено: ${list}.`, nothingUndone: 'Возвращать нечего: ни один файл этого набора не записан.',
-    action: (/** @type {string} */ a) => ({ restored: 'восстановлен', removed: 'удалён', skipped: 'не тронут' })[a] ?? a,
+    undone: (/** @type {number} */ n, /** @type {string} */ list) => `Запись отменена (${n} ${ruPlural(n, 'файл', 'файла', 'файлов')}): ${list}.`, nothingUndone: 'Возвращать нечего: ни один файл этого набора не записан.',
+    action: (/** @type {string} */ a) => ({ restored: 'восстановлен', removed: 'удалён', left: 'не тронут', skipped: 'не тронут' })[a] ?? a,
     cutCard: 'Ответ оборвался до строки END этого блока: он не будет записан.',
     elsewhere: 'Предложено на одном из прежних шагов', notKept: 'Предложено в прошлом сеансе; записать можно только последний запуск папки.',
     partOf: (/** @type {number} */ i, /** @type {number} */ n) => `часть ${i} из ${n} для этого файла`,
@@ -527,20 +527,22 @@ function proposalCard(run, path, part, extra) {
   if (file.reason !== undefined) card.append(h('p', { class: 'reason' }, [file.reason]));
   if (file.written) {
     const set = file.backupSet?.split(/[\\/]/).pop();
-    const undo = h('button', { type: 'button', 'aria-label': t('undoLabel')(path) }, [t('undo')]);
-    undo.addEventListener('click', () => void undoSet(run, set));
+    // Undo puts back the whole set this file's Write made: the button says how many files that is.
+    const together = run.files.filter((f) => f.written && f.backupSet === file.backupSet).map((f) => f.path);
+    const undo = h('button', { type: 'button', 'aria-label': t('undoLabel')(together.length, together.join(', ')) }, [t('undo')(together.length)]);
+    undo.addEventListener('click', () => void undoSet(run, set, together.length));
     card.append(h('p', { class: 'reason written' }, [t('written')(file.backupSet ?? ''), ' ', undo]));
   }
   if (openDiffs.has(key) && file.diff !== undefined) card.append(diffView(file.diff, t('diffLabel')(path)));
   return card;
 }
 
-/** @param {RunView} run @param {string | undefined} set */
-async function undoSet(run, set) {
+/** @param {RunView} run @param {string | undefined} set @param {number} files */
+async function undoSet(run, set, files) {
   try {
     const report = /** @type {{ files: Array<{ path: string, action: string, reason?: string }> }} */ (await api('POST', '/api/undo', set === undefined ? {} : { set }));
     const list = report.files.map((f) => `${f.path} (${t('action')(f.action)}${f.reason === undefined ? '' : `: ${f.reason}`})`).join(', ');
-    notices.set(run.id, list === '' ? t('nothingUndone') : t('undone')(list));
+    notices.set(run.id, list === '' ? t('nothingUndone') : t('undone')(files, list));
     const shown = runs.get(run.id);
     if (shown !== undefined) showRun(shown);
   } catch (error) {
