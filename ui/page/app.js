@@ -224,9 +224,9 @@ function h(tag, attrs = {}, children = []) {
 
 // Characters that are not shown, or that change how the text around them is shown: C0 and C1 controls (tab and
 // newline aside) and Unicode's format characters (Cf). Among them the bidirectional embeddings, overrides, isolates
-// and marks that make `if (accessLevel != "user‮ ⁦// Check if admin⁩ ⁦") {` read as `if (accessLevel != "user") { //
-// Check if admin` (Trojan Source, CVE-2021-42574, https://trojansource.codes), zero-width spaces and joiners, word
-// joiners, the soft hyphen, a BOM, tag characters.
+// and marks of Trojan Source (CVE-2021-42574, https://trojansource.codes): `"user` U+202E ` ` U+2066 `// Check if
+// admin` U+2069 ` ` U+2066 `"` reads as `"user" // Check if admin`. Also zero-width spaces and joiners, word joiners,
+// the soft hyphen, a BOM, tag characters.
 const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/gu;
 const HAS_HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
 
