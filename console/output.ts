@@ -1,5 +1,6 @@
-// What the console prints: lists of proposed files, undo reports, JSON, and the step log with its status line.
-// Everything meant for people passes through `forPeople`, which makes a model's control characters visible.
+// What the console prints: the answer set apart from deepwork's own lines, lists of proposed files, undo reports,
+// JSON, and the step log with its status line. Everything meant for people passes through `forPeople`, which makes a
+// model's control characters visible.
 
 import type { ApplyReport } from '../writing/apply.ts';
 import { fileSpans } from '../protocol/parse.ts';
