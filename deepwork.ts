@@ -23,7 +23,7 @@ const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const
 // `stdin`: what was piped in, read when a question needs it (undefined when nothing is piped). `env`: the
 // environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME, an API key's variable).
 export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined), env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const io = forPeople(raw);
+  const io = forPeople(raw, env);
   // Before the flags are understood, a failure is still printed as JSON when --json was asked for.
   let json = argv.includes('--json');
   try {
@@ -244,10 +244,10 @@ async function ask(a: Ask, io: Io): Promise<number> {
   if (a.write.json) {
     output.printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...output.filesJson(report) });
   } else {
-    // The note is the loop's, not the model's: it stays out of the last block a reply cut off.
+    // The note is the loop's, not the model's: it stays out of the last block a reply cut off, and out of the answer.
     const reply = outcome.note === undefined ? outcome.answer : outcome.answer.slice(0, -outcome.note.length).trimEnd();
-    io.out(`${output.answerProse(reply, report).trimEnd()}${outcome.note === undefined ? '' : `\n\n${outcome.note}`}`);
-    if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
+    const after = [...(outcome.note === undefined ? [] : [outcome.note]), ...(report.files.length > 0 ? [output.listFiles(report, a.apply, a.write.diff)] : [])];
+    output.printAnswer(io, output.answerParts(reply, report), after);
   }
   return code;
 }
@@ -400,6 +400,7 @@ export function run(argv: string[]): void {
     err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
     stream: (text) => process.stderr.write(text),
     isTTY: process.stderr.isTTY === true,
+    outTTY: process.stdout.isTTY === true,
   };
   const unexpected = (error: unknown) => forPeople(io).err(unexpectedFailure(error, process.env));
   // After an uncaught throw nothing in the process can be trusted: say so, then end once stderr has taken the text.

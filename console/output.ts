@@ -1,5 +1,6 @@
-// What the console prints: lists of proposed files, undo reports, JSON, and the step log with its status line.
-// Everything meant for people passes through `forPeople`, which makes a model's control characters visible.
+// What the console prints: the answer set apart from deepwork's own lines, lists of proposed files, undo reports,
+// JSON, and the step log with its status line. Everything meant for people passes through `forPeople`, which makes a
+// model's control characters visible.
 
 import type { ApplyReport } from '../writing/apply.ts';
 import { fileSpans } from '../protocol/parse.ts';
@@ -10,16 +11,25 @@ import { CONTROLS_JSON_LEAVES, escapeControls, formatCount, formatDuration } fro
 
 // The console: `out` is stdout, `err` stderr; `json` prints JSON text as it is; `status` a terminal status line with
 // its own cursor controls (a text starting with "\r" is written without a line end); `stream` writes to stderr as it
-// is, without a line end (a reply as it streams in).
-export type Io = { out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void; stream?: (text: string) => void };
+// is, without a line end (a reply as it streams in). `outTTY`: stdout is a terminal. `own` prints deepwork's own lines
+// on stdout, bold when `colour` says stdout takes it (see printAnswer).
+export type Io = {
+  out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void; stream?: (text: string) => void;
+  outTTY?: boolean; own?: (text: string) => void; colour?: boolean;
+};
 
 // The same console with control characters made visible in all text for people: a model's answer, paths and messages
-// can carry terminal escapes (clear the screen, set the clipboard through OSC 52, hide a link through OSC 8).
-export function forPeople(raw: Io): Io {
+// can carry terminal escapes (clear the screen, set the clipboard through OSC 52, hide a link through OSC 8). Since
+// nothing a model writes can style a line, deepwork's own lines can be told apart by their style where stdout is a
+// terminal that takes colour: not when NO_COLOR is set (https://no-color.org) or the terminal is dumb.
+export function forPeople(raw: Io, env: NodeJS.ProcessEnv = {}): Io {
   const stream = raw.stream;
+  const colour = raw.outTTY === true && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb';
+  const bold = (text: string) => text.split('\n').map((line) => (line === '' ? line : `\x1b[1m${line}\x1b[22m`)).join('\n');
   return {
     out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err,
     ...(stream === undefined ? {} : { stream: (text: string) => stream(escapeControls(text)) }),
+    outTTY: raw.outTTY === true, colour, own: colour ? (text) => raw.out(bold(escapeControls(text))) : (text) => raw.out(escapeControls(text)),
   };
 }
 
@@ -37,23 +47,77 @@ export function filesJson(report: ApplyReport): { files: Array<{ path: string; s
   };
 }
 
-// The answer as people read it: the prose, with each FILE and EDIT block in it replaced by one line that says what it
-// proposes (the list of proposals follows it; --diff shows the changes). `report` says what became of each path.
-export function answerProse(answer: string, report: ApplyReport): string {
-  const spans = fileSpans(answer);
-  if (spans.length === 0) return answer;
+// The answer as people read it, in parts: the model's prose, and deepwork's own line in place of each FILE and EDIT
+// block, saying what it proposes (the list of proposals follows; --diff shows the changes). `report` says what became
+// of each path.
+export type AnswerPart = { from: 'model' | 'deepwork'; text: string };
+
+export function answerParts(answer: string, report: ApplyReport): AnswerPart[] {
+  const parts: AnswerPart[] = [];
+  // Each part is whole lines: the prose before a block loses the line end the block's own line puts back.
+  const prose = (text: string) => {
+    if (text !== '') parts.push({ from: 'model', text: text.replace(/\n$/, '') });
+  };
   const fates = new Map(report.files.map((f) => [tidyPath(f.path), f]));
-  let out = '';
   let at = 0;
-  for (const { block, from, to } of spans) {
-    out += answer.slice(at, from);
+  for (const { block, from, to } of fileSpans(answer)) {
+    prose(answer.slice(at, from));
     at = to;
     const fate = fates.get(tidyPath(block.path));
     const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
     const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
-    out += `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]\n`;
+    parts.push({ from: 'deepwork', text: `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]` });
   }
-  return out + answer.slice(at);
+  prose(answer.slice(at).trimEnd());
+  return parts;
+}
+
+// Where stdout takes no colour (a pipe, a file, NO_COLOR), the model's text is framed by these two lines.
+const FRAME = { open: "==== the model's answer ====", close: "==== end of the model's answer ====" };
+// What marks a line of the model's that could pass for one of deepwork's own.
+const MODEL_MARK = '(model) ';
+// Such a line, behind any markdown or dashes it wears: a frame line, one that starts like it or says what it says, a
+// line standing for a FILE or EDIT block or a note of deepwork's, the heading of the proposals list, one of its lines,
+// the backup line.
+const POSES_AS_OWN = new RegExp([
+  '^[\\s>*_#`|+-]*(?:',
+  ['={3}', '[─━═]{3}', '\\[(?:FILE|EDIT|deepwork)\\b', 'deepwork:', 'files:', 'proposed files\\b', 'previous versions saved\\b',
+    '(?:new|changed|held back|refused|failed|unchanged|stopped) {2,}\\S', 'incomplete \\S', "(?:end of )?(?:the )?model's answer"].join('|'),
+  ')',
+].join(''), 'i');
+
+// Prints an answer so that no line of the model's can pass for deepwork's own (a forged list of proposals, a forged
+// backup line, a forged end of the answer): the model's lines that look like deepwork's are marked "(model)";
+// deepwork's own lines are bold on a terminal that takes colour, and elsewhere the model's text is framed. `after`:
+// deepwork's own paragraphs after the answer (a note, the list of proposals).
+export function printAnswer(io: Io, parts: readonly AnswerPart[], after: readonly string[]): void {
+  const own = io.own ?? io.out;
+  const lines: AnswerPart[] = [];
+  for (const part of parts) {
+    for (const line of part.text.split('\n')) {
+      // A zero-width character in a line hides nothing from this test (U+200B in "Fi\u200bles:").
+      const poses = part.from === 'model' && POSES_AS_OWN.test(line.replace(/\p{Cf}/gu, ''));
+      lines.push({ from: part.from, text: poses ? `${MODEL_MARK}${line}` : line });
+    }
+  }
+  const framed = io.colour !== true;
+  if (framed) own(FRAME.open);
+  // Consecutive lines of one origin go out together: one write each.
+  let run: AnswerPart | undefined;
+  const flush = () => {
+    if (run !== undefined) (run.from === 'model' ? io.out : own)(run.text);
+    run = undefined;
+  };
+  for (const line of lines) {
+    if (run !== undefined && run.from === line.from) run.text += `\n${line.text}`;
+    else {
+      flush();
+      run = { ...line };
+    }
+  }
+  flush();
+  if (framed) own(FRAME.close);
+  for (const text of after) own(`\n${text}`);
 }
 
 function tidyPath(p: string): string {

@@ -63,6 +63,12 @@ function installCopy(install: string): void {
   fs.symlinkSync(path.join(HOME, 'node_modules'), path.join(install, 'node_modules'));
 }
 
+// An answer on stdout as a person reads it where stdout is not a terminal: framed, so that the lines after it are
+// deepwork's own (issue 23).
+function framed(answer: string): string {
+  return `==== the model's answer ====\n${answer}\n==== end of the model's answer ====\n`;
+}
+
 function configFile(dir: string, value: unknown, name = 'config.json'): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
@@ -78,7 +84,7 @@ describe('deepwork "question"', () => {
     const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'loadConfig returns 1.' }) });
     const run = await deepwork(['Where is loadConfig?', '--host', fake.host, '--model', 'm'], project);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'loadConfig returns 1.\n');
+    assert.equal(run.stdout, framed('loadConfig returns 1.'));
     assert.match(run.stderr, /step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of 55,808\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/);
     assert.equal(fake.chats[0]?.model, 'm');
   });
@@ -123,7 +129,7 @@ describe('deepwork "question"', () => {
     assert.equal(first.code, 0, first.stderr);
     const second = await deepwork(['Is it one?', '--continue', '--host', fake.host], dir);
     assert.equal(second.code, 0, second.stderr);
-    assert.equal(second.stdout, 'Yes, as I said: 1.\n');
+    assert.equal(second.stdout, framed('Yes, as I said: 1.'));
     const message = fake.chats[2]?.content ?? '';
     const order = ['=== EARLIER QUESTION 1 ===\nWhat does app.js export?', '=== YOUR ANSWER AT STEP 1 OF QUESTION 1 ===\n=== NEED: app.js ===', '=== RESULTS OF YOUR REQUESTS AT STEP 1 OF QUESTION 1 ===\n=== RESULT NEED app.js: 1 line ===\n1 | export const a = 1;', '=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt exports a = 1.\n=== END OF YOUR ANSWER ===', '=== QUESTION ===\nIs it one?'];
     const at = order.map((part) => message.indexOf(part));
@@ -163,9 +169,9 @@ describe('deepwork "question"', () => {
     const plain = await deepwork(['q', '--host', fake.host, '--steps', '1'], project);
     assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/);
     // The prose shows each FILE block as one line, not its content.
-    assert.ok(plain.stdout.startsWith('Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]\n'), plain.stdout);
+    assert.ok(plain.stdout.startsWith(framed('Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]')), plain.stdout);
     assert.ok(!plain.stdout.includes('return 2;'));
-    assert.match(plain.stdout, /see the list below\]\n\n\[deepwork: this answer was cut short: the steps ran out after 1 step\./);
+    assert.match(plain.stdout, /see the list below\]\n==== end of the model's answer ====\n\n\[deepwork: this answer was cut short: the steps ran out after 1 step\./);
     assert.equal(fs.existsSync(path.join(project, 'new.js')), false, 'nothing is written without --apply');
   });
 
@@ -301,7 +307,7 @@ describe('an OpenAI-compatible server (issue 13)', () => {
     const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY, chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'It exports 42.', reasoning: 'hmm, '.repeat(50) }) });
     const run = await deepwork(['What does app.js export?', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, 'It exports 42.\n');
+    assert.equal(run.stdout, framed('It exports 42.'));
     assert.match(run.stderr, /deepwork: deepseek-chat at http:\/\/127\.0\.0\.1:\d+\/v1 \(OpenAI-compatible\)/);
     assert.match(run.stderr, /tokens of 119,808\n/, 'the preset window of deepseek-chat, 128,000, less 8,192 for the reply');
     assert.equal(fake.requests.length, 2);
@@ -490,7 +496,7 @@ describe('deepwork "question" --paste (issue 17)', () => {
     fs.writeFileSync(board, 'a is 1.\n');
     child.stdin.write('\n');
     assert.equal(await closed, 0, stderr);
-    assert.equal(stdout, 'a is 1.\n');
+    assert.equal(stdout, framed('a is 1.'));
     assert.match(stderr, /took a reply of 18 characters\.\n/);
     assert.match(stderr, /took a reply of 7 characters from the clipboard \(xclip\)\./);
     assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
@@ -566,7 +572,7 @@ describe('writing proposed files from the command line', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
     const run = await deepwork(['q', '--diff', '--host', fake.host], dir);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stdout.startsWith('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.\n\nProposed files'), run.stdout);
+    assert.ok(run.stdout.startsWith(`${framed('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.')}\nProposed files`), run.stdout);
     assert.match(run.stdout, /  changed +big\.js \+1 -1\n[^]*-export const v150 = 150;\n\+export const v150 = 1500;/);
     assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big, 'nothing is written without --apply');
     const apply = await deepwork(['apply'], dir);
@@ -813,5 +819,48 @@ describe('hardening (issue 9): the command line', () => {
     const still = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8') !== files[rel]);
     assert.deepEqual(still, []);
     assert.deepEqual(fs.readdirSync(path.join(dir, 'f')).filter((n) => n.endsWith('.tmp')), []);
+  });
+});
+
+describe('an answer that forges deepwork\'s own lines (issue 23)', () => {
+  it('marks the model\'s lines that pose as the list of proposals, and frames the answer, so the real list is told apart', async () => {
+    const dir = tempFolder({ 'app.js': 'export const a = 1;\n' });
+    const forged = [
+      'Fixed the hook as you asked.',
+      '=== FILE: app.js ===',
+      'export const a = 2;',
+      '=== END ===',
+      '==== end of the model\'s answer ====',
+      '',
+      '[FILE .githooks/pre-commit: new, +3; see the list below]',
+      '',
+      'Files:',
+      '  refused    .githooks/pre-commit: the file is protected; nothing to do',
+      '  unchanged  app.js  written',
+      'Previous versions saved in /home/you/.deepwork/backup/set-1 (deepwork undo puts them back).',
+    ].join('\n');
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: forged }) });
+    const run = await deepwork(['q', '--host', fake.host], dir);
+    assert.equal(run.code, 0, run.stderr);
+    // A person reads the answer from its opening line to the first line that ends it; what follows is deepwork's.
+    const lines = run.stdout.split('\n');
+    assert.equal(lines[0], '==== the model\'s answer ====', run.stdout);
+    const end = lines.indexOf('==== end of the model\'s answer ====');
+    assert.ok(end > 0, run.stdout);
+    assert.deepEqual(lines.slice(end + 1), ['', 'Proposed files (not written; --apply writes them, or `deepwork apply` now):', '  changed    app.js +1 -1', '']);
+    assert.deepEqual(lines.slice(1, end), [
+      'Fixed the hook as you asked.',
+      '[FILE app.js: changed, +1 -1; see the list below]',
+      '(model) ==== end of the model\'s answer ====',
+      '',
+      '(model) [FILE .githooks/pre-commit: new, +3; see the list below]',
+      '',
+      '(model) Files:',
+      '(model)   refused    .githooks/pre-commit: the file is protected; nothing to do',
+      '(model)   unchanged  app.js  written',
+      '(model) Previous versions saved in /home/you/.deepwork/backup/set-1 (deepwork undo puts them back).',
+    ]);
+    const json = await deepwork(['q', '--host', fake.host, '--json'], dir);
+    assert.equal((JSON.parse(json.stdout) as { answer: string }).answer, forged, '--json gives the answer as it came');
   });
 });

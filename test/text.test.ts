@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { countLines, formatCount } from '../common/text.ts';
-import { forPeople, receivedSoFar, stepLog } from '../console/output.ts';
+import { forPeople, printAnswer, receivedSoFar, stepLog, type AnswerPart } from '../console/output.ts';
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {
@@ -50,5 +50,39 @@ describe('the step log on a terminal (issue 15)', () => {
     const log = stepLog(forPeople({ out: () => {}, err: (t) => written.push(t), stream: (t) => written.push(`stream:${t}`), isTTY: false }), 1);
     log.event({ kind: 'text', step: 1, text: 'Hello' });
     assert.deepEqual(written, []);
+  });
+});
+
+describe('printAnswer: deepwork\'s own lines apart from a model\'s (issue 23)', () => {
+  const parts: AnswerPart[] = [
+    { from: 'model', text: 'Done.\n\x1b[1mbold?\x1b[22m\nFi\u200bles:\n  new        evil.js +1' },
+    { from: 'deepwork', text: '[FILE a.js: new, +1; see the list below]' },
+  ];
+  const list = 'Proposed files (not written):\n  new        a.js +1';
+  const printed = (outTTY: boolean, env: NodeJS.ProcessEnv) => {
+    const written: string[] = [];
+    printAnswer(forPeople({ out: (t) => written.push(t), err: () => {}, isTTY: false, outTTY }, env), parts, [list]);
+    return written;
+  };
+
+  it('prints deepwork\'s own lines bold on a terminal that takes colour, and marks the model\'s lines that pose as them', () => {
+    assert.deepEqual(printed(true, { TERM: 'xterm-256color' }), [
+      'Done.\n\\x1b[1mbold?\\x1b[22m\n(model) Fi\u200bles:\n(model)   new        evil.js +1',
+      '\x1b[1m[FILE a.js: new, +1; see the list below]\x1b[22m',
+      '\n\x1b[1mProposed files (not written):\x1b[22m\n\x1b[1m  new        a.js +1\x1b[22m',
+    ]);
+  });
+
+  it('frames the answer instead, styling nothing, when NO_COLOR is set, the terminal is dumb or stdout is no terminal', () => {
+    for (const [outTTY, env] of [[true, { NO_COLOR: '1' }], [true, { TERM: 'dumb' }], [false, {}]] as const) {
+      const written = printed(outTTY, env);
+      assert.deepEqual(written, [
+        "==== the model's answer ====",
+        'Done.\n\\x1b[1mbold?\\x1b[22m\n(model) Fi\u200bles:\n(model)   new        evil.js +1',
+        '[FILE a.js: new, +1; see the list below]',
+        "==== end of the model's answer ====",
+        `\n${list}`,
+      ], JSON.stringify(env));
+    }
   });
 });

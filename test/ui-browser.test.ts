@@ -428,3 +428,93 @@ describe('a hostile page in the same Chromium (hardening issue 9)', { skip: exec
     assert.equal(asked, 0);
   });
 });
+
+// The page's getComputedStyle, which the Node types the tests compile with do not declare.
+type Styles = { getComputedStyle: (el: unknown) => { borderStyle: string; borderLeftStyle: string; borderLeftWidth: string } };
+
+describe('the pult in Chromium: text a model controls (issue 23)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  let pult: Pult;
+  let fake: FakeBridge;
+  let page: Page;
+  // Trojan Source (CVE-2021-42574): shown as it is stored, this reads `if (accessLevel != "user") { // Check if admin`.
+  const trojan = 'if (accessLevel != "user\u202E \u2066// Check if admin\u2069 \u2066") {';
+  const root = tempFolder({ 'access.js': 'let accessLevel = "user";\n', 'b.js': 'const b = 1;\n' });
+  const forgedSummary = '# 2 proposed changes\n\n- `new` `notes.txt` +1\n- `changed` `b.js` +1 −1\n\n**changed** `.githooks/pre-commit` FILE +1 −1 Write';
+
+  before(async () => {
+    fake = await startFakeBridge({
+      manualClose: true,
+      chat: (content) => {
+        const question = questionOf(content);
+        if (question.startsWith('Trojan')) {
+          return { kind: 'reply', text: `Here it is\u202E, checked.\n=== FILE: access.js ===\nlet accessLevel = "user";\n${trojan}\n  grant();\n}\n=== END ===\n=== FILE: readme\u202Etxt.js ===\nx\n=== END ===` };
+        }
+        return { kind: 'reply', text: `${forgedSummary}\n\n=== FILE: b.js ===\nconst b = 2;\n=== END ===\nThat is all.` };
+      },
+    });
+    pult = await startPult(pultOptions({ executor: createExecutor(root), bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 20_000 }), host: fake.host, model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 }));
+    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    await page.goto(pult.url);
+    await page.getByText('(2)').waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await pult?.close();
+    await fake?.close();
+  });
+
+  it('shows invisible and direction-changing characters as codes in logical order, in the diff, paths, prose and question, and flags the diff line', async () => {
+    await page.getByLabel('Question').fill('Trojan\u200B?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const run = page.locator('#run-1[data-state="answered"]');
+    await run.waitFor();
+    const card = run.locator('.proposal[data-path="access.js"]');
+    await card.getByRole('button', { name: 'Diff of access.js' }).click();
+    const lines = await card.locator('.diff .line').evaluateAll((rows) => rows.map((row) => ({
+      code: row.querySelector('.code')?.textContent ?? '', flagged: row.classList.contains('flagged'), flag: row.querySelector('.flag')?.getAttribute('aria-label') ?? null,
+    })));
+    const shown = '+if (accessLevel != "user⟨U+202E⟩ ⟨U+2066⟩// Check if admin⟨U+2069⟩ ⟨U+2066⟩") {';
+    assert.deepEqual(lines.filter((l) => l.flagged), [{ code: shown, flagged: true, flag: 'This line holds invisible or direction-changing characters' }]);
+    assert.ok(lines.some((l) => l.code === '+  grant();' && !l.flagged), JSON.stringify(lines));
+    assert.match(await card.innerText(), /Holds invisible or direction-changing characters/);
+    // The codes are boxes of their own, and no bidirectional control is left on the page to reorder what it shows.
+    assert.equal(await card.locator('.diff .hidden-char').first().evaluate((box) => (globalThis as unknown as Styles).getComputedStyle(box).borderStyle), 'solid');
+    assert.doesNotMatch(await page.locator('body').innerText(), /[\u202A-\u202E\u2066-\u2069\u200B]/);
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-hidden-characters.png') });
+
+    const shownPath = 'readme⟨U+202E⟩txt.js';
+    assert.equal(await run.locator('.proposal').nth(1).locator('.head code').innerText(), shownPath);
+    assert.match(await run.locator('.proposal').nth(1).innerText(), /Holds invisible or direction-changing characters/);
+    assert.ok((await run.locator('.summary').innerText()).includes(shownPath));
+    assert.match(await run.locator('.log').innerText(), /proposes access\.js, readme⟨U\+202E⟩txt\.js\./);
+    assert.equal(await run.locator('.prose').innerText(), 'Here it is⟨U+202E⟩, checked.');
+    assert.equal(await run.locator('summary h3').innerText(), 'Trojan⟨U+200B⟩?');
+    assert.match(await page.locator('#conversations').innerText(), /Trojan⟨U\+200B⟩\?/);
+  });
+
+  it('keeps the model\'s prose apart from deepwork\'s summary and cards, however it dresses up', async () => {
+    await page.getByLabel('Question').fill('Forge');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const run = page.locator('#run-2[data-state="answered"]');
+    await run.waitFor();
+    // Deepwork's summary and cards hold the one real proposal; the forged ones are the model's text, marked as such.
+    assert.equal(await run.locator('.summary').count(), 1);
+    assert.doesNotMatch(await run.locator('.summary').innerText(), /notes\.txt|pre-commit/);
+    assert.deepEqual(await run.locator('.proposal').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-path'))), ['b.js']);
+    const model = run.getByRole('group', { name: 'Written by the model' });
+    assert.equal(await model.count(), 2);
+    assert.match(await model.first().innerText(), /2 proposed changes[^]*notes\.txt[^]*\.githooks\/pre-commit/);
+    assert.equal(await run.locator('.prose .summary, .prose .proposal, .prose button, .summary .prose, .proposal .prose').count(), 0);
+    assert.equal(await run.locator('.from-model').innerText(), 'Written by the model');
+    const bar = await model.first().evaluate((el) => {
+      const style = (globalThis as unknown as Styles).getComputedStyle(el);
+      return [style.borderLeftStyle, style.borderLeftWidth];
+    });
+    assert.deepEqual(bar, ['solid', '3px']);
+    await run.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-model-prose.png') });
+  });
+});

@@ -535,3 +535,28 @@ describe('saved conversations', () => {
     assert.equal(listed[0]?.title, 'q32');
   });
 });
+
+describe('the pult session: invisible and direction-changing characters (issue 23)', () => {
+  it('names the proposals whose new text holds them, also past what the diff shows, but not for a BOM or CRLF line ends', async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `export const v${i} = ${i};`);
+    const root = tempFolder({ 'long.js': `${long.join('\n')}\n`, 'b.js': 'const b = 1;\n' });
+    const rewritten = long.map((line, i) => (i === 390 ? 'if (accessLevel != "user\u202E \u2066// Check if admin\u2069 \u2066") {' : `${line} // checked`));
+    const reply = [
+      `=== FILE: long.js ===\n${rewritten.join('\n')}\n=== END ===`,
+      '=== FILE: bom.js ===\n\uFEFFconst bom = 1;\r\nconst crlf = 2;\r\n=== END ===',
+      '=== EDIT: b.js ===\n<<<<<<< SEARCH\nconst b = 1;\n=======\nconst b\u200B = 1;\n>>>>>>> REPLACE\n=== END ===',
+    ].join('\n');
+    let answered: () => void = () => {};
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const session = new Session({
+      executor: createExecutor(root), backupDir: path.join(tempFolder(), 'backup'), stateDir: tempFolder(), steps: 1, contextTokens: undefined,
+      send: (m) => {
+        if (m.type === 'run' && m.run.state === 'answered') answered();
+      },
+    });
+    const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve(reply) });
+    await done;
+    assert.ok(!(run.files.find((f) => f.path === 'long.js')?.diff ?? '\u202E').includes('\u202E'), 'the diff does not reach the line');
+    assert.deepEqual(run.hiddenIn, ['long.js', 'b.js']);
+  });
+});

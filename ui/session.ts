@@ -52,6 +52,9 @@ export type RunView = {
   stop: Stop | undefined;
   error: string | undefined;
   files: FileView[];
+  // The proposed paths whose new text holds invisible or direction-changing characters, found in the whole text: a
+  // diff shows only its first lines, or none for a file rewritten throughout. The page says so on their cards.
+  hiddenIn: string[];
 };
 
 export type Conversations = { type: 'conversations'; current: string | undefined; list: ConversationInfo[] };
@@ -97,7 +100,7 @@ export class Session {
     const bridge = given === 'paste' ? this.pasteBridge(id) : given;
     const run: RunView = {
       id, conversation: conversation.id, question, attached: files, bridge: bridge.label, state: 'running', reopened: false,
-      log: [], waiting: undefined, parts: undefined, stop: undefined, error: undefined, files: [],
+      log: [], waiting: undefined, parts: undefined, stop: undefined, error: undefined, files: [], hiddenIn: [],
     };
     this.runs.push(run);
     const controller = new AbortController();
@@ -116,6 +119,7 @@ export class Session {
         run.parts = answerParts(outcome.answer);
         this.blocks.set(run.id, outcome.proposals);
         run.files = this.preview(run.id);
+        run.hiddenIn = hiddenIn(outcome.proposals);
         run.log.push({ kind: 'done', steps: outcome.steps, stop: outcome.stop });
         conversation.turns = result.conversation;
       },
@@ -202,12 +206,13 @@ export class Session {
       saved.turns.forEach((turn, i) => {
         const run: RunView = {
           id: this.runs.length + 1, conversation: id, question: turn.question, attached: [], bridge: '', state: 'answered', reopened: true,
-          log: [], waiting: undefined, parts: answerParts(turn.answer), stop: undefined, error: undefined, files: [],
+          log: [], waiting: undefined, parts: answerParts(turn.answer), stop: undefined, error: undefined, files: [], hiddenIn: [],
         };
         this.runs.push(run);
         if (i === saved.turns.length - 1 && last?.conversationId === id && last.question === turn.question) {
           this.blocks.set(run.id, last.files);
           run.files = this.preview(run.id);
+          run.hiddenIn = hiddenIn(last.files);
         }
         this.options.send({ type: 'run', run });
       });
@@ -317,6 +322,18 @@ export function answerParts(answer: string): AnswerPart[] {
 // A held-back file's reason in the pult's terms: its card's Write anyway writes it, not a console flag.
 function forThePult(file: Applied): Applied {
   return file.status === 'held back' && file.hold !== undefined ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` } : file;
+}
+
+// What the page shows as boxed codes (ui/page/app.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
+// format characters, among them the bidirectional controls of Trojan Source (CVE-2021-42574). A CR ending a line and a
+// BOM starting a file are the file's conventions, not hidden text.
+const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
+
+// The proposals' paths whose new text (a FILE's content, an EDIT's replacements) holds hidden characters.
+function hiddenIn(proposals: readonly Proposal[]): string[] {
+  const holds = (text: string) => HIDDEN.test(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'));
+  const paths = proposals.filter((p) => (p.kind === 'file' ? holds(p.content) : p.pairs.some((pair) => holds(pair.replace))));
+  return [...new Set(paths.map((p) => tidy(p.path)))];
 }
 
 function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {

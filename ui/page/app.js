@@ -2,13 +2,14 @@
 // The pult's page: the folder's files, the conversation run by run as it happens, the answers with their proposed
 // changes as cards, and the folder's saved conversations. Everything from a model's reply is put in as text; the
 // prose of an answer is HTML from the server's markdown renderer, which keeps raw HTML as text, and the page's CSP
-// runs no script but this one. Every string the page shows is in STRINGS, in English and Russian.
+// runs no script but this one. All text goes in through visible(), which shows invisible and direction-changing
+// characters as codes. Every string the page shows is in STRINGS, in English and Russian.
 
 /** @typedef {{ path: string, status: string, added: number, removed: number, written: boolean, reason?: string, diff?: string, base?: string, backupSet?: string }} FileView */
 /** @typedef {{ kind: 'sending', step: number, steps: number, chars: number, tokens: number, budget: number, dropped: number } | { kind: 'replied', step: number, steps: number, chars: number, ms: number, requests: string[], files: string[] } | { kind: 'answered-requests', step: number, steps: number, requests: number, chars: number } | { kind: 'warning', step: number, steps: number, message: string } | { kind: 'done', steps: number, stop: string } | { kind: 'not-saved', where: string, reason: string }} LogEntry */
 /** @typedef {{ kind: 'prose', html: string } | { kind: 'proposal', path: string, block: 'file' | 'edit', complete: boolean }} AnswerPart */
 /** @typedef {{ step: number, since: number, received: number, thinking: number, paste?: { chars: number, tokens: number, warning?: string } }} Waiting */
-/** @typedef {{ id: number, conversation: string, question: string, attached: string[], bridge: string, state: string, reopened: boolean, log: LogEntry[], waiting?: Waiting, parts?: AnswerPart[], stop?: string, error?: string, files: FileView[] }} RunView */
+/** @typedef {{ id: number, conversation: string, question: string, attached: string[], bridge: string, state: string, reopened: boolean, log: LogEntry[], waiting?: Waiting, parts?: AnswerPart[], stop?: string, error?: string, files: FileView[], hiddenIn: string[] }} RunView */
 /** @typedef {{ id: string, title: string, time: string, questions: number }} ConversationInfo */
 /** @typedef {{ name: string, path: string, dirs: Map<string, Folder>, files: Array<{ name: string, path: string, size: number }>, count: number, bytes: number }} Folder */
 /** @typedef {{ state: string, message: string }} Check */
@@ -73,6 +74,10 @@ const STRINGS = {
     pasteHow: 'A new chat for each question or the same chat both work: every message holds the whole conversation. Paste the model\'s whole reply below (the chat\'s Copy button copies it).',
     copyMessage: 'Copy message', copied: 'Copied.', copyFallback: 'The browser did not allow the clipboard: the message is selected, press Ctrl+C.',
     messageLabel: 'Message to copy', loading: 'Loading…', replyLabel: "Model's reply", sendReply: 'Send reply',
+    hiddenChar: 'An invisible or direction-changing character, shown as its code',
+    hiddenLine: 'This line holds invisible or direction-changing characters',
+    hiddenNote: 'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
+    fromModel: 'Written by the model',
   },
   ru: {
     bridge: 'Мост', check: 'Проверить', checking: 'проверка…', language: 'Язык', files: 'Файлы', filter: 'Фильтр',
@@ -122,6 +127,10 @@ const STRINGS = {
     pasteHow: 'Можно открывать новый чат для каждого вопроса или продолжать тот же: каждое сообщение содержит всю беседу. Вставьте ниже весь ответ модели (его копирует кнопка «Копировать» в чате).',
     copyMessage: 'Копировать сообщение', copied: 'Скопировано.', copyFallback: 'Браузер не дал доступа к буферу обмена: сообщение выделено, нажмите Ctrl+C.',
     messageLabel: 'Сообщение для копирования', loading: 'Загрузка…', replyLabel: 'Ответ модели', sendReply: 'Отправить ответ',
+    hiddenChar: 'Невидимый или меняющий направление текста символ, показан своим кодом',
+    hiddenLine: 'В этой строке есть невидимые или меняющие направление текста символы',
+    hiddenNote: 'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
+    fromModel: 'Написано моделью',
   },
 };
 
@@ -207,8 +216,62 @@ function $(id) {
 function h(tag, attrs = {}, children = []) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const child of children) el.append(child);
+  for (const child of children) el.append(typeof child === 'string' ? visible(child) : child);
   return el;
+}
+
+// ---- text shown as it is stored ----
+
+// Characters that are not shown, or that change how the text around them is shown: C0 and C1 controls (tab and
+// newline aside) and Unicode's format characters (Cf). Among them the bidirectional embeddings, overrides, isolates
+// and marks of Trojan Source (CVE-2021-42574, https://trojansource.codes): `"user` U+202E ` ` U+2066 `// Check if
+// admin` U+2069 ` ` U+2066 `"` reads as `"user" // Check if admin`. Also zero-width spaces and joiners, word joiners,
+// the soft hyphen, a BOM, tag characters.
+const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/gu;
+const HAS_HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
+
+/** @param {string} text */
+function hasHidden(text) {
+  return HAS_HIDDEN.test(text);
+}
+
+// Text from outside as nodes: each hidden character as a boxed code such as ⟨U+202E⟩, so the text reads in the order
+// it is stored and nothing in it hides. Every text the page shows goes through here: h() and setText() call it, and
+// the answer's prose is walked through it (showHiddenIn).
+/** @param {string} text @returns {Node} */
+function visible(text) {
+  if (!hasHidden(text)) return document.createTextNode(text);
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const match of text.matchAll(HIDDEN)) {
+    const index = match.index ?? 0;
+    if (index > at) out.append(text.slice(at, index));
+    const box = document.createElement('span');
+    box.className = 'hidden-char';
+    box.title = t('hiddenChar');
+    box.textContent = `⟨U+${(match[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+    out.append(box);
+    at = index + match[0].length;
+  }
+  if (at < text.length) out.append(text.slice(at));
+  return out;
+}
+
+/** @param {HTMLElement} el @param {string} text */
+function setText(el, text) {
+  el.replaceChildren(visible(text));
+}
+
+// The text nodes under `root` (the answer's prose as the server rendered it), with their hidden characters shown.
+/** @param {Node} root */
+function showHiddenIn(root) {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  /** @type {Text[]} */
+  const found = [];
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    if (hasHidden(node.nodeValue ?? '')) found.push(/** @type {Text} */ (node));
+  }
+  for (const node of found) node.replaceWith(visible(node.data));
 }
 
 /**
@@ -250,7 +313,7 @@ async function api(method, route, body) {
 function showError(error) {
   const text = error instanceof Error ? error.message : String(error);
   const hint = $('ask-hint');
-  hint.textContent = text;
+  setText(hint, text);
   hint.hidden = false;
 }
 
@@ -375,7 +438,7 @@ function folderList(folder) {
       if (shown) shown.hidden = !open;
       toggle.setAttribute('aria-expanded', String(open));
       toggle.setAttribute('aria-label', (open ? t('closeFolder') : t('openFolder'))(dir.path));
-      toggle.textContent = `${open ? '▾' : '▸'} ${dir.name}/`;
+      setText(toggle, `${open ? '▾' : '▸'} ${dir.name}/`);
     });
     const sizeText = `${t('fileCount')(dir.count)}, ${size(dir.bytes)}`;
     list.append(h('li', { role: 'treeitem' }, [h('div', { class: 'row' }, [box, toggle, h('span', { class: 'size' }, [sizeText])]), children]));
@@ -445,14 +508,16 @@ function logLine(e) {
   }
 }
 
-// A unified diff as rows with the old and new line numbers beside each line.
-/** @param {string} diff @param {string} label */
-function diffView(diff, label) {
-  const view = h('div', { class: 'diff', role: 'region', 'aria-label': label });
+// A unified diff as rows: the old and new line numbers beside each line, and whether the line holds hidden characters.
+// A CR ending a line is the line end of a CRLF file, and a BOM starting line 1 the file's own: neither is hidden text.
+/** @param {string} diff @returns {Array<{ cls: string, left: string, right: string, text: string, hidden: boolean }>} */
+function diffRows(diff) {
+  const rows = [];
   let oldLine = 0;
   let newLine = 0;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('Index:') || line.startsWith('====') || line === '') continue;
+  for (const raw of diff.split('\n')) {
+    if (raw.startsWith('---') || raw.startsWith('+++') || raw.startsWith('Index:') || raw.startsWith('====') || raw === '') continue;
+    let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
     let cls = '';
     let left = '';
@@ -473,7 +538,20 @@ function diffView(diff, label) {
       left = String(oldLine++);
       right = String(newLine++);
     }
-    view.append(h('div', { class: `line ${cls}` }, [h('span', { class: 'n' }, [left]), h('span', { class: 'n' }, [right]), h('span', { class: 'code' }, [line])]));
+    if ((left === '1' || right === '1') && line[1] === '\uFEFF') line = line.slice(0, 1) + line.slice(2);
+    rows.push({ cls, left, right, text: line, hidden: hasHidden(line) });
+  }
+  return rows;
+}
+
+// The diff's rows; a line holding hidden characters is marked, and shows them as codes as all text does.
+/** @param {string} diff @param {string} label */
+function diffView(diff, label) {
+  const view = h('div', { class: 'diff', role: 'region', 'aria-label': label });
+  for (const row of diffRows(diff)) {
+    const cells = [h('span', { class: 'n' }, [row.left]), h('span', { class: 'n' }, [row.right]), h('span', { class: 'code' }, [row.text])];
+    if (row.hidden) cells.unshift(h('span', { class: 'flag', role: 'img', title: t('hiddenLine'), 'aria-label': t('hiddenLine') }, ['⚠']));
+    view.append(h('div', { class: `line ${row.cls}${row.hidden ? ' flagged' : ''}` }, cells));
   }
   return view;
 }
@@ -525,6 +603,10 @@ function proposalCard(run, path, part, extra) {
     actions.append(write);
   }
   if (file.reason !== undefined) card.append(h('p', { class: 'reason' }, [file.reason]));
+  // Said on the card, not only in the diff: the reader may write it without opening the diff.
+  if (hasHidden(path) || run.hiddenIn.includes(path) || (file.diff !== undefined && diffRows(file.diff).some((row) => row.hidden))) {
+    card.append(h('p', { class: 'reason hidden-note', role: 'note' }, [t('hiddenNote')]));
+  }
   if (file.written) {
     const set = file.backupSet?.split(/[\\/]/).pop();
     // Undo puts back the whole set this file's Write made: the button says how many files that is.
@@ -577,8 +659,11 @@ function answerView(run) {
   const seen = new Map();
   for (const part of parts) {
     if (part.kind === 'prose') {
-      const prose = h('div', { class: 'prose' });
+      // The model's text is set apart from deepwork's cards and summary: a bar beside it, and a caption over the first.
+      if (answer.querySelector('.prose') === null) answer.append(h('p', { class: 'from-model small muted' }, [t('fromModel')]));
+      const prose = h('div', { class: 'prose', role: 'group', 'aria-label': t('fromModel') });
       prose.innerHTML = part.html;
+      showHiddenIn(prose);
       answer.append(prose);
     } else {
       const i = (seen.get(part.path) ?? 0) + 1;
@@ -728,8 +813,8 @@ function showConversations() {
   const info = conversations.find((c) => c.id === current);
   const first = [...runs.values()].filter((r) => r.conversation === current).sort((a, b) => a.id - b.id)[0];
   const title = info?.title ?? first?.question;
-  $('conversation-title').textContent = title ?? t('newConversationTitle');
-  $('follow').textContent = title === undefined ? '' : t('continues')(title);
+  setText($('conversation-title'), title ?? t('newConversationTitle'));
+  setText($('follow'), title === undefined ? '' : t('continues')(title));
   const list = $('conversations');
   if (conversations.length === 0) {
     list.replaceChildren(h('li', { class: 'small muted' }, [t('noConversations')]));
@@ -787,7 +872,7 @@ function showState() {
   const state = lastCheck.state === 'ready' || lastCheck.state === 'idle' || lastCheck.state === 'down' ? lastCheck.state : 'down';
   pill.textContent = t(state);
   pill.className = `state ${state}`;
-  message.textContent = lastCheck.message + (state === 'down' ? ` ${t('downHint')}` : '');
+  setText(message, lastCheck.message + (state === 'down' ? ` ${t('downHint')}` : ''));
 }
 
 async function check() {
@@ -811,7 +896,7 @@ function gone() {
   showState();
   showButtons();
   const banner = $('banner');
-  banner.textContent = t('goneBanner')(root);
+  setText(banner, t('goneBanner')(root));
   banner.hidden = false;
 }
 
@@ -930,7 +1015,7 @@ async function start() {
   root = state.root;
   rootName = state.rootName;
   limits = state.limits;
-  $('root-name').textContent = `— ${rootName}`;
+  setText($('root-name'), `— ${rootName}`);
   document.title = `deepwork — ${rootName}`;
   /** @type {HTMLInputElement} */ ($('steps')).value = String(state.steps);
   const choice = /** @type {HTMLSelectElement} */ ($('bridge-choice'));
