@@ -56,7 +56,7 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
     if (flags.paste === true) {
       // The terminal is where the replies come in, so nothing piped is read as text with the question.
       const { createConsolePaste } = await import('./console/paste.ts');
-      const paste = createConsolePaste({ io, folder: path.join(config.stateDir, 'paste'), maxChars: config.pasteMaxChars, env, input: process.stdin });
+      const paste = createConsolePaste({ io, folder: path.join(config.stateDir, 'paste'), project: folder, maxChars: config.pasteMaxChars, env, input: process.stdin });
       try {
         return await ask({ bridge: paste.bridge, config, box, question, files, piped: undefined, continues: flags.continue === true, apply: flags.apply === true, write, cwd: folder }, io);
       } finally {

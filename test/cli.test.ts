@@ -486,6 +486,7 @@ describe('deepwork "question" --paste (issue 17)', () => {
     // Typed (or pasted) here, ended with a dot; a chat's decorations around it are dropped.
     child.stdin.write('Thought for 3 seconds\n=== NEED: a.js ===\n.\n');
     await prompt(2);
+    assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
     // Copied with the chat's Copy button: Enter on an empty line takes it from the clipboard.
     fs.writeFileSync(board, 'a is 1.\n');
     child.stdin.write('\n');
@@ -493,7 +494,6 @@ describe('deepwork "question" --paste (issue 17)', () => {
     assert.equal(stdout, 'a is 1.\n');
     assert.match(stderr, /took a reply of 18 characters\.\n/);
     assert.match(stderr, /took a reply of 7 characters from the clipboard \(xclip\)\./);
-    assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
   });
 
   it('says so when standard input ends before a reply came, instead of waiting for ever', async () => {
@@ -655,6 +655,27 @@ describe('start-deepwork.sh', () => {
     assert.match(run.stderr, /give start-deepwork\.sh a project folder \(drop one on it\)/);
   });
 
+  it('runs the Node.js PATH finds before it enters the project, never a node in the project folder (issue 23)', async () => {
+    const folder = tempFolder({ 'main.js': 'main();\n' });
+    const marker = path.join(tempFolder(), 'ran');
+    fs.writeFileSync(path.join(folder, 'node'), `#!/bin/sh\necho "the project's node ran" > "${marker}"\nexit 3\n`, { mode: 0o755 });
+    // An empty entry first in PATH is the current folder: the project, once the launcher has gone into it.
+    const child = spawn(path.join(HOME, 'start-deepwork.sh'), [folder, '--no-open', '--port', '0', '--config', isolated], {
+      cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `:${process.env.PATH ?? ''}` },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const started = await new Promise<boolean>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('\n') && resolve(true));
+      child.on('exit', () => resolve(false));
+    });
+    child.kill('SIGINT');
+    await closed;
+    assert.equal(fs.existsSync(marker), false, 'the project\'s node ran');
+    assert.ok(started, stderr);
+  });
+
   it('says which Node.js it found when it is older than 20', async () => {
     const bin = tempFolder();
     fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = "--version" ] && echo v18.19.0 && exit 0\nexit 1\n', { mode: 0o755 });
@@ -750,5 +771,59 @@ describe('hardening (issue 9): the command line', () => {
     const still = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8') !== files[rel]);
     assert.deepEqual(still, []);
     assert.deepEqual(fs.readdirSync(path.join(dir, 'f')).filter((n) => n.endsWith('.tmp')), []);
+  });
+});
+
+describe('the message files of deepwork --paste (issue 23)', () => {
+  // A --paste run with no clipboard, under umask 022: each message goes to a file only, whose path is printed.
+  function pasteRun(folder: string) {
+    const child = spawn('/bin/sh', ['-c', 'umask 022; exec "$0" "$@"', process.execPath, BIN, `What is in ${path.basename(folder)}?`, '--paste', '--config', isolated], {
+      cwd: folder, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
+    });
+    let stderr = '';
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const message = new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const file = /deepwork: message 1 \(.*\) is in (\S+message-1\.txt)\./.exec(stderr)?.[1];
+        if (file !== undefined) resolve(file);
+      });
+      child.on('close', () => reject(new Error(`no message file: ${stderr}`)));
+    });
+    return { child, message, closed, stderr: () => stderr };
+  }
+
+  it('keeps each message 0600 in a 0700 folder of its own run, named after the project, and removes it when the run ends', async () => {
+    const shop = pasteRun(path.join(tempFolder({ 'shop-app/a.js': '' }), 'shop-app'));
+    const other = pasteRun(path.join(tempFolder({ 'other-app/a.js': '' }), 'other-app'));
+    const [file, otherFile] = await Promise.all([shop.message, other.message]);
+    assert.notEqual(path.dirname(file), path.dirname(otherFile), 'each run has its own folder');
+    assert.equal(path.dirname(path.dirname(file)), path.join(configs, 'state', 'paste'));
+    assert.match(path.basename(path.dirname(file)), /^shop-app-/);
+    assert.match(fs.readFileSync(file, 'utf8'), /=== QUESTION ===\nWhat is in shop-app\?/);
+    assert.match(fs.readFileSync(otherFile, 'utf8'), /=== QUESTION ===\nWhat is in other-app\?/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
+    for (const run of [shop, other]) run.child.stdin.end('Nothing much.\n.\n');
+    assert.equal(await shop.closed, 0, shop.stderr());
+    assert.equal(await other.closed, 0, other.stderr());
+    assert.equal(fs.existsSync(path.dirname(file)), false);
+    assert.equal(fs.existsSync(path.dirname(otherFile)), false);
+  });
+
+  it('removes the message files when Ctrl-C stops the run, and when the run fails', async () => {
+    const stopped = pasteRun(tempFolder({ 'a.js': '' }));
+    const file = await stopped.message;
+    assert.ok(fs.existsSync(file));
+    stopped.child.kill('SIGINT');
+    assert.equal(await stopped.closed, 130, stopped.stderr());
+    assert.equal(fs.existsSync(path.dirname(file)), false);
+
+    // Standard input ends before a reply came: the run fails after its first message was written.
+    const failed = pasteRun(tempFolder({ 'a.js': '' }));
+    const lost = await failed.message;
+    failed.child.stdin.end();
+    assert.equal(await failed.closed, 1, failed.stderr());
+    assert.equal(fs.existsSync(path.dirname(lost)), false);
   });
 });

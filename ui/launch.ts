@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { programFolder, windowsProgram } from '../common/programs.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
 import { newToken } from './security.ts';
 import { isRecord } from '../common/unknown.ts';
@@ -149,15 +150,17 @@ function getJson(url: string): Promise<unknown> {
   });
 }
 
-// Opens a URL in the system's default browser; false when the opener could not be started (no xdg-open, say).
+// Opens a URL in the system's default browser; false when the opener could not be started (no xdg-open, say). The URL
+// is on the opener's command line, which every user of the machine can read: give it a one-time link, never the token.
+// cmd and open by their full paths, and none started in the project folder (see common/programs.ts).
 export function openInBrowser(url: string): Promise<boolean> {
   const [command, args] =
-    process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] :
-    process.platform === 'darwin' ? ['open', [url]] :
+    process.platform === 'win32' ? [windowsProgram('cmd.exe'), ['/c', 'start', '""', url]] :
+    process.platform === 'darwin' ? ['/usr/bin/open', [url]] :
     ['xdg-open', [url]];
   return new Promise((resolve) => {
     try {
-      const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: process.platform === 'win32' });
+      const child = spawn(command, args, { stdio: 'ignore', detached: true, cwd: programFolder(), windowsVerbatimArguments: process.platform === 'win32' });
       child.once('spawn', () => {
         child.unref();
         resolve(true);
