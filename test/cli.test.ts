@@ -1,13 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startFakeBridge } from './fake-bridge.ts';
 import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import { FLAGS } from '../console/args.ts';
-import { freePort, tempFolder } from './helpers.ts';
+import { freePort, tempFolder, trade } from './helpers.ts';
+import { folderKey } from '../writing/runs.ts';
 
 const HOME = INSTALL_DIR;
 const BIN = path.join(HOME, 'bin', 'deepwork.js');
@@ -621,8 +623,9 @@ describe('start-deepwork.sh', () => {
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       });
-      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/);
-      const tree = await fetch(url.replace('/?token=', '/api/tree?token='));
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      const token = await trade(url);
+      const tree = await fetch(new URL('/api/tree', url), { headers: { 'x-deepwork-token': token } });
       assert.deepEqual(await tree.json(), { root: 'мой проект #1', files: [['main.js', 8]], total: 1 });
     } finally {
       child.kill('SIGINT');
@@ -825,5 +828,86 @@ describe('the message files of deepwork --paste (issue 23)', () => {
     failed.child.stdin.end();
     assert.equal(await failed.closed, 1, failed.stderr());
     assert.equal(fs.existsSync(path.dirname(lost)), false);
+  });
+});
+
+describe('deepwork ui and the other users of the machine (issue 23)', () => {
+  // What the attack did: read the opener's command line in /proc as another user. Possible when the tests run as root
+  // on a machine with a `nobody`.
+  const asNobody = { uid: 65534, gid: 65534, cwd: '/' };
+  const canBeNobody = process.getuid?.() === 0 && spawnSync('id', ['-u'], asNobody).status === 0;
+
+  it('opens the browser with a one-time link: the token is on no command line, and each link lets one page in, once', async (t) => {
+    const folder = tempFolder({ 'a.js': 'const a = 1;\n' });
+    const state = tempFolder();
+    const config = configFile(tempFolder(), { stateDir: state, backupDir: path.join(state, 'backup') });
+    // A fake opener: tells the test its pid and arguments, then stays alive as a browser it started would, until the
+    // test lets it go, so its /proc/PID/cmdline can be read.
+    const bin = tempFolder();
+    fs.writeFileSync(path.join(bin, 'xdg-open'), [
+      `#!${process.execPath}`,
+      "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }) + '\\n'));",
+      'socket.on(\'close\', () => process.exit(0));',
+      'socket.on(\'error\', () => process.exit(1));',
+    ].join('\n'), { mode: 0o755 });
+    const reports = net.createServer();
+    const opened = new Promise<{ pid: number; argv: string[]; socket: net.Socket }>((resolve) => reports.on('connection', (socket) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('\n')) resolve({ ...(JSON.parse(text) as { pid: number; argv: string[] }), socket });
+      });
+    }));
+    await new Promise<void>((resolve) => reports.listen(0, '127.0.0.1', resolve));
+    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--config', config], {
+      cwd: folder, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, OPENER_REPORT: String((reports.address() as net.AddressInfo).port) },
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const opener = await opened;
+    try {
+      const printed = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+      });
+      const token = fs.readFileSync(path.join(state, 'pult-tokens', folderKey(folder)), 'utf8');
+      const cmdline = fs.readFileSync(`/proc/${opener.pid}/cmdline`, 'utf8');
+      for (const shown of [printed, ...opener.argv, cmdline, stderr]) assert.ok(!shown.includes(token), `the token is in ${shown}`);
+      const link = opener.argv.at(-1) ?? '';
+      assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      assert.notEqual(link, printed, 'the browser and the terminal get a link each');
+      assert.match(stderr, /the link above opens the pult in one page, once, within 2 minutes/);
+      // The browser's page trades its link, and a page opened from the terminal trades the other.
+      assert.equal(await trade(link), token);
+      assert.equal(await trade(printed), token);
+
+      // Someone else on the machine read the opener's command line and tries its link: too late.
+      const exchange = new URL('/api/exchange', link).href;
+      const tryLink = `fetch(process.argv[1], { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: process.argv[2] }) }).then(async (res) => console.log(res.status, await res.text()))`;
+      let tried: string;
+      if (canBeNobody) {
+        const seen = spawnSync('cat', [`/proc/${opener.pid}/cmdline`], { ...asNobody, encoding: 'utf8' });
+        assert.equal(seen.status, 0, seen.stderr);
+        assert.ok(!seen.stdout.includes(token));
+        const code = /\?code=([\w.-]+)/.exec(seen.stdout)?.[1] ?? '';
+        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, code], { ...asNobody, encoding: 'utf8' }).stdout;
+      } else {
+        t.diagnostic('not root, or no nobody: the second use is made as this user');
+        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, new URL(link).searchParams.get('code') ?? ''], { encoding: 'utf8' }).stdout;
+      }
+      assert.match(tried, /^403 .*"reason":"used"/);
+      assert.ok(!tried.includes(token));
+    } finally {
+      opener.socket.destroy();
+      reports.close();
+      child.kill('SIGINT');
+    }
+    assert.equal(await closed, 0, stderr);
   });
 });
