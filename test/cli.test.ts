@@ -777,6 +777,21 @@ describe('hardening (issue 9): the command line', () => {
   });
 });
 
+describe('the programs deepwork starts (issue 23)', () => {
+  // Windows runs a program in the current folder before PATH (a project's cmd.bat for `cmd`); an empty PATH entry does
+  // the same elsewhere. The opener's folder is checked in the deepwork ui test below.
+  it('starts the clipboard tools outside the project folder', async () => {
+    const folder = tempFolder({ 'a.js': '' });
+    const bin = tempFolder();
+    const where = path.join(tempFolder(), 'where');
+    fs.writeFileSync(path.join(bin, 'xclip'), '#!/bin/sh\npwd >> "$XCLIP_CWD"\ncat > /dev/null\n', { mode: 0o755 });
+    const run = await deepwork(['q', '--paste'], folder, { env: { DISPLAY: ':0', WAYLAND_DISPLAY: '', XCLIP_CWD: where, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /is on the clipboard \(xclip\)/);
+    assert.deepEqual(fs.readFileSync(where, 'utf8').split('\n').filter((l) => l !== ''), ['/']);
+  });
+});
+
 describe('the message files of deepwork --paste (issue 23)', () => {
   // A --paste run with no clipboard, under umask 022: each message goes to a file only, whose path is printed.
   function pasteRun(folder: string) {
@@ -846,16 +861,16 @@ describe('deepwork ui and the other users of the machine (issue 23)', () => {
     const bin = tempFolder();
     fs.writeFileSync(path.join(bin, 'xdg-open'), [
       `#!${process.execPath}`,
-      "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2) }) + '\\n'));",
+      "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n'));",
       'socket.on(\'close\', () => process.exit(0));',
       'socket.on(\'error\', () => process.exit(1));',
     ].join('\n'), { mode: 0o755 });
     const reports = net.createServer();
-    const opened = new Promise<{ pid: number; argv: string[]; socket: net.Socket }>((resolve) => reports.on('connection', (socket) => {
+    const opened = new Promise<{ pid: number; argv: string[]; cwd: string; socket: net.Socket }>((resolve) => reports.on('connection', (socket) => {
       let text = '';
       socket.on('data', (d: Buffer) => {
         text += d.toString();
-        if (text.includes('\n')) resolve({ ...(JSON.parse(text) as { pid: number; argv: string[] }), socket });
+        if (text.includes('\n')) resolve({ ...(JSON.parse(text) as { pid: number; argv: string[]; cwd: string }), socket });
       });
     }));
     await new Promise<void>((resolve) => reports.listen(0, '127.0.0.1', resolve));
@@ -882,6 +897,7 @@ describe('deepwork ui and the other users of the machine (issue 23)', () => {
       assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
       assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
       assert.notEqual(link, printed, 'the browser and the terminal get a link each');
+      assert.equal(opener.cwd, '/', 'the opener is not started in the project folder');
       assert.match(stderr, /the link above opens the pult in one page, once, within 2 minutes/);
       // The browser's page trades its link, and a page opened from the terminal trades the other.
       assert.equal(await trade(link), token);
