@@ -56,7 +56,7 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
     if (flags.paste === true) {
       // The terminal is where the replies come in, so nothing piped is read as text with the question.
       const { createConsolePaste } = await import('./console/paste.ts');
-      const paste = createConsolePaste({ io, folder: path.join(config.stateDir, 'paste'), maxChars: config.pasteMaxChars, env, input: process.stdin });
+      const paste = createConsolePaste({ io, folder: path.join(config.stateDir, 'paste'), project: folder, maxChars: config.pasteMaxChars, env, input: process.stdin });
       try {
         return await ask({ bridge: paste.bridge, config, box, question, files, piped: undefined, continues: flags.continue === true, apply: flags.apply === true, write, cwd: folder }, io);
       } finally {
@@ -299,10 +299,11 @@ async function writeFiles(box: Sandbox, files: readonly Proposal[], config: Conf
   }
 }
 
-// `deepwork ui`: serves the pult until Ctrl-C; the URL with its token goes to stdout.
+// `deepwork ui`: serves the pult until Ctrl-C. A link with a one-time code goes to stdout and another to the browser:
+// never the token, which a command line would show to every user of the machine, and a screen to whoever sees it.
 async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string, io: Io): Promise<number> {
-  const [{ createExecutor }, { launchPult, openInBrowser }, { createBridge, checkConfigured }, { createDemoBridge }] = await Promise.all([
-    import('./reading/execute.ts'), import('./ui/launch.ts'), import('./bridge/choose.ts'), import('./bridge/demo.ts'),
+  const [{ createExecutor }, { launchPult, openInBrowser }, { CODE_LIFE_MS }, { createBridge, checkConfigured }, { createDemoBridge }] = await Promise.all([
+    import('./reading/execute.ts'), import('./ui/launch.ts'), import('./ui/security.ts'), import('./bridge/choose.ts'), import('./bridge/demo.ts'),
   ]);
   const executor = createExecutor(cwd, box);
   const bridge = await createBridge(config);
@@ -313,10 +314,11 @@ async function ui(config: Config, box: SandboxOptions, flags: Flags, cwd: string
     host: config.deepseekHost, model: config.deepseekModel, steps: config.steps, contextTokens: config.contextTokens, backupDir: config.backupDir, stateDir: config.stateDir, port: config.port,
     pasteMaxChars: config.pasteMaxChars,
   });
-  io.out(launched.url);
+  io.out(launched.oneTimeUrl());
+  io.err(`deepwork: the link above opens the pult in one page, once, within ${CODE_LIFE_MS / 60_000} minutes; run deepwork ui again for another.`);
   if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
   if (launched.movedFrom !== undefined) io.err(`deepwork: port ${launched.movedFrom} is taken by another program, so the pult is on ${new URL(launched.url).port}.`);
-  if (flags['no-open'] !== true && !(await openInBrowser(launched.url))) io.err('deepwork: could not start the default browser; open the URL above.');
+  if (flags['no-open'] !== true && !(await openInBrowser(launched.oneTimeUrl()))) io.err('deepwork: could not start the default browser; open the link above.');
   if (launched.pult === undefined) return EXIT.ok;
   io.err(`deepwork: the pult serves ${executor.box.root}; Ctrl-C stops it.`);
   const pult = launched.pult;

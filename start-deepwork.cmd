@@ -5,8 +5,10 @@ rem Each step below says why it is there: a launcher is read more often than it 
 
 rem Our variables stay ours. Delayed expansion is off, so a "!" in a folder name is kept.
 setlocal DisableDelayedExpansion
+rem Every program below is named by its full path: cmd.exe runs a program in the current folder before PATH, and run
+rem inside a project (or after pushd) "node" or "chcp" could be the project's node.cmd or chcp.bat.
 rem UTF-8 in this console, so Cyrillic folder names print as themselves.
-chcp 65001 >nul
+"%SystemRoot%\System32\chcp.com" 65001 >nul
 rem deepwork's own folder: this file's folder, whatever the current folder is.
 set "HERE=%~dp0"
 
@@ -48,14 +50,17 @@ if not exist "%PROJECT%\" (
   exit /b 2
 )
 rem Node.js 20 or newer: older ones lack what deepwork uses, and would fail with a stack trace instead of this line.
-where node >nul 2>nul || (
+rem Its full path comes from PATH alone ($PATH: keeps where.exe out of the current folder); the first one found wins.
+set "NODE="
+for /f "delims=" %%N in ('%SystemRoot%\System32\where.exe $PATH:node.exe 2^>nul') do if not defined NODE set "NODE=%%N"
+if not defined NODE (
   echo deepwork needs Node.js 20 or newer: https://nodejs.org
   pause
   exit /b 1
 )
-node -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)" || (
+"%NODE%" -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)" || (
   echo deepwork needs Node.js 20 or newer; this one is older:
-  node --version
+  "%NODE%" --version
   echo Install the current one from https://nodejs.org
   pause
   exit /b 1
@@ -72,7 +77,7 @@ pushd "%PROJECT%" || (
   exit /b 1
 )
 rem The pult. When the configured port is taken by another program it takes the next free one by itself.
-node "%HERE%bin\deepwork.js" ui
+"%NODE%" "%HERE%bin\deepwork.js" ui
 rem Keep the window open on a failure, so its message can be read.
 if errorlevel 1 pause
 popd

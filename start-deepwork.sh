@@ -21,13 +21,22 @@ if [ ! -d "$project" ]; then
   exit 2
 fi
 
-# Node.js 20 or newer: an older one would fail with a stack trace instead of this line.
-if ! command -v node >/dev/null 2>&1; then
-  echo "deepwork needs Node.js 20 or newer: https://nodejs.org" >&2
-  exit 1
-fi
-if ! node -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)"; then
-  echo "deepwork needs Node.js 20 or newer; this one is $(node --version). Install the current one from https://nodejs.org" >&2
+# Node.js 20 or newer: an older one would fail with a stack trace instead of this line. Found once, by its full path,
+# before the cd into the project: a PATH with "." or an empty entry in it would find the project's own "node" there.
+node=$(command -v node 2>/dev/null || true)
+case $node in
+  /*) ;;
+  '')
+    echo "deepwork needs Node.js 20 or newer: https://nodejs.org" >&2
+    exit 1
+    ;;
+  *)
+    echo "deepwork: PATH finds node as \"$node\", in the current folder; put the folder of Node.js itself in PATH instead." >&2
+    exit 1
+    ;;
+esac
+if ! "$node" -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)"; then
+  echo "deepwork needs Node.js 20 or newer; this one is $("$node" --version). Install the current one from https://nodejs.org" >&2
   exit 1
 fi
 if [ ! -d "$here/node_modules" ]; then
@@ -37,4 +46,4 @@ fi
 
 # The pult. When the configured port is taken by another program it takes the next free one by itself.
 cd -- "$project"
-exec node "$here/bin/deepwork.js" ui "$@"
+exec "$node" "$here/bin/deepwork.js" ui "$@"

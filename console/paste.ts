@@ -1,13 +1,14 @@
 // `deepwork "question" --paste`: the person at the terminal is the bridge. Each message goes to the clipboard (when the
-// system has a clipboard tool) and to a file whose path is printed; the reply comes back from the clipboard when
-// Enter is pressed on an empty line (copy it with the chat's Copy button first: no terminal paste limits, nothing to
-// mark its end), or typed/pasted here and ended with a line holding only a dot.
+// system has a clipboard tool) and to a file whose path is printed (the run's own, removed when it ends); the reply
+// comes back from the clipboard when Enter is pressed on an empty line (copy it with the chat's Copy button first: no
+// terminal paste limits, nothing to mark its end), or typed/pasted here and ended with a line holding only a dot.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { programFolder, windowsProgram } from '../common/programs.ts';
 import { formatCount } from '../common/text.ts';
 import { cleanReply, createPasteBridge, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import type { Bridge } from '../protocol/loop.ts';
@@ -16,18 +17,21 @@ import type { Io } from './output.ts';
 type Clipboard = { copy: (text: string, file: string) => boolean; read: () => string | undefined; name: string };
 
 // The system's clipboard tools, by platform and display: clip via PowerShell on Windows (Set-Clipboard reads the UTF-8
-// file, so Cyrillic survives), pbcopy/pbpaste on macOS, wl-copy/wl-paste under Wayland, xclip or xsel under X.
+// file, so Cyrillic survives), pbcopy/pbpaste on macOS, wl-copy/wl-paste under Wayland, xclip or xsel under X. None is
+// started in the project folder, and PowerShell by its full path (see common/programs.ts).
 function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Clipboard | undefined {
-  const has = (tool: string) => spawnSync(platform === 'win32' ? 'where' : 'sh', platform === 'win32' ? [tool] : ['-c', `command -v ${tool}`], { env, stdio: 'ignore' }).status === 0;
+  const cwd = programFolder(platform, env);
+  const has = (tool: string) => spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env, cwd, stdio: 'ignore' }).status === 0;
   const run = (command: string, args: string[], input?: string) => {
-    const result = spawnSync(command, args, { env, input, encoding: 'utf8', timeout: 5_000, maxBuffer: 64 << 20 });
+    const result = spawnSync(command, args, { env, cwd, input, encoding: 'utf8', timeout: 5_000, maxBuffer: 64 << 20 });
     return result.status === 0 ? result.stdout : undefined;
   };
   if (platform === 'win32') {
+    const powershell = windowsProgram('WindowsPowerShell\\v1.0\\powershell.exe', env);
     return {
       name: 'the Windows clipboard',
-      copy: (_text, file) => run('powershell', ['-NoProfile', '-Command', `Get-Content -Raw -Encoding UTF8 -LiteralPath '${file.replaceAll("'", "''")}' | Set-Clipboard`]) !== undefined,
-      read: () => run('powershell', ['-NoProfile', '-Command', '[Console]::OutputEncoding = [Text.Encoding]::UTF8; Get-Clipboard -Raw']),
+      copy: (_text, file) => run(powershell, ['-NoProfile', '-Command', `Get-Content -Raw -Encoding UTF8 -LiteralPath '${file.replaceAll("'", "''")}' | Set-Clipboard`]) !== undefined,
+      read: () => run(powershell, ['-NoProfile', '-Command', '[Console]::OutputEncoding = [Text.Encoding]::UTF8; Get-Clipboard -Raw']),
     };
   }
   if (platform === 'darwin' && has('pbcopy')) return { name: 'the clipboard', copy: (text) => run('pbcopy', [], text) !== undefined, read: () => run('pbpaste', []) };
@@ -37,11 +41,41 @@ function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process
   return undefined;
 }
 
+// The messages of one run, as files: in a folder of the run's own under `parent`, named after the project (another
+// project's run, or another at the same time, never overwrites them), readable by this user only (a message holds the
+// project's files: the folder 0700, each file 0600, whatever the umask), and removed with the folder when the run ends.
+function messageFiles(parent: string, project: string): { write: (step: number, text: string) => string; remove: () => void } {
+  let dir: string | undefined;
+  return {
+    write: (step, text) => {
+      if (dir === undefined) {
+        fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+        // mkdtemp makes the folder 0700 under a name no other run has.
+        dir = fs.mkdtempSync(path.join(parent, `${path.basename(project).replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 60) || 'project'}-`));
+      }
+      const file = path.join(dir, `message-${step}.txt`);
+      fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+      return file;
+    },
+    remove: () => {
+      try {
+        if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // Called as the run ends, maybe with a failure to report: a folder that will not go is left, 0700.
+      }
+      dir = undefined;
+    },
+  };
+}
+
+// `close`: call when the run ends, however it ends (an answer, Ctrl-C, a failure): it removes the message files.
 export type ConsolePaste = { bridge: Bridge; close: () => void };
 
-export function createConsolePaste(options: { io: Io; folder: string; maxChars: number; env: NodeJS.ProcessEnv; input: NodeJS.ReadableStream }): ConsolePaste {
+// `folder`: where each run's messages go (a folder per run in it); `project`: the project folder, which names them.
+export function createConsolePaste(options: { io: Io; folder: string; project: string; maxChars: number; env: NodeJS.ProcessEnv; input: NodeJS.ReadableStream }): ConsolePaste {
   const { io } = options;
   const clipboard = clipboardOf(options.env);
+  const files = messageFiles(options.folder, options.project);
   const lines = readline.createInterface({ input: options.input, terminal: false });
   const queue: string[] = [];
   let wake: (() => void) | undefined;
@@ -99,14 +133,12 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
     maxChars: options.maxChars,
     onMessage: (step: PasteStep) => {
       steps++;
-      let file: string | undefined = path.join(options.folder, `message-${steps}.txt`);
+      let file: string | undefined;
       let unwritten = '';
       try {
-        fs.mkdirSync(options.folder, { recursive: true });
-        fs.writeFileSync(file, step.message);
+        file = files.write(steps, step.message);
       } catch (error) {
-        unwritten = `${file} (${errnoOf(error) ?? messageOf(error)})`;
-        file = undefined;
+        unwritten = `${options.folder} (${errnoOf(error) ?? messageOf(error)})`;
       }
       // The clipboard tool on Windows reads the file; elsewhere the text goes in through standard input.
       const copied = clipboard !== undefined && (file !== undefined || process.platform !== 'win32') && clipboard.copy(step.message, file ?? '');
@@ -124,5 +156,11 @@ export function createConsolePaste(options: { io: Io; folder: string; maxChars: 
       readReply(step.signal).then(step.supply, step.fail);
     },
   });
-  return { bridge, close: () => lines.close() };
+  return {
+    bridge,
+    close: () => {
+      lines.close();
+      files.remove();
+    },
+  };
 }

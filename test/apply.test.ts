@@ -645,3 +645,36 @@ describe('undo of an older set (issue 23, finding 11)', () => {
     assert.deepEqual([read('a.js'), read('b.js')], ['the user\'s edit\n', 'b1\n']);
   });
 });
+
+describe('backup sets readable by the user only (issue 23)', () => {
+  // The process's umask as a test sets it, put back after: 022 lets every user read what is made with the defaults.
+  function withUmask<T>(mask: number, work: () => Promise<T>): Promise<T> {
+    const before = process.umask(mask);
+    return work().finally(() => process.umask(before));
+  }
+  const modeOf = (p: string) => fs.statSync(p).mode & 0o777;
+
+  it('keeps old versions 0600 in 0700 set folders, and makes the backup folder 0700, whatever a wider umask says', async () => {
+    const { backupDir, box } = setup({ 'src/deep/a.js': 'secret = 1;\n', 'b.js': 'b\n' });
+    const report = await withUmask(0o022, () => applyFiles(box, [block('src/deep/a.js', 'secret = 2;\n'), block('b.js', 'B\n')], { backupDir }));
+    const set = report.backupSet ?? '';
+    assert.equal(modeOf(backupDir), 0o700);
+    for (const dir of [set, path.join(set, 'files'), path.join(set, 'files', 'src'), path.join(set, 'files', 'src', 'deep')]) assert.equal(modeOf(dir), 0o700, dir);
+    for (const file of [path.join(set, 'files', 'src', 'deep', 'a.js'), path.join(set, 'files', 'b.js'), path.join(set, 'manifest.json')]) assert.equal(modeOf(file), 0o600, file);
+    // Undo rewrites the manifest, and puts each file back with its own mode, not the copy's.
+    fs.chmodSync(path.join(box.root, 'b.js'), 0o644);
+    const undone = await withUmask(0o022, async () => undoLast(box, backupDir));
+    assert.equal(undone.files.length, 2);
+    assert.equal(modeOf(path.join(set, 'manifest.json')), 0o600);
+    assert.equal(modeOf(path.join(box.root, 'b.js')), 0o644);
+  });
+
+  it('leaves the mode of a backup folder the user made', async () => {
+    const { backupDir, box } = setup({ 'a.js': 'a\n' });
+    fs.mkdirSync(backupDir, { mode: 0o755 });
+    fs.chmodSync(backupDir, 0o755);
+    const report = await withUmask(0o022, () => applyFiles(box, [block('a.js', 'A\n')], { backupDir }));
+    assert.equal(modeOf(backupDir), 0o755);
+    assert.equal(modeOf(report.backupSet ?? ''), 0o700);
+  });
+});

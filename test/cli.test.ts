@@ -1,13 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startFakeBridge } from './fake-bridge.ts';
 import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import { FLAGS } from '../console/args.ts';
-import { freePort, tempFolder } from './helpers.ts';
+import { freePort, tempFolder, trade } from './helpers.ts';
+import { folderKey } from '../writing/runs.ts';
 
 const HOME = INSTALL_DIR;
 const BIN = path.join(HOME, 'bin', 'deepwork.js');
@@ -492,6 +494,7 @@ describe('deepwork "question" --paste (issue 17)', () => {
     // Typed (or pasted) here, ended with a dot; a chat's decorations around it are dropped.
     child.stdin.write('Thought for 3 seconds\n=== NEED: a.js ===\n.\n');
     await prompt(2);
+    assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
     // Copied with the chat's Copy button: Enter on an empty line takes it from the clipboard.
     fs.writeFileSync(board, 'a is 1.\n');
     child.stdin.write('\n');
@@ -499,7 +502,6 @@ describe('deepwork "question" --paste (issue 17)', () => {
     assert.equal(stdout, framed('a is 1.'));
     assert.match(stderr, /took a reply of 18 characters\.\n/);
     assert.match(stderr, /took a reply of 7 characters from the clipboard \(xclip\)\./);
-    assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
   });
 
   it('says so when standard input ends before a reply came, instead of waiting for ever', async () => {
@@ -690,8 +692,9 @@ describe('start-deepwork.sh', () => {
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       });
-      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/);
-      const tree = await fetch(url.replace('/?token=', '/api/tree?token='));
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      const token = await trade(url);
+      const tree = await fetch(new URL('/api/tree', url), { headers: { 'x-deepwork-token': token } });
       assert.deepEqual(await tree.json(), { root: 'мой проект #1', files: [['main.js', 8]], total: 1 });
     } finally {
       child.kill('SIGINT');
@@ -722,6 +725,27 @@ describe('start-deepwork.sh', () => {
     const run = await launch([]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /give start-deepwork\.sh a project folder \(drop one on it\)/);
+  });
+
+  it('runs the Node.js PATH finds before it enters the project, never a node in the project folder (issue 23)', async () => {
+    const folder = tempFolder({ 'main.js': 'main();\n' });
+    const marker = path.join(tempFolder(), 'ran');
+    fs.writeFileSync(path.join(folder, 'node'), `#!/bin/sh\necho "the project's node ran" > "${marker}"\nexit 3\n`, { mode: 0o755 });
+    // An empty entry first in PATH is the current folder: the project, once the launcher has gone into it.
+    const child = spawn(path.join(HOME, 'start-deepwork.sh'), [folder, '--no-open', '--port', '0', '--config', isolated], {
+      cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `:${process.env.PATH ?? ''}` },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const started = await new Promise<boolean>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('\n') && resolve(true));
+      child.on('exit', () => resolve(false));
+    });
+    child.kill('SIGINT');
+    await closed;
+    assert.equal(fs.existsSync(marker), false, 'the project\'s node ran');
+    assert.ok(started, stderr);
   });
 
   it('says which Node.js it found when it is older than 20', async () => {
@@ -862,5 +886,156 @@ describe('an answer that forges deepwork\'s own lines (issue 23)', () => {
     ]);
     const json = await deepwork(['q', '--host', fake.host, '--json'], dir);
     assert.equal((JSON.parse(json.stdout) as { answer: string }).answer, forged, '--json gives the answer as it came');
+  });
+});
+
+describe('the programs deepwork starts (issue 23)', () => {
+  // Windows runs a program in the current folder before PATH (a project's cmd.bat for `cmd`); an empty PATH entry does
+  // the same elsewhere. The opener's folder is checked in the deepwork ui test below.
+  it('starts the clipboard tools outside the project folder', async () => {
+    const folder = tempFolder({ 'a.js': '' });
+    const bin = tempFolder();
+    const where = path.join(tempFolder(), 'where');
+    fs.writeFileSync(path.join(bin, 'xclip'), '#!/bin/sh\npwd >> "$XCLIP_CWD"\ncat > /dev/null\n', { mode: 0o755 });
+    const run = await deepwork(['q', '--paste'], folder, { env: { DISPLAY: ':0', WAYLAND_DISPLAY: '', XCLIP_CWD: where, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /is on the clipboard \(xclip\)/);
+    assert.deepEqual(fs.readFileSync(where, 'utf8').split('\n').filter((l) => l !== ''), ['/']);
+  });
+});
+
+describe('the message files of deepwork --paste (issue 23)', () => {
+  // A --paste run with no clipboard, under umask 022: each message goes to a file only, whose path is printed.
+  function pasteRun(folder: string) {
+    const child = spawn('/bin/sh', ['-c', 'umask 022; exec "$0" "$@"', process.execPath, BIN, `What is in ${path.basename(folder)}?`, '--paste', '--config', isolated], {
+      cwd: folder, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
+    });
+    let stderr = '';
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const message = new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const file = /deepwork: message 1 \(.*\) is in (\S+message-1\.txt)\./.exec(stderr)?.[1];
+        if (file !== undefined) resolve(file);
+      });
+      child.on('close', () => reject(new Error(`no message file: ${stderr}`)));
+    });
+    return { child, message, closed, stderr: () => stderr };
+  }
+
+  it('keeps each message 0600 in a 0700 folder of its own run, named after the project, and removes it when the run ends', async () => {
+    const shop = pasteRun(path.join(tempFolder({ 'shop-app/a.js': '' }), 'shop-app'));
+    const other = pasteRun(path.join(tempFolder({ 'other-app/a.js': '' }), 'other-app'));
+    const [file, otherFile] = await Promise.all([shop.message, other.message]);
+    assert.notEqual(path.dirname(file), path.dirname(otherFile), 'each run has its own folder');
+    assert.equal(path.dirname(path.dirname(file)), path.join(configs, 'state', 'paste'));
+    assert.match(path.basename(path.dirname(file)), /^shop-app-/);
+    assert.match(fs.readFileSync(file, 'utf8'), /=== QUESTION ===\nWhat is in shop-app\?/);
+    assert.match(fs.readFileSync(otherFile, 'utf8'), /=== QUESTION ===\nWhat is in other-app\?/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(file)).mode & 0o777, 0o700);
+    for (const run of [shop, other]) run.child.stdin.end('Nothing much.\n.\n');
+    assert.equal(await shop.closed, 0, shop.stderr());
+    assert.equal(await other.closed, 0, other.stderr());
+    assert.equal(fs.existsSync(path.dirname(file)), false);
+    assert.equal(fs.existsSync(path.dirname(otherFile)), false);
+  });
+
+  it('removes the message files when Ctrl-C stops the run, and when the run fails', async () => {
+    const stopped = pasteRun(tempFolder({ 'a.js': '' }));
+    const file = await stopped.message;
+    assert.ok(fs.existsSync(file));
+    stopped.child.kill('SIGINT');
+    assert.equal(await stopped.closed, 130, stopped.stderr());
+    assert.equal(fs.existsSync(path.dirname(file)), false);
+
+    // Standard input ends before a reply came: the run fails after its first message was written.
+    const failed = pasteRun(tempFolder({ 'a.js': '' }));
+    const lost = await failed.message;
+    failed.child.stdin.end();
+    assert.equal(await failed.closed, 1, failed.stderr());
+    assert.equal(fs.existsSync(path.dirname(lost)), false);
+  });
+});
+
+describe('deepwork ui and the other users of the machine (issue 23)', () => {
+  // What the attack did: read the opener's command line in /proc as another user. Possible when the tests run as root
+  // on a machine with a `nobody`.
+  const asNobody = { uid: 65534, gid: 65534, cwd: '/' };
+  const canBeNobody = process.getuid?.() === 0 && spawnSync('id', ['-u'], asNobody).status === 0;
+
+  it('opens the browser with a one-time link: the token is on no command line, and each link lets one page in, once', async (t) => {
+    const folder = tempFolder({ 'a.js': 'const a = 1;\n' });
+    const state = tempFolder();
+    const config = configFile(tempFolder(), { stateDir: state, backupDir: path.join(state, 'backup') });
+    // A fake opener: tells the test its pid and arguments, then stays alive as a browser it started would, until the
+    // test lets it go, so its /proc/PID/cmdline can be read.
+    const bin = tempFolder();
+    fs.writeFileSync(path.join(bin, 'xdg-open'), [
+      `#!${process.execPath}`,
+      "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n'));",
+      'socket.on(\'close\', () => process.exit(0));',
+      'socket.on(\'error\', () => process.exit(1));',
+    ].join('\n'), { mode: 0o755 });
+    const reports = net.createServer();
+    const opened = new Promise<{ pid: number; argv: string[]; cwd: string; socket: net.Socket }>((resolve) => reports.on('connection', (socket) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('\n')) resolve({ ...(JSON.parse(text) as { pid: number; argv: string[]; cwd: string }), socket });
+      });
+    }));
+    await new Promise<void>((resolve) => reports.listen(0, '127.0.0.1', resolve));
+    const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--config', config], {
+      cwd: folder, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, OPENER_REPORT: String((reports.address() as net.AddressInfo).port) },
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const opener = await opened;
+    try {
+      const printed = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+      });
+      const token = fs.readFileSync(path.join(state, 'pult-tokens', folderKey(folder)), 'utf8');
+      const cmdline = fs.readFileSync(`/proc/${opener.pid}/cmdline`, 'utf8');
+      for (const shown of [printed, ...opener.argv, cmdline, stderr]) assert.ok(!shown.includes(token), `the token is in ${shown}`);
+      const link = opener.argv.at(-1) ?? '';
+      assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
+      assert.notEqual(link, printed, 'the browser and the terminal get a link each');
+      assert.equal(opener.cwd, '/', 'the opener is not started in the project folder');
+      assert.match(stderr, /the link above opens the pult in one page, once, within 2 minutes/);
+      // The browser's page trades its link, and a page opened from the terminal trades the other.
+      assert.equal(await trade(link), token);
+      assert.equal(await trade(printed), token);
+
+      // Someone else on the machine read the opener's command line and tries its link: too late.
+      const exchange = new URL('/api/exchange', link).href;
+      const tryLink = `fetch(process.argv[1], { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: process.argv[2] }) }).then(async (res) => console.log(res.status, await res.text()))`;
+      let tried: string;
+      if (canBeNobody) {
+        const seen = spawnSync('cat', [`/proc/${opener.pid}/cmdline`], { ...asNobody, encoding: 'utf8' });
+        assert.equal(seen.status, 0, seen.stderr);
+        assert.ok(!seen.stdout.includes(token));
+        const code = /\?code=([\w.-]+)/.exec(seen.stdout)?.[1] ?? '';
+        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, code], { ...asNobody, encoding: 'utf8' }).stdout;
+      } else {
+        t.diagnostic('not root, or no nobody: the second use is made as this user');
+        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, new URL(link).searchParams.get('code') ?? ''], { encoding: 'utf8' }).stdout;
+      }
+      assert.match(tried, /^403 .*"reason":"used"/);
+      assert.ok(!tried.includes(token));
+    } finally {
+      opener.socket.destroy();
+      reports.close();
+      child.kill('SIGINT');
+    }
+    assert.equal(await closed, 0, stderr);
   });
 });

@@ -106,3 +106,12 @@ export async function serveBody(options: { status?: number; contentType: string;
   const { port } = await serveOnLoopback(server);
   return { url: `http://127.0.0.1:${port}`, sent: done };
 }
+
+// The pult's token for a one-time link (`deepwork ui` prints and opens them), traded as the page trades it.
+export async function trade(link: string): Promise<string> {
+  const url = new URL(link);
+  const res = await fetch(new URL('/api/exchange', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: url.searchParams.get('code') }) });
+  const value = await res.json() as { token?: string; error?: string };
+  if (value.token === undefined) throw new Error(`the link was refused: ${value.error ?? res.status}`);
+  return value.token;
+}

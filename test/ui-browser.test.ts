@@ -10,11 +10,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
+import { launchPult } from '../ui/launch.ts';
+import { CODE_LIFE_MS, newCode } from '../ui/security.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
-import { tempFolder, thirtyThousandFiles } from './helpers.ts';
+import { tempFolder, thirtyThousandFiles, trade } from './helpers.ts';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
@@ -516,5 +518,130 @@ describe('the pult in Chromium: text a model controls (issue 23)', { skip: execu
     assert.deepEqual(bar, ['solid', '3px']);
     await run.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-model-prose.png') });
+  });
+});
+
+describe('the pult in Chromium opened with a one-time link (issue 23)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+  let browser: Browser;
+  const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
+  const stateDir = tempFolder();
+  // As `deepwork ui` starts it: the folder's token kept in the state folder, links with one-time codes.
+  const launch = (port = 0) => launchPult(pultOptions({
+    executor: createExecutor(root), bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4,
+    backupDir: path.join(stateDir, 'backup'), stateDir, port,
+  }));
+
+  before(async () => {
+    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('trades its link for the key, keeps neither in the address bar, and reconnects by itself when deepwork is started again', async () => {
+    const first = await launch();
+    const port = first.pult?.port ?? 0;
+    const page = await browser.newPage({ locale: 'en-US' });
+    try {
+      await page.goto(first.oneTimeUrl());
+      await page.getByText('(1)').waitFor();
+      assert.equal(new URL(page.url()).search, '', 'no code or token in the address bar');
+      await page.reload();
+      await page.getByText('(1)').waitFor();
+      await first.pult?.close();
+      await page.locator('#banner', { hasText: 'deepwork stopped' }).waitFor();
+      const again = await launch(port);
+      try {
+        await page.locator('#banner').waitFor({ state: 'hidden' });
+        assert.equal(await page.getByRole('button', { name: 'Ask' }).isEnabled(), true);
+        await page.getByLabel('Bridge').selectOption('demo');
+        await page.getByLabel('Question').fill('where is const used?');
+        await page.getByRole('button', { name: 'Ask' }).click();
+        await page.locator('.run[data-state="answered"]').waitFor();
+      } finally {
+        await again.pult?.close();
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('says clearly that its link was used already, and locks out whoever used it first', async () => {
+    const launched = await launch();
+    const page = await browser.newPage({ locale: 'en-US' });
+    try {
+      const link = launched.oneTimeUrl();
+      const first = await trade(link);
+      await page.goto(link);
+      const banner = page.locator('#banner', { hasText: 'This link was used already' });
+      await banner.waitFor();
+      assert.match(await banner.innerText(), /someone else on this machine may have used it, so deepwork changed its key and locked them out\. Run deepwork ui in the project folder again/);
+      assert.equal(new URL(page.url()).search, '');
+      assert.equal(await page.getByRole('button', { name: 'Ask' }).isDisabled(), true);
+      assert.equal((await fetch(`${launched.url}api/state`, { headers: { 'x-deepwork-token': first } })).status, 403, 'the key traded first opens nothing now');
+      await page.goto(launched.oneTimeUrl());
+      await page.getByText('(1)').waitFor();
+    } finally {
+      await page.close();
+      await launched.pult?.close();
+    }
+  });
+
+  it('says when its link has expired, and what to do when it has none', async () => {
+    const launched = await launch();
+    const page = await browser.newPage({ locale: 'en-US' });
+    try {
+      const pult = launched.pult;
+      assert.ok(pult !== undefined);
+      await page.goto(`${launched.url}?code=${newCode(pult.token, pult.instance, Date.now() - CODE_LIFE_MS - 1000)}`);
+      await page.locator('#banner', { hasText: 'This link has expired: a link from deepwork works for two minutes.' }).waitFor();
+      await page.goto(launched.url);
+      await page.locator('#banner', { hasText: 'This page opens with a link from deepwork. Run deepwork ui in the project folder' }).waitFor();
+    } finally {
+      await page.close();
+      await launched.pult?.close();
+    }
+  });
+
+  it('never sends its key to another program that takes the port after deepwork stops', async () => {
+    const launched = await launch();
+    const pult = launched.pult;
+    assert.ok(pult !== undefined);
+    const page = await browser.newPage({ locale: 'en-US' });
+    try {
+      await page.goto(launched.oneTimeUrl());
+      await page.getByText('(1)').waitFor();
+      const token = pult.token;
+      await pult.close();
+      await page.locator('#banner', { hasText: 'deepwork stopped' }).waitFor();
+      // Another program on the port the page keeps coming back to: it records all it gets.
+      const seen: string[] = [];
+      let twice = () => {};
+      const cameBack = new Promise<void>((resolve) => (twice = resolve));
+      const record = (what: string) => {
+        seen.push(what);
+        if (seen.length >= 2) twice();
+      };
+      const impostor = http.createServer((req, res) => {
+        record(`${req.method ?? ''} ${req.url ?? ''} ${JSON.stringify(req.headers)}`);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ instance: pult.instance, proof: 'guess' }));
+      });
+      impostor.on('upgrade', (req, socket) => {
+        record(`UPGRADE ${req.url ?? ''} ${JSON.stringify(req.headers)}`);
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => impostor.listen(pult.port, '127.0.0.1', resolve));
+      try {
+        await cameBack;
+        for (const request of seen) assert.ok(!request.includes(token), `the other program got the key: ${request}`);
+        await page.locator('#banner', { hasText: 'cannot prove it is this page\'s pult' }).waitFor();
+      } finally {
+        impostor.closeAllConnections();
+        impostor.close();
+      }
+    } finally {
+      await page.close();
+    }
   });
 });

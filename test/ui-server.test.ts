@@ -7,11 +7,12 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
-import { launchPult } from '../ui/launch.ts';
+import { launchPult, type Launched } from '../ui/launch.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { DeepworkError } from '../common/errors.ts';
-import { tempFolder } from './helpers.ts';
+import { serveOnLoopback, tempFolder } from './helpers.ts';
+import { CODE_LIFE_MS, newCode, proves } from '../ui/security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
 import { listConversations, newConversationId, saveConversation } from '../writing/conversations.ts';
@@ -70,8 +71,11 @@ describe('the pult server', () => {
     assert.match(page.body, /<title>deepwork<\/title>/);
     assert.match(String(page.headers['content-security-policy']), /default-src 'none'; script-src 'self'/);
     assert.equal(page.headers['access-control-allow-origin'], undefined);
-    assert.equal((await send(pult.port, { path: '/', headers: local() })).status, 403);
-    assert.equal((await send(pult.port, { path: '/?token=wrong', headers: local() })).status, 403);
+    // The page holds no secret, so it is served without the token too: one reloaded after trading its one-time code
+    // has none in its address. Every API call still needs it.
+    const bare = await send(pult.port, { path: '/', headers: local() });
+    assert.equal(bare.status, 200);
+    assert.ok(!bare.body.includes(token));
   });
 
   for (const host of ['localhost', '127.0.0.1', '[::1]']) {
@@ -480,10 +484,10 @@ describe('launchPult', () => {
     await second.pult?.close();
     const other = await launchPult({ ...options, executor: createExecutor(tempFolder()) });
     await other.pult?.close();
-    const tokenOf = (url: string) => new URL(url).searchParams.get('token');
-    assert.equal(tokenOf(second.url), tokenOf(first.url));
-    assert.notEqual(tokenOf(other.url), tokenOf(first.url), 'each folder has its own');
-    assert.match(tokenOf(first.url) ?? '', /^[A-Za-z0-9_-]{32}$/);
+    const tokenOf = (launched: Launched) => launched.pult?.token;
+    assert.equal(tokenOf(second), tokenOf(first));
+    assert.notEqual(tokenOf(other), tokenOf(first), 'each folder has its own');
+    assert.match(tokenOf(first) ?? '', /^[A-Za-z0-9_-]{32}$/);
     const [file] = fs.readdirSync(path.join(stateDir, 'pult-tokens'));
     assert.equal(fs.statSync(path.join(stateDir, 'pult-tokens', file ?? '')).mode & 0o777, 0o600);
   });
@@ -495,6 +499,99 @@ describe('launchPult', () => {
 });
 
 
+describe('one-time links (issue 23)', () => {
+  const token = 'link-test-token-0123456789abcdef';
+  const start = async (onRekey?: (fresh: string) => void) => {
+    const pult = await startPult(pultOptions({
+      executor: createExecutor(tempFolder({ 'a.js': '' })), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 1, backupDir: tempFolder(), port: 0, token,
+      ...(onRekey === undefined ? {} : { onRekey }),
+    }));
+    after(() => pult.close());
+    return pult;
+  };
+  const exchange = (pult: Pult, code: string) => send(pult.port, {
+    method: 'POST', path: '/api/exchange', body: JSON.stringify({ code }), headers: { Host: `127.0.0.1:${pult.port}`, 'content-type': 'application/json' },
+  });
+  const ping = (pult: Pult, key: string) => send(pult.port, { path: '/api/ping', headers: { Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': key } });
+
+  it('trades a code for the token once; a second use is refused, and the pult changes its token', async () => {
+    let kept: string | undefined;
+    const pult = await start((fresh) => (kept = fresh));
+    const code = newCode(token, pult.instance);
+    assert.doesNotMatch(code, new RegExp(token));
+    const first = await exchange(pult, code);
+    assert.equal(first.status, 200, first.body);
+    assert.deepEqual(JSON.parse(first.body), { token });
+
+    const second = await exchange(pult, code);
+    assert.equal(second.status, 403);
+    assert.equal((JSON.parse(second.body) as { reason: string }).reason, 'used');
+    assert.match(second.body, /used already; someone else on this machine may have used it/);
+    assert.doesNotMatch(second.body, new RegExp(token));
+    // Whoever traded it first holds a token that opens nothing now; the new one is the folder's.
+    assert.equal((await ping(pult, token)).status, 403);
+    assert.ok(kept !== undefined && kept !== token);
+    assert.equal((await ping(pult, kept)).status, 200);
+    assert.equal(pult.token, kept);
+  });
+
+  it('refuses an expired code, one made for an earlier run of the pult, and a forged one, keeping its token', async () => {
+    const pult = await start();
+    const refused: Array<[string, string]> = [
+      [newCode(token, pult.instance, Date.now() - CODE_LIFE_MS - 1000), 'expired'],
+      [newCode(token, 'earlier-run0'), 'unknown'],
+      [newCode('another-token-0123456789abcdefgh', pult.instance), 'unknown'],
+      ['1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', 'unknown'],
+      ['not a code', 'unknown'],
+    ];
+    for (const [code, reason] of refused) {
+      const res = await exchange(pult, code);
+      assert.equal(res.status, 403, code);
+      assert.equal((JSON.parse(res.body) as { reason: string }).reason, reason, code);
+    }
+    assert.equal((await ping(pult, token)).status, 200);
+  });
+
+  it('answers a challenge with a proof that it holds the token, without the token', async () => {
+    const pult = await start();
+    const challenge = 'a-challenge-0123456789';
+    const res = await send(pult.port, { path: `/api/prove?challenge=${challenge}`, headers: { Host: `127.0.0.1:${pult.port}` } });
+    assert.equal(res.status, 200);
+    assert.doesNotMatch(res.body, new RegExp(token));
+    const answer = JSON.parse(res.body) as { instance: string; proof: string };
+    assert.equal(answer.instance, pult.instance);
+    assert.ok(proves(token, pult.instance, challenge, answer.proof));
+    assert.ok(!proves(token, pult.instance, 'another-challenge-0123', answer.proof));
+    assert.equal((await send(pult.port, { path: '/api/prove?challenge=short', headers: { Host: `127.0.0.1:${pult.port}` } })).status, 400);
+  });
+});
+
+describe('launchPult and a registration whose port another program holds (issue 23)', () => {
+  it('proves the registered pult with a challenge, and never sends the token to an impostor on its port', async () => {
+    const stateDir = tempFolder();
+    const root = tempFolder({ 'a.js': '' });
+    const token = 'registered-token-0123456789abcdef';
+    // What an impostor on the registered port sees: a pid reused, or another user's program (EPERM counts as alive).
+    const seen: string[] = [];
+    const impostor = http.createServer((req, res) => {
+      seen.push(`${req.method ?? ''} ${req.url ?? ''} ${JSON.stringify(req.headers)}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ instance: 'registered-0', root, proof: 'guess' }));
+    });
+    impostor.on('upgrade', (req, socket) => {
+      seen.push(`UPGRADE ${req.url ?? ''} ${JSON.stringify(req.headers)}`);
+      socket.destroy();
+    });
+    const { port } = await serveOnLoopback(impostor);
+    const registration = path.join(stateDir, `pult-${port}.json`);
+    fs.writeFileSync(registration, JSON.stringify({ root, url: `http://127.0.0.1:${port}/?token=${token}`, instance: 'registered-0', pid: process.pid }));
+    const options = pultOptions({ executor: createExecutor(root), bridge: createDemoBridge(), host: 'h', model: 'm', steps: 4, backupDir: tempFolder(), port, stateDir, token });
+    await assert.rejects(launchPult(options), (error: unknown) => error instanceof DeepworkError && error.code === 'PORT_TAKEN');
+    assert.ok(seen.length > 0, 'the launch asked whatever holds the port');
+    for (const request of seen) assert.ok(!request.includes(token), `the impostor got the token: ${request}`);
+    assert.equal(fs.existsSync(registration), false, 'a registration that does not answer the challenge is dropped');
+  });
+});
 
 function isRun(m: unknown): m is { type: 'run'; run: RunView } {
   return isRecord(m) && m.type === 'run' && isRecord(m.run);

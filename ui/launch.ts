@@ -6,33 +6,43 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { programFolder, windowsProgram } from '../common/programs.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
-import { newToken } from './security.ts';
+import { newCode, newToken, proves } from './security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { writeAtomic } from '../writing/atomic.ts';
 import { folderKey } from '../writing/runs.ts';
 
+// `url`: the pult's address. Registrations made before issue 23 carry the token in it; it is not read from there.
 type Registration = { root: string; url: string; instance: string; pid: number };
 
 function registrationFile(stateDir: string, port: number): string {
   return path.join(stateDir, `pult-${port}.json`);
 }
 
-// `movedFrom`: the port asked for, when another program had it and the pult took the next free one.
-export type Launched = { pult: Pult | undefined; url: string; reused: boolean; movedFrom?: number };
+// `url`: the pult's address, without its token. `oneTimeUrl`: a new link with a one-time code at each call, what to
+// open or print: the token itself never goes on a command line or a screen. `movedFrom`: the port asked for, when
+// another program had it and the pult took the next free one.
+export type Launched = { pult: Pult | undefined; url: string; oneTimeUrl: () => string; reused: boolean; movedFrom?: number };
 
 // Starts the pult, or finds the one already serving this folder on that port. A port another program holds is passed
 // over for the next ones, up to `nextPorts` of them (a user who dropped a folder on the launcher cannot pick a port).
 // Registrations of pults that are gone are removed on the way.
 export async function launchPult(options: PultOptions & { nextPorts?: number }): Promise<Launched> {
   const { stateDir } = options;
+  const root = options.executor.box.root;
   removeStale(stateDir);
-  const token = options.token ?? folderToken(stateDir, options.executor.box.root);
+  const token = options.token ?? folderToken(stateDir, root) ?? newToken();
   const tries = options.port === 0 ? 0 : Math.max(0, Math.min(options.nextPorts ?? 0, 65535 - options.port));
   for (let port = options.port; port <= options.port + tries; port++) {
     try {
-      const pult = await startPult({ ...options, port, ...(token === undefined ? {} : { token }) });
-      const registration: Registration = { root: options.executor.box.root, url: pult.url, instance: pult.instance, pid: process.pid };
+      const onRekey = (fresh: string) => {
+        keepToken(stateDir, root, fresh);
+        options.onRekey?.(fresh);
+      };
+      const pult = await startPult({ ...options, port, token, onRekey });
+      const url = `http://127.0.0.1:${pult.port}/`;
+      const registration: Registration = { root, url, instance: pult.instance, pid: process.pid };
       try {
         fs.mkdirSync(stateDir, { recursive: true });
         writeAtomic(fs, registrationFile(stateDir, pult.port), Buffer.from(JSON.stringify(registration)), 0o600);
@@ -40,8 +50,9 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
         // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
       }
       const close = pult.close;
+      pult.close = () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port)));
       return {
-        pult: { ...pult, close: () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port))) }, url: pult.url, reused: false,
+        pult, url, oneTimeUrl: () => `${url}?code=${newCode(pult.token, pult.instance)}`, reused: false,
         ...(port === options.port ? {} : { movedFrom: options.port }),
       };
     } catch (error) {
@@ -49,8 +60,11 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
       if (code === 'EACCES') throw new DeepworkError('PORT_DENIED', `Port ${port} on 127.0.0.1 needs privileges this user lacks (EACCES). Use a port above 1024: deepwork ui --port 8787`, { cause: error });
       if (code !== 'EADDRINUSE') throw new DeepworkError('PORT_INVALID', `The pult cannot listen on 127.0.0.1:${port} (${code ?? messageOf(error)}). Try another port: deepwork ui --port ${Math.min(port + 1, 65535)}`, { cause: error });
     }
-    const running = await samePult(stateDir, port, options.executor.box.root);
-    if (running !== undefined) return { pult: undefined, url: running, reused: true };
+    const running = await samePult(stateDir, port, root, token);
+    if (running !== undefined) {
+      const url = `http://127.0.0.1:${port}/`;
+      return { pult: undefined, url, oneTimeUrl: () => `${url}?code=${newCode(token, running.instance)}`, reused: true };
+    }
   }
   const last = options.port + tries;
   const taken = tries === 0 ? `Port ${options.port} on 127.0.0.1 is taken by another program (or by a pult for another folder)` : `Ports ${options.port} to ${last} on 127.0.0.1 are taken by other programs (or by pults for other folders)`;
@@ -60,30 +74,44 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
 // The folder's token, kept in the state folder (readable by this user only), so a page left open reconnects when the
 // pult for its folder is started again; a new one when there is none or it cannot be kept.
 function folderToken(stateDir: string, root: string): string | undefined {
-  const file = path.join(stateDir, 'pult-tokens', folderKey(root));
   try {
-    const kept = fs.readFileSync(file, 'utf8').trim();
+    const kept = fs.readFileSync(tokenFile(stateDir, root), 'utf8').trim();
     if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) return kept;
   } catch {
     // None yet.
   }
   const token = newToken();
+  return keepToken(stateDir, root, token) ? token : undefined;
+}
+
+function tokenFile(stateDir: string, root: string): string {
+  return path.join(stateDir, 'pult-tokens', folderKey(root));
+}
+
+// The folder holds every folder's token: 0700 when deepwork makes it, each file 0600 whatever the umask.
+function keepToken(stateDir: string, root: string, token: string): boolean {
+  const file = tokenFile(stateDir, root);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeAtomic(fs, file, Buffer.from(token), 0o600);
-    return token;
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 
-// The URL of a live pult for `root` on `port`, proven by asking it for its instance id.
-async function samePult(stateDir: string, port: number, root: string): Promise<string | undefined> {
-  const registration = readRegistration(registrationFile(stateDir, port));
+// The registration of a live pult for `root` on `port`, proven without sending the token: whatever answers there must
+// prove it holds `token` for the registered instance (a challenge answered with an HMAC keyed by it). A registration
+// whose port is held by anything else (its pid reused, or another user's: EPERM counts as alive) is dropped.
+async function samePult(stateDir: string, port: number, root: string, token: string): Promise<Registration | undefined> {
+  const file = registrationFile(stateDir, port);
+  const registration = readRegistration(file);
   if (registration === undefined || registration.root !== root) return undefined;
-  const url = new URL(registration.url);
-  const answer = await getJson(`http://127.0.0.1:${port}/api/ping?token=${url.searchParams.get('token') ?? ''}`);
-  return isRecord(answer) && answer.instance === registration.instance ? registration.url : undefined;
+  const challenge = newToken();
+  const answer = await getJson(`http://127.0.0.1:${port}/api/prove?challenge=${challenge}`);
+  if (isRecord(answer) && answer.instance === registration.instance && proves(token, registration.instance, challenge, answer.proof)) return registration;
+  removeQuietly(file);
+  return undefined;
 }
 
 function readRegistration(file: string): Registration | undefined {
@@ -97,7 +125,7 @@ function readRegistration(file: string): Registration | undefined {
   return { root: value.root, url: value.url, instance: value.instance, pid: value.pid };
 }
 
-// Registrations whose process is gone (a pult killed, a machine restarted): they hold a dead token and nothing else.
+// Registrations whose process is gone (a pult killed, a machine restarted): they point at a port nothing of ours holds.
 function removeStale(stateDir: string): void {
   let names: string[];
   try {
@@ -131,11 +159,16 @@ function removeQuietly(file: string): void {
   }
 }
 
+// Whatever holds a registered port may be anything: its answer is read for 5 s and up to 4 KB (a proof is ~100 bytes),
+// then given up on.
 function getJson(url: string): Promise<unknown> {
   return new Promise((resolve) => {
-    const req = http.get(url, { timeout: 2000 }, (res) => {
+    const req = http.get(url, { timeout: 2000, signal: AbortSignal.timeout(5000) }, (res) => {
       let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      res.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+        if (body.length > 4096) req.destroy();
+      });
       res.on('end', () => {
         try {
           resolve(JSON.parse(body));
@@ -143,21 +176,25 @@ function getJson(url: string): Promise<unknown> {
           resolve(undefined);
         }
       });
+      res.on('error', () => resolve(undefined));
+      res.on('close', () => resolve(undefined));
     });
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(undefined));
   });
 }
 
-// Opens a URL in the system's default browser; false when the opener could not be started (no xdg-open, say).
+// Opens a URL in the system's default browser; false when the opener could not be started (no xdg-open, say). The URL
+// is on the opener's command line, which every user of the machine can read: give it a one-time link, never the token.
+// cmd and open by their full paths, and none started in the project folder (see common/programs.ts).
 export function openInBrowser(url: string): Promise<boolean> {
   const [command, args] =
-    process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] :
-    process.platform === 'darwin' ? ['open', [url]] :
+    process.platform === 'win32' ? [windowsProgram('cmd.exe'), ['/c', 'start', '""', url]] :
+    process.platform === 'darwin' ? ['/usr/bin/open', [url]] :
     ['xdg-open', [url]];
   return new Promise((resolve) => {
     try {
-      const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: process.platform === 'win32' });
+      const child = spawn(command, args, { stdio: 'ignore', detached: true, cwd: programFolder(), windowsVerbatimArguments: process.platform === 'win32' });
       child.once('spawn', () => {
         child.unref();
         resolve(true);

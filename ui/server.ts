@@ -8,7 +8,7 @@ import type { Executor } from '../reading/execute.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import { readPathOf, walk } from '../reading/walk.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
+import { CHALLENGE, checkCode, checkOrigin, gate, newToken, proofOf, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session, type Outgoing } from './session.ts';
 import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
@@ -43,14 +43,32 @@ export type PultOptions = {
   port: number;
   // A fixed token for tests; a random one per launch otherwise.
   token?: string;
+  // Told the new token when the pult changed it because a one-time code came a second time (see exchange below).
+  onRekey?: (token: string) => void;
   // What a web chat takes in one message, for the copy-and-paste bridge (config pasteMaxChars).
   pasteMaxChars?: number;
 };
 
+// `url` carries the token: for the process that started the pult (tests), never for a command line or a screen.
+// `url` and `token` follow a change of the token.
 export type Pult = { url: string; port: number; token: string; instance: string; close: () => Promise<void> };
 
+// Routes that need no token: the challenge (answered with a proof, never the token) and the code exchange.
+const OPEN_ROUTES = new Set(['GET /api/prove', 'POST /api/exchange']);
+
+// A route's refusal with its own status and a `reason` tag the page decides on; the page words it in its language.
+class Refusal extends Error {
+  readonly status: number;
+  readonly reason: string;
+  constructor(status: number, reason: string, message: string) {
+    super(message);
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
 export async function startPult(options: PultOptions): Promise<Pult> {
-  const token = options.token ?? newToken();
+  let token = options.token ?? newToken();
   const instance = newToken().slice(0, 12);
   const sockets = new Set<WebSocket>();
   const send = (message: Outgoing) => {
@@ -64,9 +82,43 @@ export async function startPult(options: PultOptions): Promise<Pult> {
   let lastCheck: BridgeCheck | undefined;
   const demoLabel = options.demo().label;
   let port = options.port;
+  // The one-time codes traded already, by nonce, until they expire (an expired code is refused anyway).
+  const used = new Map<string, number>();
+
+  // A code that comes a second time was seen by someone else, who may have traded it first and holds the token: the
+  // pult takes a new token (kept for the folder by onRekey), and every page with the old one is told and let go.
+  const rekey = () => {
+    token = newToken();
+    used.clear();
+    for (const socket of sockets) {
+      socket.send(JSON.stringify({ type: 'rekeyed' }));
+      socket.close(1008, 'The pult changed its key.');
+    }
+    options.onRekey?.(token);
+  };
 
   const api: Record<string, (body: unknown, url: URL) => Promise<unknown> | unknown> = {
     'GET /api/ping': () => ({ instance, root: options.executor.box.root }),
+    'GET /api/prove': (_body, url) => {
+      const challenge = url.searchParams.get('challenge') ?? '';
+      if (!CHALLENGE.test(challenge)) throw badRequest('Expected ?challenge= with 16 to 128 letters, digits, "-" or "_".');
+      return { instance, proof: proofOf(token, instance, challenge) };
+    },
+    // A one-time code for the token: once, before it expires, and made for this run of the pult.
+    'POST /api/exchange': (body) => {
+      if (!isRecord(body) || typeof body.code !== 'string') throw badRequest('Expected {"code": string}.');
+      const now = Date.now();
+      for (const [nonce, expires] of used) if (expires <= now) used.delete(nonce);
+      const code = checkCode(token, instance, body.code, now);
+      if (code.kind === 'expired') throw new Refusal(403, 'expired', 'This link has expired. Run deepwork ui again for a new one.');
+      if (code.kind === 'unknown') throw new Refusal(403, 'unknown', 'This link is not one of this pult\'s (it was made for an earlier run, or changed). Run deepwork ui again for a new one.');
+      if (used.has(code.nonce)) {
+        rekey();
+        throw new Refusal(403, 'used', 'This link was used already; someone else on this machine may have used it, so the pult changed its key. Run deepwork ui again for a new link.');
+      }
+      used.set(code.nonce, code.expires);
+      return { token };
+    },
     'GET /api/state': () => ({
       root: options.executor.box.root,
       rootName: path.basename(options.executor.box.root),
@@ -139,7 +191,9 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       return reply(res, 400, { error: 'Bad request: malformed URL.' });
     }
     const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
-    const verdict = gate(req, url, port, token, asset !== undefined || url.pathname === '/favicon.ico');
+    // The page itself is open too: it holds no secret, and after trading its code it is reloaded without one.
+    const open = asset !== undefined || (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/favicon.ico')) || OPEN_ROUTES.has(`${req.method ?? ''} ${url.pathname}`);
+    const verdict = gate(req, url, port, token, open);
     if (!verdict.ok) return reply(res, verdict.status, { error: verdict.message });
 
     if (asset !== undefined) return sendFile(res, asset.file, asset.type);
@@ -162,6 +216,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     try {
       reply(res, 200, await route(body, url));
     } catch (error) {
+      if (error instanceof Refusal) return reply(res, error.status, { error: error.message, reason: error.reason });
       if (error instanceof DeepworkError) return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, { error: error.message });
       throw error;
     }
@@ -222,9 +277,13 @@ export async function startPult(options: PultOptions): Promise<Pult> {
   const address = server.address();
   port = typeof address === 'object' && address !== null ? address.port : port;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    get url() {
+      return `http://127.0.0.1:${port}/?token=${token}`;
+    },
     port,
-    token,
+    get token() {
+      return token;
+    },
     instance,
     close: () =>
       new Promise<void>((resolve) => {

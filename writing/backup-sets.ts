@@ -127,19 +127,24 @@ function asFileV1(f: unknown): ManifestFile | undefined {
 }
 
 
+// A set holds the old versions of project files, readable by this user only whatever the umask: its folders 0700, its
+// files 0600 (as the state folder's runs and tokens). The backup folder is made 0700 too when deepwork makes it.
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
 // Makes a set: the old files are copied into a staging folder, which becomes the set only once complete, so a
 // failure (a full disk) leaves no half-made set behind.
 export function createSet(ops: FsOps, backupDir: string, name: string, manifest: Manifest, old: ReadonlyMap<string, Buffer>): string {
   const final = path.join(backupDir, name);
   const staging = final + STAGING;
   try {
-    ops.mkdirSync(path.join(staging, 'files'), { recursive: true });
+    ops.mkdirSync(path.join(staging, 'files'), { recursive: true, mode: PRIVATE_DIR });
     for (const [rel, bytes] of old) {
       const copy = path.join(staging, 'files', ...rel.split('/'));
-      ops.mkdirSync(path.dirname(copy), { recursive: true });
-      writeAtomic(ops, copy, bytes, undefined);
+      ops.mkdirSync(path.dirname(copy), { recursive: true, mode: PRIVATE_DIR });
+      writeAtomic(ops, copy, bytes, PRIVATE_FILE);
     }
-    writeAtomic(ops, path.join(staging, MANIFEST), Buffer.from(JSON.stringify(manifest, null, 2)), undefined);
+    writeAtomic(ops, path.join(staging, MANIFEST), Buffer.from(JSON.stringify(manifest, null, 2)), PRIVATE_FILE);
     ops.renameSync(staging, final);
     return final;
   } catch (error) {
@@ -153,7 +158,7 @@ export function createSet(ops: FsOps, backupDir: string, name: string, manifest:
 }
 
 export function saveManifest(ops: FsOps, dir: string, manifest: Manifest): void {
-  writeAtomic(ops, path.join(dir, MANIFEST), Buffer.from(JSON.stringify(manifest, null, 2)), undefined);
+  writeAtomic(ops, path.join(dir, MANIFEST), Buffer.from(JSON.stringify(manifest, null, 2)), PRIVATE_FILE);
 }
 
 export function backupCopy(dir: string, rel: string): string {

@@ -39,6 +39,13 @@ const STRINGS = {
     downHint: 'To try deepwork without a model, choose the demo bridge in the Bridge list.',
     goneBanner: (/** @type {string} */ root) => `deepwork stopped. Start it again — run deepwork ui in ${root}, or drop the folder on start-deepwork.cmd — and this page reconnects by itself.`,
     notRunning: 'deepwork is not running, so this was not done. Start it again; this page reconnects by itself.',
+    // How a page got in, or why not (see "the key" below). Links live two minutes: CODE_LIFE_MS in ui/security.ts.
+    linkUsed: 'This link was used already: a link from deepwork lets one page in, once. If that was not you, someone else on this machine may have used it, so deepwork changed its key and locked them out. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new link.',
+    linkExpired: 'This link has expired: a link from deepwork works for two minutes. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.',
+    linkUnknown: 'This link is not this pult\'s: it was made for an earlier run of deepwork, or it was changed. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.',
+    noLink: 'This page opens with a link from deepwork. Run deepwork ui in the project folder (or drop the folder on start-deepwork.cmd): it opens the pult with a one-time link.',
+    foreignPult: 'Something answers on this page\'s port that cannot prove it is this page\'s pult: deepwork changed its key, or another program took the port. This page sends it nothing. Run deepwork ui in the project folder for a new link.',
+    rekeyed: 'A link to this pult was used a second time, so someone else on this machine may have had it: deepwork changed its key and let every page go, this one too. Run deepwork ui in the project folder for a new link.',
     noneTicked: 'No files ticked: the model asks for what it needs.',
     ticked: (/** @type {number} */ n, /** @type {string} */ size) => `${n === 1 ? '1 file' : `${fmt(n)} files`} (${size}) go with the question.`,
     overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) => ` That is past what one step sends (${fmt(chars)} characters, ${fmt(paths)} files): the model gets the first ones and asks again for the rest. Untick some.`,
@@ -92,6 +99,12 @@ const STRINGS = {
     downHint: 'Чтобы попробовать deepwork без модели, выберите демо-мост в списке «Мост».',
     goneBanner: (/** @type {string} */ root) => `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
     notRunning: 'deepwork не запущен, поэтому это не сделано. Запустите его снова; страница подключится сама.',
+    linkUsed: 'Эта ссылка уже использована: ссылка от deepwork впускает одну страницу, один раз. Если это были не вы, её мог использовать кто-то другой на этом компьютере, поэтому deepwork сменил ключ и закрыл ему доступ. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую ссылку.',
+    linkExpired: 'Срок этой ссылки истёк: ссылка от deepwork действует две минуты. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
+    linkUnknown: 'Эта ссылка не от этого пульта: она сделана для прежнего запуска deepwork или изменена. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
+    noLink: 'Эта страница открывается по ссылке от deepwork. Запустите deepwork ui в папке проекта (или перетащите папку на start-deepwork.cmd): он откроет пульт по одноразовой ссылке.',
+    foreignPult: 'На порту этой страницы отвечает кто-то, кто не может доказать, что он её пульт: deepwork сменил ключ или порт занят другой программой. Страница ничего ему не отправляет. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
+    rekeyed: 'Ссылку на этот пульт использовали второй раз, значит, она могла быть у кого-то ещё на этом компьютере: deepwork сменил ключ и отключил все страницы, и эту тоже. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
     noneTicked: 'Файлы не отмечены: модель сама попросит нужные.',
     ticked: (/** @type {number} */ n, /** @type {string} */ size) => `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${size}) уйдут с вопросом.`,
     overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) => ` Это больше, чем отправляется за шаг (${fmt(chars)} символов, ${fmt(paths)} файлов): модель получит первые и попросит остальные снова. Снимите часть отметок.`,
@@ -165,7 +178,8 @@ function size(bytes) {
 
 // ---- state ----
 
-const token = new URLSearchParams(location.search).get('token') ?? '';
+// The pult's token, once this page has it (see "the key" below).
+let token = '';
 /** @type {Set<string>} */
 const selected = new Set();
 /** @type {Map<number, RunView>} */
@@ -289,6 +303,8 @@ function isRecord(value) {
  * @returns {Promise<unknown>}
  */
 async function api(method, route, body) {
+  // Until the server on this port has proven it is this page's pult, the token is not sent.
+  if (!proven) throw new Error(locked ? t('noLink') : t('notRunning'));
   let res;
   try {
     res = await fetch(route, {
@@ -887,6 +903,107 @@ async function check() {
   showState();
 }
 
+// ---- the key: a one-time link traded for the token, which goes only to a server that proves it holds it ----
+
+// deepwork opens and prints links with a one-time code, never the token (a command line is readable by every user of
+// the machine, a screen by whoever sees it). The page trades the code for the token once, keeps it for this tab
+// (sessionStorage: a reload keeps it, other tabs and sites do not see it) and takes the code out of the address bar.
+// Before the token goes anywhere, whatever answers on the port proves it holds it: a pult that stopped may leave its
+// port to another program, and a page that reconnects by itself would otherwise hand that program the token.
+const TOKEN_KEY = 'deepwork.token';
+let proven = false;
+let locked = false;
+
+/** @returns {Promise<{ kind: 'token' } | { kind: 'refused', reason: 'used' | 'expired' | 'unknown' | 'none' }>} */
+async function takeToken() {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('code');
+  const given = params.get('token');
+  // Neither the code nor a token stays in the address bar, in the history, or in what a reload sends.
+  if (code !== null || given !== null) history.replaceState(null, '', '/');
+  /** @param {string} value */
+  const keep = (value) => {
+    token = value;
+    try {
+      sessionStorage.setItem(TOKEN_KEY, value);
+    } catch {
+      // Not kept: this tab works until it is reloaded.
+    }
+    return /** @type {const} */ ({ kind: 'token' });
+  };
+  if (given !== null) return keep(given);
+  if (code !== null) {
+    /** @type {unknown} */
+    let value;
+    let ok = false;
+    try {
+      const res = await fetch('/api/exchange', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+      ok = res.ok;
+      value = await res.json().catch(() => undefined);
+    } catch {
+      throw new Error(t('notRunning'));
+    }
+    if (ok && isRecord(value) && typeof value.token === 'string') return keep(value.token);
+    const reason = isRecord(value) && (value.reason === 'used' || value.reason === 'expired') ? value.reason : 'unknown';
+    return { kind: 'refused', reason };
+  }
+  let kept = null;
+  try {
+    kept = sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    // No storage: as good as none kept.
+  }
+  return kept === null || kept === '' ? { kind: 'refused', reason: 'none' } : keep(kept);
+}
+
+/** @param {Uint8Array} bytes */
+function base64url(bytes) {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+// Asks whatever answers on this port to prove it holds the token: an HMAC of a fresh challenge keyed by the token, as
+// `proofOf` in ui/security.ts makes it. 'down': nothing answers.
+/** @returns {Promise<'ours' | 'foreign' | 'down'>} */
+async function prove() {
+  const challenge = base64url(crypto.getRandomValues(new Uint8Array(18)));
+  let res;
+  try {
+    res = await fetch(`/api/prove?challenge=${challenge}`, { cache: 'no-store' });
+  } catch {
+    return 'down';
+  }
+  try {
+    const value = /** @type {unknown} */ (await res.json());
+    if (!isRecord(value) || typeof value.instance !== 'string' || typeof value.proof !== 'string') return 'foreign';
+    const encoder = new TextEncoder();
+    const key = await crypto.subtle.importKey('raw', encoder.encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(`deepwork pult proof\n${value.instance}\n${challenge}`));
+    return base64url(new Uint8Array(mac)) === value.proof ? 'ours' : 'foreign';
+  } catch {
+    return 'foreign';
+  }
+}
+
+// The page cannot go on: it says why and what to do, and stops reconnecting.
+/** @param {string} text */
+function lockOut(text) {
+  locked = true;
+  proven = false;
+  connected = false;
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // Nothing kept.
+  }
+  const banner = $('banner');
+  banner.textContent = text;
+  banner.hidden = false;
+  showState();
+  showButtons();
+}
+
 // ---- the connection: deepwork gone, and back ----
 
 let goneTimer = 0;
@@ -901,7 +1018,26 @@ function gone() {
 }
 
 let retry = 500;
-function connect() {
+function reconnect() {
+  window.setTimeout(() => void connect(), retry);
+  retry = Math.min(retry * 2, 5000);
+}
+
+async function connect() {
+  if (locked) return;
+  const peer = await prove();
+  if (peer !== 'ours') {
+    // Not back yet, or something else holds the port now: try again later, sending nothing.
+    if (peer === 'foreign') {
+      gone();
+      const banner = $('banner');
+      banner.textContent = t('foreignPult');
+      banner.hidden = false;
+    }
+    reconnect();
+    return;
+  }
+  proven = true;
   const ws = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
   ws.addEventListener('open', () => {
     retry = 500;
@@ -917,7 +1053,8 @@ function connect() {
       return;
     }
     if (!isRecord(message)) return;
-    if (message.type === 'run' && isRecord(message.run)) showRun(/** @type {RunView} */ (message.run));
+    if (message.type === 'rekeyed') lockOut(t('rekeyed'));
+    else if (message.type === 'run' && isRecord(message.run)) showRun(/** @type {RunView} */ (message.run));
     else if (message.type === 'conversations') takeConversations(message);
     else if (message.type === 'progress' && typeof message.id === 'number' && typeof message.received === 'number') {
       const run = runs.get(message.id);
@@ -928,11 +1065,13 @@ function connect() {
     }
   });
   ws.addEventListener('close', () => {
+    // Whatever answers next on this port proves itself again before it gets the token.
+    proven = false;
+    if (locked) return;
     // A socket that closes at once is a restart or a stop; say so only if it does not come back quickly.
     window.clearTimeout(goneTimer);
     goneTimer = window.setTimeout(gone, 1500);
-    window.setTimeout(connect, retry);
-    retry = Math.min(retry * 2, 5000);
+    reconnect();
   });
 }
 
@@ -1010,6 +1149,20 @@ async function start() {
     }
   })();
   lang = saved === 'ru' || saved === 'en' ? saved : navigator.language.toLowerCase().startsWith('ru') ? 'ru' : 'en';
+  const key = await takeToken();
+  if (key.kind === 'refused') {
+    applyLanguage();
+    lockOut(t(key.reason === 'used' ? 'linkUsed' : key.reason === 'expired' ? 'linkExpired' : key.reason === 'unknown' ? 'linkUnknown' : 'noLink'));
+    return;
+  }
+  const peer = await prove();
+  if (peer === 'down') throw new Error(t('notRunning'));
+  if (peer === 'foreign') {
+    applyLanguage();
+    lockOut(t('foreignPult'));
+    return;
+  }
+  proven = true;
   const state = /** @type {{ root: string, rootName: string, steps: number, limits: { needChars: number, needPaths: number }, bridge: { label: string, demo: string }, runs: RunView[], conversations: unknown }} */ (await api('GET', '/api/state'));
   connected = true;
   root = state.root;
@@ -1027,7 +1180,7 @@ async function start() {
   const ping = /** @type {{ instance?: string }} */ (await api('GET', '/api/ping'));
   instance = ping.instance ?? '';
   applyLanguage();
-  connect();
+  void connect();
   void check();
   const tree = /** @type {{ files: Array<[string, number]>, total: number }} */ (await api('GET', '/api/tree'));
   allPaths = tree.files.map((f) => f[0]);
