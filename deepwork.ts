@@ -241,7 +241,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
   } else {
     // The note is the loop's, not the model's: it stays out of the last block a reply cut off.
     const reply = outcome.note === undefined ? outcome.answer : outcome.answer.slice(0, -outcome.note.length).trimEnd();
-    io.out(`${output.answerProse(reply, report).trimEnd()}${outcome.note === undefined ? '' : `\n\n${outcome.note}`}`);
+    io.out(`${output.answerProse(reply, report, outcome.leftOutFrom).trimEnd()}${outcome.note === undefined ? '' : `\n\n${outcome.note}`}`);
     if (report.files.length > 0) io.out(`\n${output.listFiles(report, a.apply, a.write.diff)}`);
   }
   return code;

@@ -38,19 +38,22 @@ export function filesJson(report: ApplyReport): { files: Array<{ path: string; s
 }
 
 // The answer as people read it: the prose, with each FILE and EDIT block in it replaced by one line that says what it
-// proposes (the list of proposals follows it; --diff shows the changes). `report` says what became of each path.
-export function answerProse(answer: string, report: ApplyReport): string {
+// proposes (the list of proposals follows it; --diff shows the changes). `report` says what became of each path;
+// `leftOutFrom` is the first of the reply's blocks left out, past what one reply may propose, when some were.
+export function answerProse(answer: string, report: ApplyReport, leftOutFrom?: number): string {
   const spans = fileSpans(answer);
   if (spans.length === 0) return answer;
   const fates = new Map(report.files.map((f) => [tidyPath(f.path), f]));
   let out = '';
   let at = 0;
-  for (const { block, from, to } of spans) {
+  for (const [i, { block, from, to }] of spans.entries()) {
     out += answer.slice(at, from);
     at = to;
-    const fate = fates.get(tidyPath(block.path));
+    // A block left out was never kept: what is listed for its path came from another block.
+    const leftOut = leftOutFrom !== undefined && i >= leftOutFrom;
+    const fate = leftOut ? undefined : fates.get(tidyPath(block.path));
     const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
-    const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
+    const what = leftOut ? 'left out: past what one reply may propose' : !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
     out += `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]\n`;
   }
   return out + answer.slice(at);
