@@ -247,7 +247,7 @@ async function ask(a: Ask, io: Io): Promise<number> {
     // The note is the loop's, not the model's: it stays out of the last block a reply cut off, and out of the answer.
     const reply = outcome.note === undefined ? outcome.answer : outcome.answer.slice(0, -outcome.note.length).trimEnd();
     const after = [...(outcome.note === undefined ? [] : [outcome.note]), ...(report.files.length > 0 ? [output.listFiles(report, a.apply, a.write.diff)] : [])];
-    output.printAnswer(io, output.answerParts(reply, report), after);
+    output.printAnswer(io, output.answerParts(reply, report, outcome.leftOutFrom), after);
   }
   return code;
 }

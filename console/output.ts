@@ -49,10 +49,11 @@ export function filesJson(report: ApplyReport): { files: Array<{ path: string; s
 
 // The answer as people read it, in parts: the model's prose, and deepwork's own line in place of each FILE and EDIT
 // block, saying what it proposes (the list of proposals follows; --diff shows the changes). `report` says what became
-// of each path.
+// of each path; `leftOutFrom` is the first of the reply's blocks left out, past what one reply may propose, when some
+// were.
 export type AnswerPart = { from: 'model' | 'deepwork'; text: string };
 
-export function answerParts(answer: string, report: ApplyReport): AnswerPart[] {
+export function answerParts(answer: string, report: ApplyReport, leftOutFrom?: number): AnswerPart[] {
   const parts: AnswerPart[] = [];
   // Each part is whole lines: the prose before a block loses the line end the block's own line puts back.
   const prose = (text: string) => {
@@ -60,12 +61,14 @@ export function answerParts(answer: string, report: ApplyReport): AnswerPart[] {
   };
   const fates = new Map(report.files.map((f) => [tidyPath(f.path), f]));
   let at = 0;
-  for (const { block, from, to } of fileSpans(answer)) {
+  for (const [i, { block, from, to }] of fileSpans(answer).entries()) {
     prose(answer.slice(at, from));
     at = to;
-    const fate = fates.get(tidyPath(block.path));
+    // A block left out was never kept: what is listed for its path came from another block.
+    const leftOut = leftOutFrom !== undefined && i >= leftOutFrom;
+    const fate = leftOut ? undefined : fates.get(tidyPath(block.path));
     const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
-    const what = !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
+    const what = leftOut ? 'left out: past what one reply may propose' : !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
     parts.push({ from: 'deepwork', text: `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]` });
   }
   prose(answer.slice(at).trimEnd());

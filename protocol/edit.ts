@@ -6,6 +6,7 @@
 // The text is worked on with LF line ends and without a BOM (the file conventions restore both when it is written).
 
 import { withoutLineNumbers } from './parse.ts';
+import { MAX_PAIRS_PER_EDIT, tooManyPairs } from './caps.ts';
 
 export type EditPair = { search: string; replace: string };
 
@@ -19,24 +20,23 @@ const CLOSEST_MARGIN = 2;
 const CLOSEST_MAX = 40;
 
 export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome {
+  // Each pair costs passes over the file: an EDIT of 100,000 pairs on a 200,000-line file took most of a minute.
+  if (pairs.length > MAX_PAIRS_PER_EDIT) return { ok: false, pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' };
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   // Worked on as an array of lines: a pair costs a scan of the lines and a splice, never a copy of the whole text
   // (on a 20,000-line file, copying the text per pair took 4 ms; 200 pairs, most of a second).
   const lines = splitLines(normal);
-  // A hash per line, kept beside the lines: the exact way compares numbers, and strings only where they agree.
-  const hashes = lines.map(hashOf);
+  const file: Lines = { lines, hashes: lines.map(hashOf), keyed: new Map() };
   let finalNewline = normal === '' || normal.endsWith('\n');
   for (const [i, raw] of pairs.entries()) {
     const pair = cleanPair(raw);
     if (pair.search.trim() === '') {
       // An empty SEARCH adds the REPLACE at the end of the file (which it makes when there is none).
-      const added = splitLines(pair.replace);
-      spliceIn(hashes, hashes.length, 0, added.map(hashOf));
-      spliceIn(lines, lines.length, 0, added);
+      replaceLines(file, file.lines.length, 0, splitLines(pair.replace));
       finalNewline = true;
       continue;
     }
-    const problem = applyPair(lines, hashes, pair);
+    const problem = applyPair(file, pair);
     if (problem !== undefined) {
       // The closest lines are numbered as in the text before this block, which is what the model has seen.
       const closest = i === 0 || problem.lines === '' ? problem.lines : closestLines(splitLines(normal), splitLines(pair.search));
@@ -56,13 +56,12 @@ function cleanPair(pair: EditPair): EditPair {
   return { search: unnumbered, replace: replace.replace(/^ *\d{1,7} \|(?: |(?=$))/gm, '') };
 }
 
-// Replaces the one place the SEARCH matches, in `lines`; or says why it cannot.
-function applyPair(lines: string[], hashes: number[], pair: EditPair): { problem: string; lines: string } | undefined {
+// Replaces the one place the SEARCH matches, in the file's lines; or says why it cannot.
+function applyPair(file: Lines, pair: EditPair): { problem: string; lines: string } | undefined {
   const search = splitLines(pair.search);
   const replace = splitLines(pair.replace);
-  const ways: readonly Way[] = [{ name: 'exact', find: (l, wanted) => exactWindows(l, hashes, wanted) }, ...FORGIVING];
-  for (const way of ways) {
-    const found = way.find(lines, search);
+  for (const way of WAYS) {
+    const found = way.find(file, search);
     if (found.length === 0) continue;
     if (found.length > 1) {
       const at = found.slice(0, 3).map((m) => m.start + 1);
@@ -71,12 +70,44 @@ function applyPair(lines: string[], hashes: number[], pair: EditPair): { problem
     }
     const [match] = found;
     if (match === undefined) continue;
-    const placed = match.indent === undefined ? replace : reindent(replace, match.indent);
-    spliceIn(lines, match.start, search.length, placed);
-    spliceIn(hashes, match.start, search.length, placed.map(hashOf));
+    replaceLines(file, match.start, search.length, match.indent === undefined ? replace : reindent(replace, match.indent));
     return undefined;
   }
-  return { problem: 'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation)', lines: closestLines(lines, search) };
+  return { problem: 'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation)', lines: closestLines(file.lines, search) };
+}
+
+// The file's lines as the pairs so far leave them, with a hash per line: the exact way compares numbers, and strings
+// only where they agree. The forgiving ways compare each line's key (without its trailing spaces; without the spaces
+// around it), hashed the same way: made when a way is first tried, then kept up to date by every replacement, so a
+// pair never makes a string for every line of the file (on a 200,000-line file, 30 ms a pair on a busy machine).
+type Lines = { lines: string[]; hashes: number[]; keyed: Map<Key, Keyed> };
+type Key = 'trimEnd' | 'trim';
+type Keyed = { keys: string[]; hashes: number[] };
+
+const KEYS: { readonly [K in Key]: (line: string) => string } = {
+  trimEnd: (line) => line.trimEnd(),
+  trim: (line) => line.trim(),
+};
+
+function keyedLines(file: Lines, key: Key): Keyed {
+  let keyed = file.keyed.get(key);
+  if (keyed === undefined) {
+    const keys = file.lines.map(KEYS[key]);
+    keyed = { keys, hashes: keys.map(hashOf) };
+    file.keyed.set(key, keyed);
+  }
+  return keyed;
+}
+
+// Puts `placed` where `count` lines stood from `start`, in the lines and in all that is kept beside them.
+function replaceLines(file: Lines, start: number, count: number, placed: readonly string[]): void {
+  spliceIn(file.lines, start, count, placed);
+  spliceIn(file.hashes, start, count, placed.map(hashOf));
+  for (const [key, keyed] of file.keyed) {
+    const keys = placed.map(KEYS[key]);
+    spliceIn(keyed.keys, start, count, keys);
+    spliceIn(keyed.hashes, start, count, keys.map(hashOf));
+  }
 }
 
 // A match: where it starts, and how the file's indentation differs from the SEARCH's there (`add` is added to every
@@ -84,40 +115,65 @@ function applyPair(lines: string[], hashes: number[], pair: EditPair): { problem
 type Match = { start: number; indent: Indent | undefined };
 type Indent = { add: string } | { cut: string };
 
-type Way = { name: string; find: (lines: readonly string[], search: readonly string[]) => Match[] };
+type Way = { name: string; find: (file: Lines, search: readonly string[]) => Match[] };
 
-// After the exact way (exactWindows), the mistakes models make, in this order.
-const FORGIVING: readonly Way[] = [
-  { name: 'ignoring trailing spaces', find: (lines, search) => windows(lines, search, (line) => line.trimEnd()) },
+// Exactly first, then the mistakes models make, in this order.
+const WAYS: readonly Way[] = [
+  { name: 'exact', find: (file, search) => windows(file.lines, file.hashes, search) },
+  { name: 'ignoring trailing spaces', find: (file, search) => keyedWindows(file, 'trimEnd', search) },
   { name: 'with other indentation', find: indented },
 ];
 
-// Where the SEARCH's lines, each passed through `key`, equal the file's; at most four. One pass over the lines,
-// comparing the first line and then the rest: linear in the file's size for a SEARCH whose first line is not
-// everywhere.
-function windows(lines: readonly string[], search: readonly string[], key: (line: string) => string): Match[] {
-  const keyed = lines.map(key);
-  const wanted = search.map(key);
-  const first = wanted[0] ?? '';
-  const found: Match[] = [];
-  for (let i = 0; i + wanted.length <= keyed.length && found.length < 4; i++) {
-    if (keyed[i] !== first) continue;
-    let j = 1;
-    while (j < wanted.length && keyed[i + j] === wanted[j]) j++;
-    if (j === wanted.length) found.push({ start: i, indent: undefined });
-  }
-  return found;
+// Where the SEARCH's lines, each taken by `key`, equal the file's lines so taken; at most four.
+function keyedWindows(file: Lines, key: Key, search: readonly string[]): Match[] {
+  const { keys, hashes } = keyedLines(file, key);
+  return windows(keys, hashes, search.map(KEYS[key]));
 }
 
-// The exact way on the hashes: where the SEARCH's first line's hash stands, then the lines themselves.
-function exactWindows(lines: readonly string[], hashes: readonly number[], search: readonly string[]): Match[] {
-  const first = hashOf(search[0] ?? '');
-  const found: Match[] = [];
-  const last = lines.length - search.length;
-  for (let i = hashes.indexOf(first); i !== -1 && i <= last && found.length < 4; i = hashes.indexOf(first, i + 1)) {
-    let j = 0;
-    while (j < search.length && lines[i + j] === search[j]) j++;
-    if (j === search.length) found.push({ start: i, indent: undefined });
+// Where `wanted` stands in `lines` (whose hashes are `hashes`): the first four starts, overlapping ones counted. The
+// lines themselves are compared only where their hashes agree, and a start is looked for natively, by the hash of
+// the first line wanted.
+function windows(lines: readonly string[], hashes: readonly number[], wanted: readonly string[]): Match[] {
+  const wantedHashes = wanted.map(hashOf);
+  const first = wantedHashes[0] ?? 0;
+  const same = (i: number, j: number) => hashes[i] === wantedHashes[j] && lines[i] === wanted[j];
+  return runsOf(lines.length, wanted, same, (i) => hashes.indexOf(first, i)).map((start) => ({ start, indent: undefined }));
+}
+
+// Where `wanted` stands as a run in a list of `length` items, `same(i, j)` saying whether item i equals wanted[j]:
+// the first four starts, overlapping runs counted. Knuth-Morris-Pratt: each item is passed once, and after a mismatch
+// the scan goes on from what of `wanted` is known to match, instead of comparing again from the next start. So the
+// work grows with the file plus the SEARCH, never with their product: trying every start took 2 s for a SEARCH of
+// 4,000 equal lines in a file of 8,000 such lines, four times that at each doubling (issue 23). `next(i)`: the first
+// item at or after i that can start a run, or -1.
+function runsOf(length: number, wanted: readonly string[], same: (i: number, j: number) => boolean, next: (i: number) => number): number[] {
+  const m = wanted.length;
+  const found: number[] = [];
+  if (m === 0 || m > length) return found;
+  // back[j]: the length of the longest proper prefix of wanted[0..j] that is also a suffix of it.
+  const back = new Int32Array(m);
+  for (let j = 1, k = 0; j < m; j++) {
+    while (k > 0 && wanted[j] !== wanted[k]) k = back[k - 1] ?? 0;
+    if (wanted[j] === wanted[k]) k++;
+    back[j] = k;
+  }
+  for (let i = 0, j = 0; i < length && found.length < 4; i++) {
+    if (j === 0) {
+      i = next(i);
+      if (i === -1) break;
+    }
+    for (;;) {
+      if (same(i, j)) {
+        j++;
+        break;
+      }
+      if (j === 0) break;
+      j = back[j - 1] ?? 0;
+    }
+    if (j === m) {
+      found.push(i - m + 1);
+      j = back[m - 1] ?? 0;
+    }
   }
   return found;
 }
@@ -131,11 +187,11 @@ function hashOf(line: string): number {
 
 // The SEARCH with every line's indentation off by the same amount: found by comparing lines with their indentation
 // stripped, then kept only where one prefix explains every non-blank line.
-function indented(lines: readonly string[], search: readonly string[]): Match[] {
-  const candidates = windows(lines, search, (line) => line.trim());
+function indented(file: Lines, search: readonly string[]): Match[] {
+  const candidates = keyedWindows(file, 'trim', search);
   const found: Match[] = [];
   for (const candidate of candidates) {
-    const indent = uniformIndent(lines.slice(candidate.start, candidate.start + search.length), search);
+    const indent = uniformIndent(file.lines.slice(candidate.start, candidate.start + search.length), search);
     if (indent !== undefined) found.push({ start: candidate.start, indent });
   }
   return found;
@@ -233,8 +289,13 @@ function bigrams(text: string): Set<string> {
 }
 
 // lines.splice(start, count, ...items), in pieces: spreading a REPLACE of a hundred thousand lines into one call's
-// arguments overflows the stack.
+// arguments overflows the stack. In one call while it fits: a removal and then an insertion each move the rest of the
+// lines, and V8 copied the whole array for the pair of them (4 ms a pair on a 200,000-line file, against 0.05 ms).
 function spliceIn<T>(lines: T[], start: number, count: number, items: readonly T[]): void {
+  if (items.length <= 10_000) {
+    lines.splice(start, count, ...items);
+    return;
+  }
   lines.splice(start, count);
   for (let at = 0; at < items.length; at += 10_000) lines.splice(start + at, 0, ...items.slice(at, at + 10_000));
 }

@@ -8,6 +8,9 @@ import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
+import { editWork, MAX_EDIT_CHARS_PER_REPLY, MAX_PAIRS_PER_EDIT, MAX_PROPOSALS_PER_REPLY, tooManyPairs } from './caps.ts';
+import { DeepworkError } from '../common/errors.ts';
+import { formatCount } from '../common/text.ts';
 
 // Anything that takes a message and returns the model's reply: the Ollama-style client, the demo, a test's fake.
 export type Bridge = {
@@ -59,6 +62,7 @@ export type LoopInput = {
   contextTokens?: number | undefined;
   // The earlier questions of the conversation this question continues, oldest first.
   earlier?: readonly Turn[];
+  // Stops the run (the pult's Stop, Ctrl-C): heard while a reply is awaited, and between the blocks of a reply.
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
 };
@@ -77,6 +81,9 @@ export type LoopOutcome = {
   // What the replies proposed, over all steps, in order: for each path, a FILE drops what came before it and an EDIT
   // changes what came before it (the file on disk, or an earlier FILE).
   proposals: Proposal[];
+  // Where the last reply's FILE and EDIT blocks were left out, past what one reply may propose (protocol/caps.ts): the
+  // index of the first left out among them; undefined when none were.
+  leftOutFrom: number | undefined;
   // The requests of the last reply that were never answered (steps ran out, or a repeat).
   unanswered: Request[];
   // This question as a turn of the conversation, for a later question to continue.
@@ -105,10 +112,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, piped: input.piped, window, earlier: input.earlier ?? [] });
   const sent: number[] = [];
   const tokens: number[] = [];
-  const proposals: Proposal[] = [];
+  const proposals = proposalBook();
   // Per path, the text the proposals so far make of it: what a later EDIT is checked against.
   const proposed = new Map<string, string>();
-  const notKept = new Set<Proposal>();
   let previousKey: string | undefined;
 
   for (let step = 1; ; step++) {
@@ -123,28 +129,21 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const { text: reply, truncated, cut } = typeof answer === 'string' ? { text: answer, truncated: undefined, cut: undefined } : answer;
     if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
     if (cut !== undefined) emit({ kind: 'warning', step, message: cut });
+    // A Stop while the reply was on its way, or while it is worked through below, ends the run there.
+    await heardStop(signal);
     const parsed = parseReply(reply);
-    const checked = checkProposals(parsed.proposals, proposed, executor, cut !== undefined);
-    for (const { block, kept } of checked) {
-      // What the model was told was not kept stays only as long as nothing for its path is kept after it: then the
-      // report says why that path is not written. A kept FILE drops all before it, a kept EDIT what was not kept.
-      if (kept) {
-        const stays = (q: Proposal) => q.path !== block.path || (block.kind === 'edit' && !notKept.has(q));
-        proposals.splice(0, proposals.length, ...proposals.filter(stays));
-      } else {
-        notKept.add(block);
-      }
-      proposals.push(block);
-    }
-    const told = checked.flatMap((c) => (c.result === undefined ? [] : [c.result]));
-    const failed = checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? '');
+    const { checked, leftOut } = await checkProposals(parsed.proposals, proposed, executor, cut !== undefined, signal);
+    for (const { block, kept } of checked) proposals.add(block, kept);
+    const told = [...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])), ...(leftOut === undefined ? [] : [leftOut])];
+    const failed = [...checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? ''), ...(leftOut === undefined ? [] : [leftOut.request])];
     const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear), ...failed.map((r) => `${r} not kept`)];
-    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: parsed.proposals.map((f) => f.path) });
+    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: checked.map((c) => c.block.path) });
 
     const outcome = (stop: Stop): LoopOutcome => {
       const note = stop === 'answered' ? undefined : cutShortNote(stop, step, asked);
       const answer = note === undefined ? reply : `${reply.trimEnd()}\n\n${note}`;
-      return { answer, note, stop, steps: step, sent, tokens, proposals, unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
+      const leftOutFrom = leftOut === undefined ? undefined : checked.length;
+      return { answer, note, stop, steps: step, sent, tokens, proposals: proposals.list(), leftOutFrom, unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
     };
     // A line that meant a request counts as one, and so does an EDIT that did not apply: the model is told, and the
     // loop goes on.
@@ -160,41 +159,109 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   }
 }
 
+// The run's proposals over all steps, in order. What the model was told was not kept stays only as long as nothing
+// for its path is kept after it: then the report says why that path is not written. A kept FILE drops all before it
+// for its path, a kept EDIT what was not kept (it was checked against the rest). Indexed by path, so that each block
+// is dropped at most once: filtering all proposals for each block took minutes for a reply of 100,000 (issue 23).
+function proposalBook(): { add: (block: Proposal, kept: boolean) => void; list: () => Proposal[] } {
+  const all: Proposal[] = [];
+  const dropped = new Set<Proposal>();
+  const byPath = new Map<string, { kept: Proposal[]; notKept: Proposal[] }>();
+  return {
+    add(block, kept) {
+      const same = byPath.get(block.path) ?? { kept: [], notKept: [] };
+      byPath.set(block.path, same);
+      if (kept) {
+        for (const q of block.kind === 'file' ? [...same.kept, ...same.notKept] : same.notKept) dropped.add(q);
+        if (block.kind === 'file') same.kept = [];
+        same.notKept = [];
+        same.kept.push(block);
+      } else {
+        same.notKept.push(block);
+      }
+      all.push(block);
+    },
+    list: () => all.filter((p) => !dropped.has(p)),
+  };
+}
+
+// Lets a Stop be heard (the pult's button, Ctrl-C): the event loop runs, and an abort ends the run with the error
+// the bridges give. Called between the pieces of work a reply makes, so that none of them runs long.
+async function heardStop(signal: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (signal.aborted) throw new DeepworkError('ABORTED', 'Stopped.');
+}
+
+// What the model is told of the FILE and EDIT blocks of a reply left out from `from` on: never looked at, never kept.
+// The first few are named, so a real reply that proposed too much at once knows what to send again.
+function leftOutResult(blocks: readonly Proposal[], from: number, why: Extract<Result, { kind: 'left-out' }>['why']): Result {
+  const named = blocks.slice(from, from + LEFT_OUT_NAMED).map((b) => `${b.kind === 'file' ? 'FILE' : 'EDIT'} ${b.path}`);
+  const first = formatCount(from + 1);
+  const request = blocks.length === from + 1 ? `FILE/EDIT block ${first}` : `FILE/EDIT blocks ${first}-${formatCount(blocks.length)}`;
+  return { kind: 'left-out', request, blocks: named, more: blocks.length - from - named.length, why };
+}
+
+// Blocks left out that the result names.
+const LEFT_OUT_NAMED = 20;
+
 // Checks a reply's proposals in order against the files as the run's proposals leave them: whether each is kept, and
 // what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
 type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 
-// `cut`: the server cut the reply at its output limit, so a block without END was cut by it.
-function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor, cut: boolean): Checked[] {
-  return blocks.map((block): Checked => {
-    const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-    const failed = (problem: string, fix: string, lines = ''): Checked => ({ block, kept: false, result: { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix } });
-    if (!block.complete) {
-      const ended = cut ? "the server cut the reply at its output limit before the block's END line" : 'the reply ended before its END line';
-      const fix = block.kind === 'file'
-        ? 'For a big file, send EDIT blocks instead of the whole file.'
-        : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
-      return failed(`${ended}, so it is never written`, fix);
+// `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
+// one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
+async function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor, cut: boolean, signal: AbortSignal): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
+  const checked: Checked[] = [];
+  let work = MAX_EDIT_CHARS_PER_REPLY;
+  for (const [i, block] of blocks.entries()) {
+    if (i === MAX_PROPOSALS_PER_REPLY) return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
+    const verdict = checkProposal(block, proposed, executor, cut, work);
+    if (verdict.kind === 'too much') return { checked, leftOut: leftOutResult(blocks, i, { kind: 'work', limit: MAX_EDIT_CHARS_PER_REPLY, chars: verdict.chars, pairs: verdict.pairs }) };
+    work -= verdict.spent;
+    checked.push(verdict.checked);
+    await heardStop(signal);
+  }
+  return { checked, leftOut: undefined };
+}
+
+// `work`: what is left of MAX_EDIT_CHARS_PER_REPLY (protocol/caps.ts); an EDIT that would take more is 'too much', and
+// is not applied. `spent`: what the block took of it.
+type Verdict = { kind: 'checked'; checked: Checked; spent: number } | { kind: 'too much'; chars: number; pairs: number };
+
+function checkProposal(block: Proposal, proposed: Map<string, string>, executor: Executor, cut: boolean, work: number): Verdict {
+  const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
+  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({ kind: 'checked', checked: { block, kept, result }, spent });
+  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict => done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
+  if (!block.complete) {
+    const ended = cut ? "the server cut the reply at its output limit before the block's END line" : 'the reply ended before its END line';
+    const fix = block.kind === 'file'
+      ? 'For a big file, send EDIT blocks instead of the whole file.'
+      : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
+    return failed(`${ended}, so it is never written`, fix);
+  }
+  if (block.kind === 'file') {
+    proposed.set(block.path, block.content);
+    return done(true, undefined);
+  }
+  if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
+  if (block.pairs.length > MAX_PAIRS_PER_EDIT) {
+    return failed(tooManyPairs(block.pairs.length), `Send the change as EDIT blocks of at most ${formatCount(MAX_PAIRS_PER_EDIT)} pairs each, or the whole file as a FILE block.`);
+  }
+  let base = proposed.get(block.path);
+  if (base === undefined) {
+    const now = executor.text(block.path);
+    if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
+    if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
+      return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`, 'Check the path with LIST, or create the file with a FILE block.');
     }
-    if (block.kind === 'file') {
-      proposed.set(block.path, block.content);
-      return { block, kept: true, result: undefined };
-    }
-    if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
-    let base = proposed.get(block.path);
-    if (base === undefined) {
-      const now = executor.text(block.path);
-      if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
-      if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
-        return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`, 'Check the path with LIST, or create the file with a FILE block.');
-      }
-      base = now.kind === 'text' ? now.text : '';
-    }
-    const outcome = applyEdit(base, block.pairs);
-    if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).', outcome.lines);
-    proposed.set(block.path, outcome.text);
-    return { block, kept: true, result: { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs } };
-  });
+    base = now.kind === 'text' ? now.text : '';
+  }
+  const spent = editWork(base.length, block.pairs.length);
+  if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
+  const outcome = applyEdit(base, block.pairs);
+  if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).', outcome.lines, spent);
+  proposed.set(block.path, outcome.text);
+  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent);
 }
 
 function describeUnclear(u: Unclear): string {

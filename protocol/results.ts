@@ -28,6 +28,10 @@ export type Result =
   | { kind: 'edit'; request: string; path: string; ok: true; pairs: number }
   // `fix`: what to send instead.
   | { kind: 'edit'; request: string; path: string; ok: false; problem: string; lines: string; fix: string }
+  // FILE and EDIT blocks of a reply past what one reply may propose (protocol/caps.ts): never kept. `blocks`: the first
+  // of them, as `FILE path`; `more`: how many more. `why`: past the number of blocks, or an EDIT that would take the
+  // reply past the characters of files its EDITs may go through (`chars`: its file's; `pairs`: its pairs).
+  | { kind: 'left-out'; request: string; blocks: string[]; more: number; why: { kind: 'blocks'; limit: number } | { kind: 'work'; limit: number; chars: number; pairs: number } }
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   | { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 
@@ -81,6 +85,14 @@ export function renderResult(r: Result): string {
       if (r.ok) return head(r.request, `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`);
       const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
       return `${head(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. ${r.fix}\n${END}`;
+    }
+    case 'left-out': {
+      const blocks = `${r.blocks.join(', ')}${r.more > 0 ? ` and ${count(r.more)} more` : ''}`;
+      const limit = count(r.why.limit);
+      const why = r.why.kind === 'blocks'
+        ? `One reply may propose at most ${limit} FILE or EDIT blocks; left out after the first ${limit}: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, at most ${limit} blocks at once.`
+        : `The EDIT blocks of one reply may go through at most ${limit} characters of files in all (an EDIT goes through its file once, and once more for each pair). ${r.blocks[0] ?? 'An EDIT'}, ${counted(r.why.pairs, 'pair')} on ${count(r.why.chars)} characters, would go past that, so it was left out with the blocks after it: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.`;
+      return `${head(r.request, 'not kept')}\n${why}\n${END}`;
     }
     case 'unclear': {
       const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;

@@ -809,9 +809,10 @@ describe('hardening (issue 9): the command line', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 3000; i++) files[`f/${i}.txt`] = `old ${i}\n`;
     const dir = tempFolder(files);
-    const reply = Array.from({ length: 3000 }, (_, i) => `=== FILE: f/${i}.txt ===\nnew ${i}\n=== END ===`).join('\n');
-    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
-    const asked = await deepwork(['q', '--host', fake.host], dir);
+    // One reply proposes at most 100 files: 30 steps of 100, each but the last asking for more.
+    const reply = (step: number) => Array.from({ length: 100 }, (_, i) => `=== FILE: f/${step * 100 + i}.txt ===\nnew ${step * 100 + i}\n=== END ===`).join('\n');
+    const fake = await startFakeBridge({ chat: (_c, step) => ({ kind: 'reply', text: step < 29 ? `${reply(step)}\n=== FIND: zz${step} ===` : reply(step) }) });
+    const asked = await deepwork(['q', '--host', fake.host, '--steps', '30'], dir);
     assert.equal(asked.code, 0, asked.stderr);
     const backups = path.join(configs, 'backup');
     const before = new Set(fs.existsSync(backups) ? fs.readdirSync(backups) : []);
@@ -1037,5 +1038,29 @@ describe('deepwork ui and the other users of the machine (issue 23)', () => {
       child.kill('SIGINT');
     }
     assert.equal(await closed, 0, stderr);
+  });
+});
+
+describe('deepwork "question": the cap on what one reply proposes (issue 23)', () => {
+  it('finishes, keeping the first 100 and telling the model that the rest were left out', async () => {
+    const folder = tempFolder({ 'a.txt': 'a\n' });
+    const reply = Array.from({ length: 100_000 }, (_, i) => `=== FILE: src/file${i}.js ===\nx\n=== END ===`).join('\n');
+    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? reply : 'Done.' }) });
+    // A window that takes the whole reply back, so that the step that tells the model is sent.
+    const run = await deepwork(['Change everything', '--host', fake.host, '--model', 'm', '--context-tokens', '5000000'], folder);
+    assert.equal(run.code, 0, run.stderr.slice(-2_000));
+    assert.match(fake.chats[1]?.content ?? '', /=== RESULT FILE\/EDIT blocks 101-100,000: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE src\/file100\.js, /);
+    const listed = run.stdout.split('\n').filter((line) => /^ {2}new +src\/file\d+\.js/.test(line));
+    assert.deepEqual([listed.length, listed.at(-1)?.trim().split(/ +/)[1]], [100, 'src/file99.js']);
+  });
+
+  it('says in the answer which block was left out, even when its path is also proposed by a block kept', async () => {
+    const folder = tempFolder({ 'a.txt': 'a\n' });
+    const blocks = Array.from({ length: 100 }, (_, i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`);
+    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: [...blocks, '=== FILE: f0.txt ===\nagain\n=== END ==='].join('\n') }) });
+    const run = await deepwork(['Change everything', '--host', fake.host, '--model', 'm', '--steps', '1'], folder);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.startsWith(`${framed('[FILE f0.txt: new, +1; see the list below]').split('\n')[0]}\n[FILE f0.txt: new, +1; see the list below]\n`), run.stdout.slice(0, 300));
+    assert.match(run.stdout, /\[FILE f99\.txt: new, \+1; see the list below\]\n\[FILE f0\.txt: left out: past what one reply may propose; see the list below\]\n==== end of the model's answer ====\n\n?\[deepwork: this answer was cut short: the steps ran out after 1 step\. Unanswered requests: FILE\/EDIT block 101 not kept\./);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { tempFolder } from './helpers.ts';
 import { applyEdit, type EditOutcome } from '../protocol/edit.ts';
 import { parseReply, type EditBlock } from '../protocol/parse.ts';
 
@@ -117,6 +121,40 @@ describe('applyEdit: matching', () => {
 
   it('applies a fuzzier way only when the exact one finds nothing, never a near miss', () => {
     failure(applyEdit(file, [{ search: 'function b() {\n  return 2\n}\n', replace: 'x\n' }]));
+  });
+});
+
+describe('applyEdit: the work of one EDIT (issue 23)', () => {
+  it('refuses an EDIT of more than 100 pairs before applying any, naming the cap', () => {
+    const pairs = Array.from({ length: 101 }, () => ({ search: '  return 2;\n', replace: '  return 2;\n' }));
+    const outcome = failure(applyEdit(file, pairs));
+    assert.deepEqual([outcome.pair, outcome.problem, outcome.lines], [101, 'it holds 101 SEARCH/REPLACE pairs, and one EDIT takes at most 100', '']);
+    assert.equal(text(applyEdit(file, pairs.slice(0, 100))), file);
+  });
+
+  it('finds a SEARCH that starts inside a partial match of itself, each way, and counts overlapping matches', () => {
+    assert.equal(text(applyEdit('a\na\na\nb\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), 'a\nc\n');
+    assert.equal(text(applyEdit('a \na \na \nb\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), 'a \nc\n');
+    assert.equal(text(applyEdit('  a\n  a\n  a\n  b\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), '  a\n  c\n');
+    assert.match(failure(applyEdit('x\nx\nx\n', [{ search: 'x\nx\n', replace: 'y\n' }])).problem, /matches in 2 places \(lines 1 and 2\)/);
+    assert.match(failure(applyEdit('x\n'.repeat(9), [{ search: 'x\nx\n', replace: 'y\n' }])).problem, /matches in more than 3 places \(lines 1, 2, 3 and more\)/);
+  });
+
+  it('matches a SEARCH of 100,000 equal lines in a file of 200,000 such lines without comparing each line with each', () => {
+    // In a process of its own, killed if it hangs: trying the SEARCH at every line of the file took minutes here.
+    const script = path.join(tempFolder(), 'match.mjs');
+    fs.writeFileSync(script, [
+      `import { applyEdit } from ${JSON.stringify(new URL('../protocol/edit.js', import.meta.url).href)};`,
+      "const same = 'the same line\\n';",
+      "const missing = applyEdit(same.repeat(200_000), [{ search: same.repeat(100_000) + 'another line\\n', replace: 'x\\n' }]);",
+      "const found = applyEdit(same.repeat(200_000) + 'the end\\n', [{ search: same.repeat(100_000) + 'the end\\n', replace: 'x\\n' }]);",
+      "process.stdout.write(JSON.stringify([missing.ok ? '' : missing.problem, found.ok && found.text === same.repeat(100_000) + 'x\\n']));",
+    ].join('\n'));
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.signal === null ? run.stderr : `still matching after 60 s (${run.signal})`);
+    const [missing, found] = JSON.parse(run.stdout) as [string, boolean];
+    assert.match(missing, /^the SEARCH matches no lines of the file/);
+    assert.equal(found, true);
   });
 });
 

@@ -1,8 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor, type Executor } from '../reading/execute.ts';
+import { applyFiles } from '../writing/apply.ts';
+import type { Proposal } from '../protocol/parse.ts';
 import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
@@ -351,5 +354,127 @@ describe('the context window, for results the model never saw', () => {
     assert.match(second, /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/);
     assert.match(second, /=== RESULT NEED small\.txt: 1 line ===\n1 \| small/);
     assert.doesNotMatch(second, /were sent at step 1/);
+  });
+});
+
+describe('runLoop: the proposals kept over a run', () => {
+  const file = (p: string, content: string) => `=== FILE: ${p} ===\n${content}\n=== END ===`;
+  const edit = (p: string, search: string, replace: string) => `=== EDIT: ${p} ===\n<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n=== END ===`;
+  // A block as kind, path and what it says: a FILE's content, an EDIT's first REPLACE.
+  const label = (p: Proposal) => `${p.kind === 'file' ? 'FILE' : 'EDIT'} ${p.path} ${p.kind === 'file' ? p.content.trim() : (p.pairs[0]?.replace.trim() ?? '')}`.trimEnd() + (p.complete ? '' : ' (cut)');
+  const keeps = '  return page;';
+  // The replies of a run, one per step, and the proposals it ends with. ask.mjs is on disk; a.js and b.js are not.
+  const cases: Array<[string, string[], string[]]> = [
+    ['a later FILE drops an earlier one', [`${file('a.js', 'one')}\n${file('a.js', 'two')}`], ['FILE a.js two']],
+    ['an EDIT builds on an earlier FILE', [`${file('a.js', 'one')}\n${edit('a.js', 'one', 'two')}`], ['FILE a.js one', 'EDIT a.js two']],
+    ['a kept EDIT drops an EDIT before it that was not kept', [`${edit('ask.mjs', 'nowhere', 'x')}\n${edit('ask.mjs', keeps, '  return 1;')}`], ['EDIT ask.mjs return 1;']],
+    ['an EDIT not kept after a kept one stays, so the report says why', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}`], ['EDIT ask.mjs return 1;', 'EDIT ask.mjs x']],
+    ['a kept FILE drops the kept and the not kept before it', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}\n${file('ask.mjs', 'new')}`], ['FILE ask.mjs new']],
+    ['a FILE, an EDIT not kept, then an EDIT kept', [`${file('a.js', 'one')}\n${edit('a.js', 'nowhere', 'x')}\n${edit('a.js', 'one', 'two')}`], ['FILE a.js one', 'EDIT a.js two']],
+    ['two kept EDITs of a path stay, in order', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', '  return 1;', '  return 2;')}`], ['EDIT ask.mjs return 1;', 'EDIT ask.mjs return 2;']],
+    ['a path moves to where its last kept block stands', [`${file('a.js', '1')}\n${file('b.js', '1')}\n${file('a.js', '2')}`], ['FILE b.js 1', 'FILE a.js 2']],
+    ['a block not kept stays beside what is kept for other paths', [`${edit('ask.mjs', 'nowhere', 'x')}\n${file('b.js', '1')}`], ['EDIT ask.mjs x', 'FILE b.js 1']],
+    ['a FILE cut before its END stays after a kept one', [`${file('a.js', 'one')}\n=== FILE: a.js ===\ntwo\n`], ['FILE a.js one', 'FILE a.js two (cut)']],
+    ['an EDIT whose body cannot be read stays after a kept FILE', [`${file('a.js', 'one')}\n=== EDIT: a.js ===\n<<<<<<< SEARCH\none\n>>>>>>> REPLACE\n=== END ===`], ['FILE a.js one', 'EDIT a.js']],
+    ['an EDIT at a later step builds on a FILE of an earlier one', [`${file('a.js', 'one')}\n=== FIND: zz ===`, edit('a.js', 'one', 'two')], ['FILE a.js one', 'EDIT a.js two']],
+    ['a kept EDIT at a later step drops what an earlier step was told was not kept', [edit('ask.mjs', 'nowhere', 'x'), `${file('b.js', '1')}\n${edit('ask.mjs', keeps, '  return 2;')}`], ['FILE b.js 1', 'EDIT ask.mjs return 2;']],
+  ];
+  for (const [name, replies, kept] of cases) {
+    it(`keeps them by path and order: ${name}`, async () => {
+      const outcome = await loop(scripted([...replies, 'done']), 'q', 4);
+      assert.deepEqual(outcome.proposals.map(label), kept);
+    });
+  }
+});
+
+describe('runLoop: caps on what one reply proposes (issue 23)', () => {
+  const lines = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => `${line(i)}\n`).join('');
+
+  it('keeps the first 100 FILE and EDIT blocks of a reply, tells the model the rest were left out and the cap, and writes none of them', async () => {
+    const dir = tempFolder({ 'keep.txt': 'keep\n' });
+    const bridge = scripted([lines(105, (i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`), 'done']);
+    const events: LoopEvent[] = [];
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, onEvent: (e) => events.push(e) });
+    assert.deepEqual(outcome.proposals.map((p) => p.path), Array.from({ length: 100 }, (_, i) => `f${i}.txt`));
+    const told = '=== RESULT FILE/EDIT blocks 101-105: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE f100.txt, FILE f101.txt, FILE f102.txt, FILE f103.txt, FILE f104.txt.\nNothing of them was kept. Send what is still needed in your next reply, at most 100 blocks at once.\n=== END RESULT ===';
+    assert.ok(bridge.seen[1]?.includes(told), bridge.seen[1]?.slice(-600));
+    const replied = events.find((e) => e.kind === 'replied');
+    assert.deepEqual(replied?.kind === 'replied' ? [replied.requests, replied.files.length] : [], [['FILE/EDIT blocks 101-105 not kept'], 100]);
+    const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.equal(report.files.filter((f) => f.written).length, 100);
+    assert.ok(fs.existsSync(path.join(dir, 'f99.txt')) && !fs.existsSync(path.join(dir, 'f100.txt')));
+  });
+
+  it('names the first 20 blocks left out and counts the others', async () => {
+    const bridge = scripted([lines(130, (i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`), 'done']);
+    await loop(bridge, 'q');
+    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE\/EDIT blocks 101-130: not kept ===\n[^\n]*: FILE f100\.txt, [^\n]*, FILE f119\.txt and 10 more\.\n/);
+  });
+
+  it('does not keep an EDIT of more than 100 pairs, tells the model the cap, and does not write it', async () => {
+    const before = lines(200, (i) => `item ${i}`);
+    const dir = tempFolder({ 'list.txt': before });
+    const pairs = lines(101, (i) => `<<<<<<< SEARCH\nitem ${i}\n=======\nITEM ${i}\n>>>>>>> REPLACE`);
+    const bridge = scripted([`=== EDIT: list.txt ===\n${pairs}=== END ===`, 'done']);
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    assert.match(bridge.seen[1] ?? '', /=== RESULT EDIT list\.txt: not kept ===\nit holds 101 SEARCH\/REPLACE pairs, and one EDIT takes at most 100\.\nNothing of this block was kept\. Send the change as EDIT blocks of at most 100 pairs each, or the whole file as a FILE block\./);
+    const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['list.txt', 'failed', false]]);
+    assert.match(report.files[0]?.reason ?? '', /it holds 101 SEARCH\/REPLACE pairs, and one EDIT takes at most 100/);
+    assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), before);
+  });
+
+  it('leaves out the EDIT that would take the reply past 500,000,000 characters of files gone through, with the blocks after it', async () => {
+    // 454,546 lines, 5,000,006 characters (5,000,005 after the first EDIT): an EDIT of one pair goes through it
+    // twice, one of 100 pairs 101 times.
+    const dir = tempFolder({ 'big.txt': lines(454_546, (i) => `${i}`.padStart(10, '0')) }, 'deepwork-test-', true);
+    const pair = (i: number) => `<<<<<<< SEARCH\n${`${i}`.padStart(10, '0')}\n=======\nchanged ${i}\n>>>>>>> REPLACE\n`;
+    const edit = (from: number, n: number) => `=== EDIT: big.txt ===\n${Array.from({ length: n }, (_, k) => pair(from + k)).join('')}=== END ===\n`;
+    const bridge = scripted([`${edit(0, 1)}${edit(1, 100)}=== FILE: b.txt ===\nb\n=== END ===\n`, 'done']);
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    assert.deepEqual(outcome.proposals.map((p) => [p.kind, p.path, p.kind === 'edit' ? p.pairs.length : 0]), [['edit', 'big.txt', 1]]);
+    assert.ok(bridge.seen[1]?.includes('=== RESULT FILE/EDIT blocks 2-3: not kept ===\nThe EDIT blocks of one reply may go through at most 500,000,000 characters of files in all (an EDIT goes through its file once, and once more for each pair). EDIT big.txt, 100 pairs on 5,000,005 characters, would go past that, so it was left out with the blocks after it: EDIT big.txt, FILE b.txt.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.\n=== END RESULT ==='), bridge.seen[1]?.slice(-900));
+  });
+
+  it('answers an EDIT of 100,000 identical pairs on a 200,000-line file without applying any of them', async () => {
+    const dir = tempFolder({ 'big.txt': lines(200_000, (i) => `line ${i}`) });
+    const pair = '<<<<<<< SEARCH\nline 100000\n=======\nline 100000\n>>>>>>> REPLACE\n';
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({ bridge: scripted([`=== EDIT: big.txt ===\n${pair.repeat(100_000)}=== END ===`]), executor, texts: loadTexts(executor.limits), question: 'q', steps: 1 });
+    assert.equal(outcome.stop, 'steps');
+    assert.match(outcome.note ?? '', /Unanswered requests: EDIT big\.txt not kept\./);
+  });
+});
+
+describe('runLoop: Stop while a reply is worked through (issue 23)', () => {
+  const edits = (n: number) => Array.from({ length: n }, (_, i) => `=== EDIT: f${i}.txt ===\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n=== END ===`).join('\n');
+  const folder = () => tempFolder(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'a\n'])));
+  // The executor, counting the EDITs checked against the disk (each reads its file once); `onText` runs at each.
+  const counting = (executor: Executor, onText: (n: number) => void) => {
+    let checked = 0;
+    return { executor: { ...executor, text: (p: string) => (onText(++checked), executor.text(p)) }, checked: () => checked };
+  };
+
+  it('ends ABORTED after the block in hand when Stop comes while the blocks are checked, leaving the rest unchecked', async () => {
+    const controller = new AbortController();
+    const executor = createExecutor(folder());
+    // The Stop arrives as an event (a message from the page, a signal), while the first EDIT is checked.
+    const watched = counting(executor, (n) => n === 1 && setImmediate(() => controller.abort()));
+    const run = runLoop({ bridge: scripted([edits(50), 'done']), executor: watched.executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, signal: controller.signal });
+    await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
+    assert.equal(watched.checked(), 1);
+  });
+
+  it('ends ABORTED before working through a reply that came after Stop', async () => {
+    const controller = new AbortController();
+    const executor = createExecutor(folder());
+    const watched = counting(executor, () => {});
+    const bridge: Bridge = { label: 'late', chat: () => (controller.abort(), Promise.resolve(edits(50))) };
+    const run = runLoop({ bridge, executor: watched.executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, signal: controller.signal });
+    await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
+    assert.equal(watched.checked(), 0);
   });
 });

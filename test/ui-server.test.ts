@@ -16,6 +16,7 @@ import { CODE_LIFE_MS, newCode, proves } from '../ui/security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
 import { listConversations, newConversationId, saveConversation } from '../writing/conversations.ts';
+import { loadRun } from '../writing/runs.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
@@ -655,5 +656,35 @@ describe('the pult session: invisible and direction-changing characters (issue 2
     await done;
     assert.ok(!(run.files.find((f) => f.path === 'long.js')?.diff ?? '\u202E').includes('\u202E'), 'the diff does not reach the line');
     assert.deepEqual(run.hiddenIn, ['long.js', 'b.js']);
+  });
+});
+
+describe('the pult session: Stop while a reply is worked through (issue 23)', () => {
+  it('ends the run stopped when Stop comes while the blocks of a reply are checked, leaving the rest unchecked and nothing kept', async () => {
+    const root = tempFolder(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'a\n'])));
+    const stateDir = tempFolder();
+    const reply = Array.from({ length: 50 }, (_, i) => `=== EDIT: f${i}.txt ===\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n=== END ===`).join('\n');
+    const executor = createExecutor(root);
+    let session: Session | undefined;
+    let checked = 0;
+    // Each EDIT reads its file once to be checked. The page's Stop arrives as an event while the first is checked.
+    const watched = { ...executor, text: (p: string) => {
+      if (++checked === 1) setImmediate(() => session?.stop());
+      return executor.text(p);
+    } };
+    let settle: () => void = () => {};
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    session = new Session({
+      executor: watched, backupDir: path.join(stateDir, 'backup'), stateDir, steps: 4, contextTokens: undefined,
+      send: (m) => {
+        if (m.type === 'run' && m.run.state !== 'running') settle();
+      },
+    });
+    const run = session.ask('change them all', [], 4, { label: 'scripted', chat: () => Promise.resolve(reply) });
+    await done;
+    assert.equal(run.state, 'stopped');
+    assert.equal(checked, 1, 'the blocks after the Stop were not checked');
+    assert.deepEqual([run.files, loadRun(stateDir, root)], [[], undefined], 'nothing of the reply was kept');
+    assert.equal(session.running, false);
   });
 });

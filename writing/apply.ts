@@ -190,13 +190,15 @@ function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefine
 }
 
 // The proposals for each path, in order: a FILE drops what came before it, an EDIT changes what came before it. A
-// later path to the same file (a symlink and its target) replaces an earlier one.
+// later path to the same file (a symlink and its target) replaces an earlier one. Each path's list grows in place:
+// copying it for every block made many EDITs of one path cost their number squared.
 function plansFor(box: Sandbox, blocks: readonly Proposal[], options: PreviewOptions): Plan[] {
   const byPath = new Map<string, Proposal[]>();
   for (const block of blocks) {
-    const earlier = block.kind === 'file' ? [] : (byPath.get(block.path) ?? []);
+    const ops = block.kind === 'file' ? [] : (byPath.get(block.path) ?? []);
+    ops.push(block);
     byPath.delete(block.path);
-    byPath.set(block.path, [...earlier, block]);
+    byPath.set(block.path, ops);
   }
   const plans = [...byPath.entries()].map(([wanted, ops]) => plan(box, wanted, ops, options));
   const last = new Map<string, Plan>();
