@@ -4,8 +4,8 @@
 import type { Executor } from '../reading/execute.ts';
 import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import { boundedConversation, saveRun } from '../writing/runs.ts';
-import { saveConversation } from '../writing/conversations.ts';
+import { boundedConversation, saveRun } from '../state/runs.ts';
+import { saveConversation } from '../state/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { privateKeyLine } from '../reading/private-keys.ts';

@@ -15,8 +15,8 @@ import { serveOnLoopback, tempFolder } from './helpers.ts';
 import { CODE_LIFE_MS, newCode, proves } from '../ui/security.ts';
 import { isRecord } from '../common/unknown.ts';
 import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
-import { listConversations, newConversationId, saveConversation } from '../writing/conversations.ts';
-import { loadRun } from '../writing/runs.ts';
+import { listConversations, newConversationId, saveConversation } from '../state/conversations.ts';
+import { loadRun } from '../state/runs.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 

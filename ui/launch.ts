@@ -2,23 +2,13 @@
 // default browser (never the bridge's debugging browser: the page would take the tab the bridge drives).
 
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { programFolder, windowsProgram } from '../common/programs.ts';
 import { startPult, type Pult, type PultOptions } from './server.ts';
 import { newCode, newToken, proves } from './security.ts';
 import { isRecord } from '../common/unknown.ts';
-import { writeAtomic } from '../writing/atomic.ts';
-import { folderKey } from '../writing/runs.ts';
-
-// `url`: the pult's address. Registrations made before issue 23 carry the token in it; it is not read from there.
-type Registration = { root: string; url: string; instance: string; pid: number };
-
-function registrationFile(stateDir: string, port: number): string {
-  return path.join(stateDir, `pult-${port}.json`);
-}
+import { folderToken, keepToken, readRegistration, register, registrationFile, removeQuietly, removeStale, type Registration } from '../state/pult.ts';
 
 // `url`: the pult's address, without its token. `oneTimeUrl`: a new link with a one-time code at each call, what to
 // open or print: the token itself never goes on a command line or a screen. `movedFrom`: the port asked for, when
@@ -32,7 +22,7 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
   const { stateDir } = options;
   const root = options.executor.box.root;
   removeStale(stateDir);
-  const token = options.token ?? folderToken(stateDir, root) ?? newToken();
+  const token = options.token ?? folderToken(stateDir, root, newToken);
   const tries = options.port === 0 ? 0 : Math.max(0, Math.min(options.nextPorts ?? 0, 65535 - options.port));
   for (let port = options.port; port <= options.port + tries; port++) {
     try {
@@ -43,12 +33,8 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
       const pult = await startPult({ ...options, port, token, onRekey });
       const url = `http://127.0.0.1:${pult.port}/`;
       const registration: Registration = { root, url, instance: pult.instance, pid: process.pid };
-      try {
-        fs.mkdirSync(stateDir, { recursive: true });
-        writeAtomic(fs, registrationFile(stateDir, pult.port), Buffer.from(JSON.stringify(registration)), 0o600);
-      } catch {
-        // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
-      }
+      // Without the note a second launch cannot find this pult and asks for another port; the pult itself works.
+      register(stateDir, pult.port, registration);
       const close = pult.close;
       pult.close = () => close().finally(() => removeQuietly(registrationFile(stateDir, pult.port)));
       return {
@@ -71,35 +57,6 @@ export async function launchPult(options: PultOptions & { nextPorts?: number }):
   throw new DeepworkError('PORT_TAKEN', `${taken}. Start the pult on another port: deepwork ui --port ${Math.min(last + 1, 65535)}`);
 }
 
-// The folder's token, kept in the state folder (readable by this user only), so a page left open reconnects when the
-// pult for its folder is started again; a new one when there is none or it cannot be kept.
-function folderToken(stateDir: string, root: string): string | undefined {
-  try {
-    const kept = fs.readFileSync(tokenFile(stateDir, root), 'utf8').trim();
-    if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) return kept;
-  } catch {
-    // None yet.
-  }
-  const token = newToken();
-  return keepToken(stateDir, root, token) ? token : undefined;
-}
-
-function tokenFile(stateDir: string, root: string): string {
-  return path.join(stateDir, 'pult-tokens', folderKey(root));
-}
-
-// The folder holds every folder's token: 0700 when deepwork makes it, each file 0600 whatever the umask.
-function keepToken(stateDir: string, root: string, token: string): boolean {
-  const file = tokenFile(stateDir, root);
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeAtomic(fs, file, Buffer.from(token), 0o600);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // The registration of a live pult for `root` on `port`, proven without sending the token: whatever answers there must
 // prove it holds `token` for the registered instance (a challenge answered with an HMAC keyed by it). A registration
 // whose port is held by anything else (its pid reused, or another user's: EPERM counts as alive) is dropped.
@@ -112,51 +69,6 @@ async function samePult(stateDir: string, port: number, root: string, token: str
   if (isRecord(answer) && answer.instance === registration.instance && proves(token, registration.instance, challenge, answer.proof)) return registration;
   removeQuietly(file);
   return undefined;
-}
-
-function readRegistration(file: string): Registration | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value) || typeof value.root !== 'string' || typeof value.url !== 'string' || typeof value.instance !== 'string' || typeof value.pid !== 'number') return undefined;
-  return { root: value.root, url: value.url, instance: value.instance, pid: value.pid };
-}
-
-// Registrations whose process is gone (a pult killed, a machine restarted): they point at a port nothing of ours holds.
-function removeStale(stateDir: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(stateDir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!/^pult-\d+\.json$/.test(name)) continue;
-    const file = path.join(stateDir, name);
-    const registration = readRegistration(file);
-    if (registration === undefined || !isAlive(registration.pid)) removeQuietly(file);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    return errnoOf(error) === 'EPERM';
-  }
-}
-
-function removeQuietly(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    // Already gone.
-  }
 }
 
 // Whatever holds a registered port may be anything: its answer is read for 5 s and up to 4 KB (a proof is ~100 bytes),

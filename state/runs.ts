@@ -1,14 +1,14 @@
 // The last run's proposals per project, kept in deepwork's own state folder (never in the user's project), so
 // `deepwork apply` can write them later without asking the model again.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
 import type { EditBlock, FileBlock, Proposal } from '../protocol/parse.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { isRecord } from '../common/unknown.ts';
-import { writeAtomic } from './atomic.ts';
+import { writeAtomic } from '../writing/atomic.ts';
+import { folderKey } from './folder-key.ts';
 
 // `files`: the run's proposals, FILE and EDIT blocks in order. `conversation`: the questions so far, oldest first,
 // the last being this run's (absent in runs saved before deepwork kept them); `conversationId`: its name in the
@@ -35,11 +35,6 @@ export function boundedConversation(turns: readonly Turn[]): Turn[] {
 
 function sizeOf(turn: Turn): number {
   return turn.question.length + turn.answer.length + turn.steps.reduce((sum, s) => sum + s.answer.length + s.results.reduce((a, r) => a + r.text.length + r.note.length, 0), 0);
-}
-
-// A project folder's name in deepwork's state folder: its last run, its conversations, its pult's token.
-export function folderKey(root: string): string {
-  return crypto.createHash('sha256').update(root).digest('hex').slice(0, 16);
 }
 
 function runFile(stateDir: string, root: string): string {

@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Turn } from '../protocol/conversation.ts';
 import { isRecord } from '../common/unknown.ts';
-import { folderKey, isTurn } from './runs.ts';
-import { writeAtomic } from './atomic.ts';
+import { isTurn } from './runs.ts';
+import { folderKey } from './folder-key.ts';
+import { writeAtomic } from '../writing/atomic.ts';
 
 export type SavedConversation = { root: string; id: string; time: string; turns: Turn[] };
 // What a list shows of one: its first question, when it last changed, how many questions it holds.
