@@ -2,12 +2,20 @@
 // is loaded only when chosen. The API key is read from the environment here, at the last moment, and handed to the
 // client alone.
 
-import type { Config } from '../app/config.ts';
 import { messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/loop.ts';
 import type { CheckReport } from './check.ts';
 
-export type BridgeSettings = Pick<Config, 'api' | 'deepseekHost' | 'deepseekModel' | 'apiKeyEnv' | 'maxReplyTokens' | 'timeoutMinutes' | 'maxReplyChars'>;
+// What of the config a bridge needs (app/config.ts has the whole config, checked; a bridge depends on nothing above it).
+export type BridgeSettings = {
+  api: 'ollama' | 'openai';
+  deepseekHost: string;
+  deepseekModel: string;
+  apiKeyEnv?: string;
+  maxReplyTokens?: number;
+  timeoutMinutes: number;
+  maxReplyChars: number;
+};
 
 export async function createBridge(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<Bridge> {
   const common = { host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars };
