@@ -193,9 +193,13 @@ export function relativeTo(root: string, real: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-// A name as a case-insensitive disk with Windows' rules sees it: `.Git`, `.GIT.` and `.git ` are all `.git`.
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+// A name as a case-insensitive disk with Windows' rules sees it: `.Git`, `.GIT.` and `.git ` are all `.git`. Unicode's
+// default-ignorable code points (zero-width joiners, bidi marks, variation selectors) are dropped first: HFS+ ignores
+// them in names, so `.g\u200cit` is `.git` on a Mac (CVE-2014-9390).
 export function foldName(name: string): string {
-  return name.toLowerCase().replace(/[. ]+$/, '');
+  return name.replace(IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
 }
 
 export const foldPath = (p: string): string => p.split(path.sep).map(foldName).join(path.sep);

@@ -36,8 +36,9 @@ export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = 
 // Never walked, in any spelling: git's folder (or a submodule's `.git` file) and node_modules.
 function skippedName(name: string, folder: boolean): boolean {
   const first = name.charCodeAt(0);
-  // Most names start with neither "." nor "n"/"N": one compare rules them out.
-  if (first !== 46 && first !== 110 && first !== 78) return false;
+  // Most names start with neither "." nor "n"/"N", nor a code point foldName drops (U+00AD and above): one compare
+  // rules them out.
+  if (first !== 46 && first !== 110 && first !== 78 && first < 0xad) return false;
   const folded = foldName(name);
   return folded === '.git' || (folder && folded === 'node_modules');
 }

@@ -210,3 +210,25 @@ describe('the walk and secret paths', () => {
     assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
+
+describe('names a Mac reads as .git (issue 23, CVE-2014-9390)', () => {
+  // HFS+ ignores zero-width and other default-ignorable code points in names: each of these is .git there.
+  const spellings = ['.g\u200cit/config', '.git\u200d/hooks/x', '\u2060.git/HEAD', '.g\ufeffit/info/exclude'];
+  const root = tempFolder({ ...Object.fromEntries(spellings.map((rel) => [rel, 'x\n'])), 'a.js': 'a\n' });
+  const box = createSandbox(root);
+
+  for (const rel of spellings) {
+    it(`refuses to read or write ${JSON.stringify(rel)} as git internals`, () => {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'withheld', JSON.stringify(place));
+      if (place.kind === 'withheld') assert.equal(place.reason, 'git internals');
+      const target = resolveTarget(box, rel);
+      assert.equal(target.kind, 'refused', JSON.stringify(target));
+      if (target.kind === 'refused') assert.match(target.reason, /\.git/);
+    });
+  }
+
+  it('leaves them out of the walk', () => {
+    assert.deepEqual(walk(box).map((e) => e.rel), ['a.js']);
+  });
+});
