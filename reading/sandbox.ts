@@ -202,6 +202,16 @@ export function foldName(name: string): string {
   return name.replace(IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
 }
 
+// Control characters in a name: C0 and C1 controls (newline, carriage return, tab, ESC), the Unicode line and
+// paragraph separators, and the bidirectional controls. A name holding one could forge a section of a message (a
+// file named `notes\n=== QUESTION ===`) or show as another name, so deepwork never sends such a name: the walk and
+// folder listings leave it out, and the path rule refuses it.
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+
+export function holdsControls(name: string): boolean {
+  return CONTROLS.test(name);
+}
+
 export const foldPath = (p: string): string => p.split(path.sep).map(foldName).join(path.sep);
 export const foldRel = (rel: string): string => rel.split('/').map(foldName).join('/');
 
@@ -243,6 +253,7 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
   const normal = normalizeRequest(requested);
   if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
   const rel = normal.rel;
+  if (holdsControls(rel)) return { kind: 'refused', rel, reason: 'the path holds control characters; deepwork leaves such names out' };
   const abs = rel === '.' ? box.root : path.join(box.root, ...rel.split('/'));
 
   let real: string;

@@ -2,14 +2,15 @@
 // are opened breadth first while the text stays under its budget; the rest show their file counts, so a 30,000-file
 // folder still gives a tree of a few KB.
 
-import type { WalkEntry } from './walk.ts';
-import { formatCount } from '../common/text.ts';
+import type { WalkEntry, WalkNote } from './walk.ts';
+import { counted, formatCount } from '../common/text.ts';
 
 type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
 
 export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
 
-export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions): string {
+// `notes`: what the walk left out, said once at the end.
+export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions, notes: readonly WalkNote[] = []): string {
   const root = collect(entries, rootName);
   // The top folder is always open, but its entries count against the budget too: 5,000 files with long names in it
   // show as many as fit, and the rest as a count.
@@ -18,7 +19,15 @@ export function buildTree(entries: readonly WalkEntry[], rootName: string, optio
   const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
   render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root)) lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
+  for (const note of notes) lines.push(`(${noteText(note)})`);
   return lines.join('\n');
+}
+
+function noteText(note: WalkNote): string {
+  switch (note.kind) {
+    case 'control-names':
+      return `${counted(note.count, 'file or folder', 'files or folders')} left out: control characters in ${note.count === 1 ? 'its name' : 'their names'}, which deepwork does not send`;
+  }
 }
 
 function collect(entries: readonly WalkEntry[], rootName: string): Folder {

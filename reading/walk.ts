@@ -1,17 +1,24 @@
 // Walks the project folder for LIST, FIND and the tree, with one set of skip rules: `.git`, `node_modules`, the backup
-// folder, secrets, what `.gitignore` files exclude, and anything that is not a plain file or folder. Symlinked files
-// are followed when they lead to a file inside the root; symlinked folders are not entered, so loops cannot happen.
+// folder, secrets, what `.gitignore` files exclude, names with control characters, and anything that is not a plain
+// file or folder. Symlinked files are followed when they lead to a file inside the root; symlinked folders are not
+// entered, so loops cannot happen.
 //
 // Synchronous on purpose: measured here, sync reads beat a promise per file by about 3x.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { foldName, foldRel, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+import { foldName, foldRel, holdsControls, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
 // `target` is the real path a symlinked file leads to (inside the root): it is read there, never through the link.
 export type WalkEntry = { kind: 'file' | 'folder'; rel: string; name: string; parent: number; target?: string };
+
+// The entries and what the tree should say about what the walk left out.
+export type Walk = { entries: WalkEntry[]; notes: WalkNote[] };
+
+// `control-names`: files and folders left out because their names hold control characters (a folder with all it holds).
+export type WalkNote = { kind: 'control-names'; count: number };
 
 type Rules = { base: string; ig: Ignore };
 
@@ -22,16 +29,22 @@ type Skip = { rels: Set<string>; names: Set<string> };
 export const LARGE_FOLDER = 300_000;
 
 // Every entry of the project folder, depth first, names in byte order within a folder.
-export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): WalkEntry[] {
+export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): Walk {
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
   const rules = fs.existsSync(exclude) ? [readRules('.', exclude)] : [];
   const out: WalkEntry[] = [];
   const inside = box.guarded.filter((g) => isInside(box.root, g.real) && g.real !== box.root).map((g) => foldRel(relativeTo(box.root, g.real)));
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
-  const notice = onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large };
-  walkFolder(box, skip, '.', box.root, rules, out, -1, notice);
-  return out;
+  const state: State = { controlNames: 0, large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large } };
+  walkFolder(box, skip, '.', box.root, rules, out, -1, state);
+  return { entries: out, notes: state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [] };
 }
+
+// What one walk keeps track of besides its entries.
+type State = {
+  controlNames: number;
+  large: { told: boolean; tell: (entries: number) => void; at: number } | undefined;
+};
 
 // Never walked, in any spelling: git's folder (or a submodule's `.git` file) and node_modules.
 function skippedName(name: string, folder: boolean): boolean {
@@ -43,7 +56,8 @@ function skippedName(name: string, folder: boolean): boolean {
   return folded === '.git' || (folder && folded === 'node_modules');
 }
 
-function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, large: { told: boolean; tell: (entries: number) => void; at: number } | undefined): void {
+function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, state: State): void {
+  const large = state.large;
   if (large !== undefined && !large.told && out.length > large.at) {
     large.told = true;
     large.tell(large.at);
@@ -77,13 +91,17 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     else if (entry.isSymbolicLink() && (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined) kind = 'file';
     else continue;
 
+    if (holdsControls(entry.name)) {
+      state.controlNames++;
+      continue;
+    }
     if (skippedName(entry.name, kind === 'folder')) continue;
     if (kind === 'file' && isSecret(childRel, entry.name)) continue;
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
     const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
-    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, large);
+    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, state);
   }
 }
 

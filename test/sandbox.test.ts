@@ -206,7 +206,7 @@ describe('the walk and secret paths', () => {
       'home/.SSH/config': 'x', 'deep/a/.ssh/b/c.txt': 'x', '.kube/config': 'x', 'app/.docker/config.json': 'x', 'Server.PEM': 'x',
       'src/ssh.ts': 'x', '.docker/other.json': 'x', 'kube/config': 'x', 'src/a.js': 'x',
     });
-    const files = walk(createSandbox(root)).filter((e) => e.kind === 'file').map((e) => e.rel).sort();
+    const files = walk(createSandbox(root)).entries.filter((e) => e.kind === 'file').map((e) => e.rel).sort();
     assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
@@ -229,6 +229,20 @@ describe('names a Mac reads as .git (issue 23, CVE-2014-9390)', () => {
   }
 
   it('leaves them out of the walk', () => {
-    assert.deepEqual(walk(box).map((e) => e.rel), ['a.js']);
+    assert.deepEqual(walk(box).entries.map((e) => e.rel), ['a.js']);
+  });
+});
+
+describe('the path rule and names with control characters (issue 23)', () => {
+  const root = tempFolder({ 'tab\there.txt': 'x\n', 'a.js': 'a\n' });
+  const box = createSandbox(root);
+
+  it('refuses a path holding control characters, there or not', () => {
+    for (const rel of ['tab\there.txt', 'src/new\u2028line.js', 'bidi\u202etxt.js', 'esc\x1b[2J']) {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'refused', JSON.stringify(place));
+      if (place.kind === 'refused') assert.match(place.reason, /control characters/);
+      assert.equal(resolveTarget(box, rel).kind, 'refused', JSON.stringify(rel));
+    }
   });
 });
