@@ -9,7 +9,8 @@ export type Result =
   // `key` names the file and range asked for: the same key later is the same text.
   // `encoding`: the file's encoding when it is not UTF-8 (the text is decoded from it).
   | { kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean; rest: { lines: number; chars: number; exact: boolean }; ranged: boolean; encoding: string | undefined }
-  | { kind: 'folder'; request: string; path: string; entries: string[]; more: number }
+  // `controlNames`: entries left out because their names hold control characters.
+  | { kind: 'folder'; request: string; path: string; entries: string[]; more: number; controlNames: number }
   // `what`: what the file is, or why it is taken as binary.
   | { kind: 'binary'; request: string; path: string; bytes: number; what: string }
   // `mask`: the path is a mask (`lib/*.js`), which NEED does not take.
@@ -51,7 +52,8 @@ export function renderResult(r: Result): string {
     }
     case 'folder': {
       const more = r.more > 0 ? `\n[${count(r.more)} more entries not shown]` : '';
-      return `${head(r.request, `a folder, ${counted(r.entries.length + r.more, 'entry', 'entries')}`)}\n${r.entries.join('\n')}${more}\n${END}`;
+      const left = r.controlNames > 0 ? `\n[${counted(r.controlNames, 'entry', 'entries')} left out: control characters in the name, which deepwork does not send]` : '';
+      return `${head(r.request, `a folder, ${counted(r.entries.length + r.more, 'entry', 'entries')}`)}\n${r.entries.join('\n')}${more}${left}\n${END}`;
     }
     case 'binary':
       return head(r.request, `binary (${r.what}), ${count(r.bytes)} bytes; not sent`);

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isRequestKind, type FindRequest, type NeedRequest, type Request, type RequestKind, type RequestOf } from '../protocol/requests.ts';
 import type { Result } from '../protocol/results.ts';
-import { createSandbox, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
+import { createSandbox, holdsControls, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
-import { walk, type WalkEntry } from './walk.ts';
+import { walk, type WalkEntry, type WalkNote } from './walk.ts';
 import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './find.ts';
 import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
 import { encodingName, encodingOf } from './encoding.ts';
@@ -72,6 +72,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   const limits = { ...defaultLimits, ...options.limits };
   const finder = createFinder(box.root);
   let entries: WalkEntry[] | undefined;
+  let notes: WalkNote[] = [];
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
@@ -79,7 +80,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   const folder: Folder = {
     entries: () => {
       if (entries === undefined) {
-        entries = walk(box, options.onLargeFolder, options.largeFolder);
+        ({ entries, notes } = walk(box, options.onLargeFolder, options.largeFolder));
         // A folder big enough for a search worker gets it started, and given the files, once this thread is free:
         // while the model reads the first message, not before that message is sent.
         let count = 0;
@@ -103,9 +104,13 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     limits,
     answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
     text: (wanted) => textOf(box, wanted),
-    tree: () => buildTree(folder.entries(), path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }),
+    tree: () => {
+      const all = folder.entries();
+      return buildTree(all, path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }, notes);
+    },
     reset: () => {
       entries = undefined;
+      notes = [];
       files = undefined;
       searchable = undefined;
       index = undefined;
@@ -376,7 +381,7 @@ function holdsKey(file: Opened, start: number, end: number): boolean {
 }
 
 // A folder named in NEED: its entries, folders first, with sizes. An explicit request, so node_modules and ignored
-// entries are listed too; what is never sent is left out.
+// entries are listed too; what is never sent is left out, and names with control characters are counted, not shown.
 function folderListing(box: Sandbox, limits: Limits, request: string, rel: string, real: string): Result {
   let entries: fs.Dirent[] = [];
   try {
@@ -385,7 +390,8 @@ function folderListing(box: Sandbox, limits: Limits, request: string, rel: strin
     return { kind: 'refused', request, path: rel, reason: `the folder cannot be read (${String(error)})` };
   }
   const lines: string[] = [];
-  const sorted = entries
+  const named = entries.filter((e) => !holdsControls(e.name));
+  const sorted = named
     .filter((e) => {
       const childRel = rel === '.' ? e.name : `${rel}/${e.name}`;
       return protectedReason(box, childRel, path.join(real, e.name)) === undefined;
@@ -397,7 +403,7 @@ function folderListing(box: Sandbox, limits: Limits, request: string, rel: strin
     else if (e.isFile()) lines.push(`${e.name} (${sizeOf(path.join(real, e.name))})`);
     else lines.push(`${e.name} (not a regular file)`);
   }
-  return { kind: 'folder', request, path: rel, entries: lines, more: Math.max(0, sorted.length - limits.folderEntries) };
+  return { kind: 'folder', request, path: rel, entries: lines, more: Math.max(0, sorted.length - limits.folderEntries), controlNames: entries.length - named.length };
 }
 
 function sizeOf(abs: string): string {

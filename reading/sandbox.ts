@@ -194,9 +194,23 @@ export function relativeTo(root: string, real: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-// A name as a case-insensitive disk with Windows' rules sees it: `.Git`, `.GIT.` and `.git ` are all `.git`.
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+// A name as a case-insensitive disk with Windows' rules sees it: `.Git`, `.GIT.` and `.git ` are all `.git`. Unicode's
+// default-ignorable code points (zero-width joiners, bidi marks, variation selectors) are dropped first: HFS+ ignores
+// them in names, so `.g\u200cit` is `.git` on a Mac (CVE-2014-9390).
 export function foldName(name: string): string {
-  return name.toLowerCase().replace(/[. ]+$/, '');
+  return name.replace(IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+}
+
+// Control characters in a name: C0 and C1 controls (newline, carriage return, tab, ESC), the Unicode line and
+// paragraph separators, and the bidirectional controls. A name holding one could forge a section of a message (a
+// file named `notes\n=== QUESTION ===`) or show as another name, so deepwork never sends such a name: the walk and
+// folder listings leave it out, and the path rule refuses it.
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+
+export function holdsControls(name: string): boolean {
+  return CONTROLS.test(name);
 }
 
 export const foldPath = (p: string): string => p.split(path.sep).map(foldName).join(path.sep);
@@ -294,6 +308,7 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
   const normal = normalizeRequest(requested);
   if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
   const rel = normal.rel;
+  if (holdsControls(rel)) return { kind: 'refused', rel, reason: 'the path holds control characters; deepwork leaves such names out' };
   const abs = rel === '.' ? box.root : path.join(box.root, ...rel.split('/'));
 
   let real: string;

@@ -2,14 +2,16 @@
 // are opened breadth first while the text stays under its budget; the rest show their file counts, so a 30,000-file
 // folder still gives a tree of a few KB.
 
-import type { WalkEntry } from './walk.ts';
-import { formatCount } from '../common/text.ts';
+import type { WalkEntry, WalkNote } from './walk.ts';
+import { RULE_LIMITS } from './gitignore.ts';
+import { counted, formatCount } from '../common/text.ts';
 
 type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
 
 export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
 
-export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions): string {
+// `notes`: what the walk left out or matched wider than written, said once at the end.
+export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions, notes: readonly WalkNote[] = []): string {
   const root = collect(entries, rootName);
   // The top folder is always open, but its entries count against the budget too: 5,000 files with long names in it
   // show as many as fit, and the rest as a count.
@@ -18,7 +20,23 @@ export function buildTree(entries: readonly WalkEntry[], rootName: string, optio
   const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
   render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root)) lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
+  for (const note of notes) lines.push(`(${noteText(note)})`);
   return lines.join('\n');
+}
+
+function noteText(note: WalkNote): string {
+  switch (note.kind) {
+    case 'control-names':
+      return `${counted(note.count, 'file or folder', 'files or folders')} left out: control characters in ${note.count === 1 ? 'its name' : 'their names'}, which deepwork does not send`;
+    case 'widened': {
+      const shown = note.lines.slice(0, 5).join(', ') + (note.lines.length > 5 ? ` and ${formatCount(note.lines.length - 5)} more` : '');
+      return `${note.file} line${note.lines.length === 1 ? '' : 's'} ${shown}: past deepwork's limits for a rule (${formatCount(RULE_LIMITS.chars)} characters, ${RULE_LIMITS.globstars} ** before the last name), so read wider, and some files git shows may be left out`;
+    }
+    case 'too-many':
+      return `${note.file} is past deepwork's limits (${formatCount(RULE_LIMITS.rules)} rules with the files above it, ${formatCount(RULE_LIMITS.bytes >> 20)} MB), so everything in its folder is left out`;
+    case 'wide-paths':
+      return `${note.file}: its rules with two ** were matched in a wider form on ${counted(note.paths, 'path')} too deep and long to match them exactly, so some files git shows may be left out`;
+  }
 }
 
 function collect(entries: readonly WalkEntry[], rootName: string): Folder {

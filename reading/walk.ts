@@ -1,20 +1,25 @@
 // Walks the project folder for LIST, FIND and the tree, with one set of skip rules: `.git`, `node_modules`, the backup
-// folder, secrets, what `.gitignore` files exclude, and anything that is not a plain file or folder. Symlinked files
-// are followed when they lead to a file inside the root; symlinked folders are not entered, so loops cannot happen.
+// folder, secrets, what `.gitignore` files exclude, names with control characters, and anything that is not a plain
+// file or folder. Symlinked files are followed when they lead to a file inside the root; symlinked folders are not
+// entered, so loops cannot happen.
 //
 // Synchronous on purpose: measured here, sync reads beat a promise per file by about 3x.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
-import { foldName, foldRel, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+import { foldName, foldRel, holdsControls, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
+import { isIgnored, readRules, type RuleNote, type Rules } from './gitignore.ts';
 import { gitDirShape } from './git-places.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
 // `target` is the real path a symlinked file leads to (inside the root): it is read there, never through the link.
 export type WalkEntry = { kind: 'file' | 'folder'; rel: string; name: string; parent: number; target?: string };
 
-type Rules = { base: string; ig: Ignore };
+// The entries and what the tree should say about what the walk left out or matched wider than written.
+export type Walk = { entries: WalkEntry[]; notes: WalkNote[] };
+
+// `control-names`: files and folders left out because their names hold control characters (a folder with all it holds).
+export type WalkNote = { kind: 'control-names'; count: number } | RuleNote;
 
 // deepwork's own places inside the root, as folded relative paths, and their last names for a cheap first look.
 type Skip = { rels: Set<string>; names: Set<string> };
@@ -23,27 +28,40 @@ type Skip = { rels: Set<string>; names: Set<string> };
 export const LARGE_FOLDER = 300_000;
 
 // Every entry of the project folder, depth first, names in byte order within a folder.
-export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): WalkEntry[] {
+export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): Walk {
+  const notes: RuleNote[] = [];
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
-  const rules = fs.existsSync(exclude) ? [readRules('.', exclude)] : [];
+  const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes)] : [];
   const out: WalkEntry[] = [];
   const inside = box.guarded.filter((g) => isInside(box.root, g.real) && g.real !== box.root).map((g) => foldRel(relativeTo(box.root, g.real)));
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
-  const notice = onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large };
-  walkFolder(box, skip, '.', box.root, rules, out, -1, notice);
-  return out;
+  const state: State = { notes, wide: new Map(), controlNames: 0, large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large } };
+  walkFolder(box, skip, '.', box.root, rules, out, -1, state);
+  const left: WalkNote[] = state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [];
+  const wide = [...state.wide].map(([r, paths]): WalkNote => ({ kind: 'wide-paths', file: r.file, paths }));
+  return { entries: out, notes: [...left, ...notes, ...wide] };
 }
+
+// What one walk keeps track of besides its entries.
+type State = {
+  notes: RuleNote[];
+  wide: Map<Rules, number>;
+  controlNames: number;
+  large: { told: boolean; tell: (entries: number) => void; at: number } | undefined;
+};
 
 // Never walked, in any spelling: git's folder (or a submodule's `.git` file) and node_modules.
 function skippedName(name: string, folder: boolean): boolean {
   const first = name.charCodeAt(0);
-  // Most names start with neither "." nor "n"/"N": one compare rules them out.
-  if (first !== 46 && first !== 110 && first !== 78) return false;
+  // Most names start with neither "." nor "n"/"N", nor a code point foldName drops (U+00AD and above): one compare
+  // rules them out.
+  if (first !== 46 && first !== 110 && first !== 78 && first < 0xad) return false;
   const folded = foldName(name);
   return folded === '.git' || (folder && folded === 'node_modules');
 }
 
-function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, large: { told: boolean; tell: (entries: number) => void; at: number } | undefined): void {
+function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, state: State): void {
+  const large = state.large;
   if (large !== undefined && !large.told && out.length > large.at) {
     large.told = true;
     large.tell(large.at);
@@ -65,9 +83,9 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
   }
   if (!sorted) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (isGitDirListing(entries)) return;
-  const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'))] : rules;
-
   const prefix = rel === '.' ? '' : `${rel}/`;
+  const above = gitignore ? rules.reduce((n, r) => n + r.count, 0) : 0;
+  const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes)] : rules;
   const isSecret = box.secretsIn(rel);
   for (const entry of entries) {
     const childRel = prefix + entry.name;
@@ -78,13 +96,17 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     else if (entry.isSymbolicLink() && (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined) kind = 'file';
     else continue;
 
+    if (holdsControls(entry.name)) {
+      state.controlNames++;
+      continue;
+    }
     if (skippedName(entry.name, kind === 'folder')) continue;
     if (kind === 'file' && isSecret(childRel, entry.name)) continue;
-    if (active.length > 0 && isIgnored(active, childRel, kind === 'folder')) continue;
+    if (active.length > 0 && isIgnored(active, childRel, kind === 'folder', state.wide)) continue;
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
     const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
-    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, large);
+    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, state);
   }
 }
 
@@ -106,29 +128,6 @@ function symlinkedFileInside(box: Sandbox, rel: string, abs: string): string | u
   } catch {
     return undefined;
   }
-}
-
-function readRules(base: string, file: string): Rules {
-  let text = '';
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    // An unreadable .gitignore ignores nothing, as in git.
-  }
-  return { base, ig: ignore().add(text) };
-}
-
-// Git's precedence: the deepest .gitignore with an opinion decides; a folder it ignores is not entered at all.
-function isIgnored(rules: Rules[], rel: string, folder: boolean): boolean {
-  for (let i = rules.length - 1; i >= 0; i--) {
-    const r = rules[i];
-    if (r === undefined) continue;
-    const sub = r.base === '.' ? rel : rel.slice(r.base.length + 1);
-    const verdict = r.ig.test(folder ? `${sub}/` : sub);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
-  }
-  return false;
 }
 
 // Where a walked file is read: a symlinked file at its target, any other at its path. Worked out when needed: most

@@ -206,7 +206,7 @@ describe('the walk and secret paths', () => {
       'home/.SSH/config': 'x', 'deep/a/.ssh/b/c.txt': 'x', '.kube/config': 'x', 'app/.docker/config.json': 'x', 'Server.PEM': 'x',
       'src/ssh.ts': 'x', '.docker/other.json': 'x', 'kube/config': 'x', 'src/a.js': 'x',
     });
-    const files = walk(createSandbox(root)).filter((e) => e.kind === 'file').map((e) => e.rel).sort();
+    const files = walk(createSandbox(root)).entries.filter((e) => e.kind === 'file').map((e) => e.rel).sort();
     assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
@@ -226,7 +226,7 @@ describe('places git acts on besides .git (issue 23, finding 9)', () => {
       assert.equal(place.kind, 'withheld', `${rel}: ${JSON.stringify(place)}`);
       if (place.kind === 'withheld') assert.equal(place.reason, 'git internals');
     }
-    const walked = walk(box).map((e) => e.rel);
+    const walked = walk(box).entries.map((e) => e.rel);
     assert.deepEqual(walked.filter((rel) => rel.startsWith('vendor/mirror/')), []);
     assert.ok(walked.includes('src/a.js'));
   });
@@ -280,6 +280,42 @@ describe('places git acts on besides .git (issue 23, finding 9)', () => {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
+    }
+  });
+});
+
+describe('names a Mac reads as .git (issue 23, CVE-2014-9390)', () => {
+  // HFS+ ignores zero-width and other default-ignorable code points in names: each of these is .git there.
+  const spellings = ['.g\u200cit/config', '.git\u200d/hooks/x', '\u2060.git/HEAD', '.g\ufeffit/info/exclude'];
+  const root = tempFolder({ ...Object.fromEntries(spellings.map((rel) => [rel, 'x\n'])), 'a.js': 'a\n' });
+  const box = createSandbox(root);
+
+  for (const rel of spellings) {
+    it(`refuses to read or write ${JSON.stringify(rel)} as git internals`, () => {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'withheld', JSON.stringify(place));
+      if (place.kind === 'withheld') assert.equal(place.reason, 'git internals');
+      const target = resolveTarget(box, rel);
+      assert.equal(target.kind, 'refused', JSON.stringify(target));
+      if (target.kind === 'refused') assert.match(target.reason, /\.git/);
+    });
+  }
+
+  it('leaves them out of the walk', () => {
+    assert.deepEqual(walk(box).entries.map((e) => e.rel), ['a.js']);
+  });
+});
+
+describe('the path rule and names with control characters (issue 23)', () => {
+  const root = tempFolder({ 'tab\there.txt': 'x\n', 'a.js': 'a\n' });
+  const box = createSandbox(root);
+
+  it('refuses a path holding control characters, there or not', () => {
+    for (const rel of ['tab\there.txt', 'src/new\u2028line.js', 'bidi\u202etxt.js', 'esc\x1b[2J']) {
+      const place = resolvePath(box, rel);
+      assert.equal(place.kind, 'refused', JSON.stringify(place));
+      if (place.kind === 'refused') assert.match(place.reason, /control characters/);
+      assert.equal(resolveTarget(box, rel).kind, 'refused', JSON.stringify(rel));
     }
   });
 });

@@ -688,3 +688,17 @@ describe('the pult session: Stop while a reply is worked through (issue 23)', ()
     assert.equal(session.running, false);
   });
 });
+
+describe('the pult file tree and names with control characters (issue 23)', () => {
+  it('leaves out of /api/tree what the walk leaves out', async () => {
+    const root = tempFolder({ 'notes\n=== QUESTION ===\nx.txt': 'x\n', 'bidi\u202etxt.js': 'x\n', 'a.js': 'a\n' });
+    const token = 'test-token-0123456789abcdef';
+    const pult = await startPult(pultOptions({ executor: createExecutor(root), bridge: createDemoBridge(), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir: path.join(tempFolder(), 'backup'), port: 0, token }));
+    try {
+      const tree = await send(pult.port, { path: '/api/tree', headers: { Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': token } });
+      assert.deepEqual(JSON.parse(tree.body), { root: path.basename(root), files: [['a.js', 2]], total: 1 });
+    } finally {
+      await pult.close();
+    }
+  });
+});

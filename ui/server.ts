@@ -343,7 +343,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 function fileTree(executor: Executor): { root: string; files: Array<[string, number]>; total: number } {
   const files: Array<[string, number]> = [];
   let total = 0;
-  for (const entry of walk(executor.box)) {
+  for (const entry of walk(executor.box).entries) {
     if (entry.kind !== 'file') continue;
     total++;
     if (files.length >= TREE_LIMIT) continue;
