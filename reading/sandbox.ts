@@ -375,7 +375,7 @@ function unwritableName(parts: readonly string[]): string | undefined {
     if (SHORT_NAME.test(part)) return `"${part}" looks like a Windows short name, which may stand for another folder (GIT~1 can be .git)`;
     if (WINDOWS_DEVICES.test(part)) return `"${part}" is a device name on Windows`;
     if (/[. ]$/.test(part)) return `"${part}" ends in a dot or space, which Windows drops`;
-    if (/[\x00-\x1f\x7f]/.test(part)) return 'the name holds control characters';
+    if (holdsControls(part)) return 'the name holds control characters';
   }
   return undefined;
 }
