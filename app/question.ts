@@ -2,7 +2,8 @@
 // kept in deepwork's state folder so `deepwork apply` finds its proposals, whichever of them asked.
 
 import type { Executor } from '../reading/execute.ts';
-import { runLoop, type Bridge, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
+import { runLoop, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { boundedConversation, saveRun } from '../state/runs.ts';
 import { saveConversation } from '../state/conversations.ts';

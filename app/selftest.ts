@@ -8,7 +8,8 @@ import { parseReply } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
 import { createExecutor } from '../reading/execute.ts';
 import { resolvePath } from '../reading/sandbox.ts';
-import { runLoop, type Bridge } from '../protocol/loop.ts';
+import { runLoop } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { messageOf } from '../common/errors.ts';
 
@@ -23,7 +24,7 @@ function scripted(replies: string[], seen: string[]): Bridge {
     label: 'selftest bridge',
     chat: (message) => {
       seen.push(message);
-      return Promise.resolve(replies[Math.min(seen.length - 1, replies.length - 1)] ?? '');
+      return Promise.resolve({ text: replies[Math.min(seen.length - 1, replies.length - 1)] ?? '' });
     },
   };
 }

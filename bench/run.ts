@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { createExecutor, type Executor } from '../reading/execute.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
-import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
+import { runLoop, type LoopEvent } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { defaultSecretNames } from '../reading/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
@@ -257,7 +258,7 @@ async function budgetRows(executor: Executor): Promise<Row[]> {
   let n = 0;
   let repliedAt = 0;
   let answering = 0;
-  const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve(replies[n++] ?? 'The answer.') };
+  const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve({ text: replies[n++] ?? 'The answer.' }) };
   const timed: Executor = {
     ...executor,
     answer: async (requests, earlier) => {
@@ -288,7 +289,7 @@ async function stepRow(executor: Executor, where: string, replies: string[], tar
   const worst: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     let n = 0;
-    const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve(replies[n++] ?? 'done') };
+    const bridge: Bridge = { label: 'instant', chat: () => Promise.resolve({ text: replies[n++] ?? 'done' }) };
     const marks: number[] = [performance.now()];
     const onEvent = (e: LoopEvent) => {
       if (e.kind === 'sending' || e.kind === 'replied') marks.push(performance.now());

@@ -3,7 +3,7 @@
 // client alone.
 
 import { messageOf } from '../common/errors.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import type { CheckReport } from './check.ts';
 
 // What of the config a bridge needs (app/config.ts has the whole config, checked; a bridge depends on nothing above it).

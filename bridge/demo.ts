@@ -2,7 +2,7 @@
 // whole thing work: it FINDs and LISTs the question's words, NEEDs the files with most hits, then reports what it
 // found. Like the real bridge it remembers nothing: it reads its state from the transcript it is sent.
 
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 
 export const DEMO_LABEL = 'demo bridge (not a model)';
 
@@ -14,7 +14,7 @@ export function createDemoBridge(): Bridge {
   return {
     label: DEMO_LABEL,
     chat(message) {
-      return Promise.resolve(replyTo(message));
+      return Promise.resolve({ text: replyTo(message) });
     },
   };
 }

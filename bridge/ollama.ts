@@ -2,7 +2,7 @@
 // Works with Ollama itself and with the deepseek-api bridge, streamed (NDJSON) or as one JSON body.
 
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { gathered, lines, type Gathered } from './lines.ts';
 import { numCtxFor, truncationNote, windowFromShow } from './context.ts';

@@ -9,7 +9,7 @@
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { formatCount, formatDuration } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { gathered, lines } from './lines.ts';
 

@@ -4,7 +4,7 @@
 
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-import type { Bridge, ChatOptions } from '../protocol/loop.ts';
+import type { Bridge, ChatOptions, ChatReply } from '../protocol/contract.ts';
 
 // What web chats usually take in one message before they refuse it, cut it, or turn it into an attachment the model
 // may only skim: a conservative figure (config `pasteMaxChars`).
@@ -28,7 +28,7 @@ export function createPasteBridge(options: PasteOptions): Bridge {
   return {
     label: 'copy and paste (any web chat)',
     chat(message: string, { signal, tokens }: ChatOptions) {
-      return new Promise<string>((resolve, reject) => {
+      return new Promise<ChatReply>((resolve, reject) => {
         if (signal.aborted) return reject(new DeepworkError('ABORTED', 'Stopped.'));
         const onAbort = () => reject(new DeepworkError('ABORTED', 'Stopped.'));
         signal.addEventListener('abort', onAbort, { once: true });
@@ -36,7 +36,7 @@ export function createPasteBridge(options: PasteOptions): Bridge {
           message, tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN), signal,
           supply: (reply) => {
             signal.removeEventListener('abort', onAbort);
-            resolve(reply);
+            resolve({ text: reply });
           },
           fail: (error) => {
             signal.removeEventListener('abort', onAbort);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { createExecutor, type Executor } from '../reading/execute.ts';

@@ -11,7 +11,7 @@ import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { programFolder, windowsProgram } from '../common/programs.ts';
 import { formatCount } from '../common/text.ts';
 import { cleanReply, createPasteBridge, sizeWarning, type PasteStep } from '../bridge/paste.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import type { Io } from './output.ts';
 
 type Clipboard = { copy: (text: string, file: string) => boolean; read: () => string | undefined; name: string };

@@ -1,7 +1,7 @@
 // The loop: send the transcript, read the reply, answer its requests, send the grown transcript, until the model
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
-import type { Executor } from '../reading/execute.ts';
+import type { Bridge, Reader } from './contract.ts';
 import { parseReply, type Proposal, type Unclear } from './parse.ts';
 import { applyEdit } from './edit.ts';
 import type { Result } from './results.ts';
@@ -11,24 +11,6 @@ import { createConversation, type Turn, type Window } from './conversation.ts';
 import { editWork, MAX_EDIT_CHARS_PER_REPLY, MAX_PAIRS_PER_EDIT, MAX_PROPOSALS_PER_REPLY, tooManyPairs } from './caps.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-
-// Anything that takes a message and returns the model's reply: the Ollama-style client, the demo, a test's fake.
-export type Bridge = {
-  label: string;
-  // `tokens` is the message's estimated size and `window` the whole window the run budgets for: a bridge that sets
-  // the model's context size (Ollama's num_ctx) sizes it from them.
-  chat(message: string, options: ChatOptions): Promise<string | ChatReply>;
-  // The model's window in tokens, when the bridge can tell (Ollama's /api/show).
-  window?(signal: AbortSignal): Promise<number | undefined>;
-};
-
-// `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it;
-// `onText`: each piece of the answer as it arrives, for a console that shows it streaming.
-export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; onText?: (text: string) => void; tokens?: number; window?: number };
-
-// `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that it cut the prompt;
-// `cut`: the server's word that it cut the reply at its output limit.
-export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string };
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -48,7 +30,7 @@ export type LoopEvent =
 
 export type LoopInput = {
   bridge: Bridge;
-  executor: Executor;
+  executor: Reader;
   texts: Texts;
   question: string;
   files?: readonly string[];
@@ -126,7 +108,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
     const onText = (text: string) => emit({ kind: 'text', step, text });
     const answer = await bridge.chat(message, { signal, onProgress, onText, tokens: estimate, window: windowTokens });
-    const { text: reply, truncated, cut } = typeof answer === 'string' ? { text: answer, truncated: undefined, cut: undefined } : answer;
+    const { text: reply, truncated, cut } = answer;
     if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
     if (cut !== undefined) emit({ kind: 'warning', step, message: cut });
     // A Stop while the reply was on its way, or while it is worked through below, ends the run there.
@@ -210,7 +192,7 @@ type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 
 // `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
 // one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
-async function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Executor, cut: boolean, signal: AbortSignal): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
+async function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Reader, cut: boolean, signal: AbortSignal): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
   const checked: Checked[] = [];
   let work = MAX_EDIT_CHARS_PER_REPLY;
   for (const [i, block] of blocks.entries()) {
@@ -228,7 +210,7 @@ async function checkProposals(blocks: readonly Proposal[], proposed: Map<string,
 // is not applied. `spent`: what the block took of it.
 type Verdict = { kind: 'checked'; checked: Checked; spent: number } | { kind: 'too much'; chars: number; pairs: number };
 
-function checkProposal(block: Proposal, proposed: Map<string, string>, executor: Executor, cut: boolean, work: number): Verdict {
+function checkProposal(block: Proposal, proposed: Map<string, string>, executor: Reader, cut: boolean, work: number): Verdict {
   const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
   const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({ kind: 'checked', checked: { block, kept, result }, spent });
   const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict => done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);

@@ -2,7 +2,7 @@
 // the first message, then each previous answer and the results of its requests.
 
 import fs from 'node:fs';
-import type { Limits } from '../reading/execute.ts';
+import type { Limits } from './contract.ts';
 import { formatCount } from '../common/text.ts';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 

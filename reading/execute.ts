@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isRequestKind, type FindRequest, type NeedRequest, type Request, type RequestKind, type RequestOf } from '../protocol/requests.ts';
 import type { Result } from '../protocol/results.ts';
+import { defaultLimits, type FileText, type Limits, type Reader } from '../protocol/contract.ts';
 import { createSandbox, holdsControls, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
 import { walk, type WalkEntry, type WalkNote } from './walk.ts';
@@ -17,47 +18,9 @@ import { buildTree } from './tree.ts';
 import { createPathIndex, type PathIndex } from './similar.ts';
 import { countLines, formatCount } from '../common/text.ts';
 
-export type Limits = {
-  // Characters of file text sent for all NEED requests of one step.
-  needChars: number;
-  // Paths per LIST request.
-  listPaths: number;
-  // Hits per FIND request.
-  findHits: number;
-  // Characters of a FIND hit's line; longer lines are clipped around the hit.
-  findLineChars: number;
-  // Characters of the folder tree in the first message.
-  treeChars: number;
-  // Entries shown per folder, in the tree and in a folder's listing.
-  folderEntries: number;
-  // Paths read for all NEED requests of one step; the rest are named back to ask for in the next step.
-  needPaths: number;
-  // Missing paths per step for which the closest existing paths are looked up.
-  suggestions: number;
-};
-
-export const defaultLimits: Limits = {
-  needChars: 200_000,
-  listPaths: 300,
-  findHits: 100,
-  findLineChars: 200,
-  treeChars: 4_000,
-  folderEntries: 100,
-  needPaths: 100,
-  suggestions: 10,
-};
-
-export type Executor = {
+// The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
+export type Executor = Reader & {
   box: Sandbox;
-  limits: Limits;
-  // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.
-  answer(requests: readonly Request[], earlier?: ReadonlyMap<string, number>): Promise<Result[]>;
-  tree(): string;
-  // A file's text as it is now, for checking the model's EDITs before they are written.
-  text(path: string): FileText;
-  // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
-  // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
-  reset(): void;
   close(): Promise<void>;
 };
 
@@ -65,7 +28,6 @@ export type Executor = {
 // folder is noticed early.
 export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits>; onLargeFolder?: (entries: number) => void; largeFolder?: number };
 
-export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createOllamaBridge } from '../bridge/ollama.ts';
-import type { ChatReply } from '../protocol/loop.ts';
+import type { ChatReply } from '../protocol/contract.ts';
 import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
@@ -12,8 +12,8 @@ import { freePort, serveBody } from './helpers.ts';
 
 const signal = new AbortController().signal;
 
-function textOf(reply: string | ChatReply): string {
-  return typeof reply === 'string' ? reply : reply.text;
+function textOf(reply: ChatReply): string {
+  return reply.text;
 }
 
 async function chatWith(behaviour: ChatBehaviour, timeoutMs = 10_000) {

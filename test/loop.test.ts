@@ -6,7 +6,8 @@ import { DeepworkError } from '../common/errors.ts';
 import { createExecutor, type Executor } from '../reading/execute.ts';
 import { applyFiles } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
-import { runLoop, type Bridge, type LoopEvent } from '../protocol/loop.ts';
+import { runLoop, type LoopEvent } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
@@ -20,7 +21,7 @@ function scripted(replies: string[]): Bridge & { seen: string[] } {
     seen,
     chat: (message) => {
       seen.push(message);
-      return Promise.resolve(replies[seen.length - 1] ?? 'out of replies');
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
     },
   };
 }
@@ -472,7 +473,7 @@ describe('runLoop: Stop while a reply is worked through (issue 23)', () => {
     const controller = new AbortController();
     const executor = createExecutor(folder());
     const watched = counting(executor, () => {});
-    const bridge: Bridge = { label: 'late', chat: () => (controller.abort(), Promise.resolve(edits(50))) };
+    const bridge: Bridge = { label: 'late', chat: () => (controller.abort(), Promise.resolve({ text: edits(50) })) };
     const run = runLoop({ bridge, executor: watched.executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, signal: controller.signal });
     await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
     assert.equal(watched.checked(), 0);

@@ -4,17 +4,12 @@ import OpenAI from 'openai';
 import { createOpenAiBridge, keyFrom, type OpenAiOptions } from '../bridge/openai.ts';
 import { checkOpenAi } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
-import type { ChatReply } from '../protocol/loop.ts';
 import { startFakeOpenAi, type Completion, type FakeOpenAiOptions } from './fake-openai.ts';
 import { freePort, serveBody } from './helpers.ts';
 
 const signal = new AbortController().signal;
 const KEY = 'sk-test-0123456789abcdef';
 const key = { value: KEY, variable: 'TEST_API_KEY' };
-
-function replyOf(reply: string | ChatReply): ChatReply {
-  return typeof reply === 'string' ? { text: reply } : reply;
-}
 
 async function bridgeFor(fake: FakeOpenAiOptions, options: Partial<OpenAiOptions> = {}) {
   const server = await startFakeOpenAi(fake);
@@ -25,7 +20,7 @@ async function bridgeFor(fake: FakeOpenAiOptions, options: Partial<OpenAiOptions
 async function chatWith(completion: Completion | ((index: number) => Completion), options: Partial<OpenAiOptions> = {}) {
   const chat = typeof completion === 'function' ? (_: string, i: number) => completion(i) : () => completion;
   const { server, bridge } = await bridgeFor({ chat }, options);
-  return { server, reply: bridge.chat('hello', { signal }).then(replyOf) };
+  return { server, reply: bridge.chat('hello', { signal }) };
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp): Promise<DeepworkError> {
@@ -129,7 +124,7 @@ describe('createOpenAiBridge', () => {
     const server = await startFakeOpenAi({ chat: () => ({ kind: 'reply', text: 'final', reasoning: 'x'.repeat(1200), chunks: 2 }) });
     const bridge = createOpenAiBridge({ host: server.host, model: 'deepseek-reasoner', key: undefined, timeoutMs: 10_000 });
     const seen: Array<[number, number]> = [];
-    const answer = replyOf(await bridge.chat('q', { signal, onProgress: (chars, thinking) => seen.push([chars, thinking]) }));
+    const answer = (await bridge.chat('q', { signal, onProgress: (chars, thinking) => seen.push([chars, thinking]) }));
     assert.equal(answer.text, 'final');
     assert.deepEqual(seen.at(-1), [5, 1200]);
     assert.ok(seen.some(([chars, thinking]) => chars === 0 && thinking > 0), 'the reasoning is reported before the answer starts');
@@ -138,7 +133,7 @@ describe('createOpenAiBridge', () => {
   it('tells of a reply cut at the output limit, and sends max_tokens for deepseek-chat or as configured', async () => {
     const server = await startFakeOpenAi({ chat: () => ({ kind: 'reply', text: '=== FILE: a.js ===\nconst a', finish: 'length' }) });
     const chat = createOpenAiBridge({ host: server.host, model: 'deepseek-chat', key: undefined, timeoutMs: 10_000 });
-    const answer = replyOf(await chat.chat('q', { signal }));
+    const answer = (await chat.chat('q', { signal }));
     assert.match(answer.cut ?? '', /the server cut the reply at its output limit after \d+ tokens \(finish_reason "length"\).*a FILE or EDIT block it cut is not written.*maxReplyTokens \(now 8,192\) can be raised/);
     assert.equal(server.requests[0]?.body.max_tokens, 8192);
     const set = createOpenAiBridge({ host: server.host, model: 'other', key: undefined, timeoutMs: 10_000, maxReplyTokens: 3000 });
@@ -317,7 +312,7 @@ describe('createOpenAiBridge against a hostile server (issue 23)', () => {
       : 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
     const hundred = (i: number) => Array.from({ length: 100 }, (_, j) => event(i * 100 + j)).join('');
     const server = await serveBody({ contentType: 'text/event-stream', piece: (i) => (i * 100 < chars.length ? hundred(i) : event(chars.length)), count: chars.length / 100 + 1 });
-    const answer = replyOf(await openAi(server.url, 1_000_000).chat('q', { signal }));
+    const answer = (await openAi(server.url, 1_000_000).chat('q', { signal }));
     assert.equal(answer.text, text);
   });
 });

@@ -11,7 +11,8 @@ import { holdsPrivateKey, privateKeyLine } from '../reading/private-keys.ts';
 import { readText, TEXT_READ_BYTES } from '../reading/text.ts';
 import { parseReply, type EditBlock, type FileBlock } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
-import { runLoop, type Bridge } from '../protocol/loop.ts';
+import { runLoop } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { applyFiles, previewFiles } from '../writing/apply.ts';
 import { createSandbox } from '../reading/sandbox.ts';
@@ -41,7 +42,7 @@ function scripted(replies: string[]): Bridge & { seen: string[] } {
     seen,
     chat: (message) => {
       seen.push(message);
-      return Promise.resolve(replies[seen.length - 1] ?? 'done');
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'done' });
     },
   };
 }

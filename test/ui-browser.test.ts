@@ -383,7 +383,7 @@ describe('a hostile page in the same Chromium (hardening issue 9)', { skip: exec
   let asked = 0;
 
   before(async () => {
-    const bridge = { label: 'counting', chat: () => Promise.resolve(`answer ${++asked}`) };
+    const bridge = { label: 'counting', chat: () => Promise.resolve({ text: `answer ${++asked}` }) };
     pult = await startPult(pultOptions({ executor: createExecutor(root), bridge, host: 'h', model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 }));
     // Another site the user has open: a page on another loopback port, so another origin.
     hostile = http.createServer((_req, res) => res.end('<!doctype html><title>evil</title>'));

@@ -1,3 +1,4 @@
+import type { ChatReply } from '../protocol/contract.ts';
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -153,7 +154,7 @@ describe('the pult server', () => {
     const executor = createExecutor(root, { backupDir });
     // The first question's reply is held until the test lets it go: the second one certainly meets it running.
     let answer = (_text: string) => {};
-    const slow = { label: 'slow', chat: () => new Promise<string>((resolve) => (answer = resolve)) };
+    const slow = { label: 'slow', chat: () => new Promise<ChatReply>((resolve) => (answer = (text) => resolve({ text }))) };
     const busy = await startPult(pultOptions({ executor, bridge: slow, host: 'h', model: 'm', steps: 1, backupDir, port: 0, token }));
     try {
       const post = (route: string, body: unknown) => send(busy.port, { method: 'POST', path: route, body: JSON.stringify(body), headers: { Host: `127.0.0.1:${busy.port}`, 'x-deepwork-token': token, 'content-type': 'application/json' } });
@@ -173,7 +174,7 @@ describe('the pult server under attack (hardening issue 9)', () => {
   const root = tempFolder({ 'a.js': 'const a = 1;\n' });
   const backupDir = path.join(tempFolder(), 'backup');
   const token = 'test-token-0123456789abcdef';
-  const proposing = { label: 'proposing', chat: () => Promise.resolve('Here.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===') };
+  const proposing = { label: 'proposing', chat: () => Promise.resolve({ text: 'Here.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===' }) };
   before(async () => {
     pult = await startPult(pultOptions({ executor: createExecutor(root, { backupDir }), bridge: proposing, host: 'h', model: 'm', steps: 2, backupDir, port: 0, token }));
   });
@@ -246,7 +247,7 @@ describe('the pult session: EDIT proposals', () => {
     const bad = '=== EDIT: a.js ===\n<<<<<<< SEARCH\n  return 11;\n=======\n  return 2;\n>>>>>>> REPLACE\n=== END ===';
     const good = '=== EDIT: a.js ===\n<<<<<<< SEARCH\nreturn 1;\n=======\nreturn 2;\n>>>>>>> REPLACE\n=== END ===\nDone.';
     let n = 0;
-    const bridge = { label: 'scripted', chat: () => Promise.resolve([bad, good][n++] ?? 'x') };
+    const bridge = { label: 'scripted', chat: () => Promise.resolve({ text: [bad, good][n++] ?? 'x' }) };
     const sent: Outgoing[] = [];
     let answered: () => void = () => {};
     const done = new Promise<void>((resolve) => (answered = resolve));
@@ -282,7 +283,7 @@ describe('the pult session: proposals in the answer, conversations, Write all (i
     const root = tempFolder({ 'a.js': 'const a = 1;\n' });
     const stateDir = tempFolder();
     const seen: string[] = [];
-    const bridge = { label: 'scripted', chat: (message: string) => (seen.push(message), Promise.resolve(`answer ${seen.length}`)) };
+    const bridge = { label: 'scripted', chat: (message: string) => (seen.push(message), Promise.resolve({ text: `answer ${seen.length}` })) };
     let settle: () => void = () => {};
     const session = new Session({
       executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 2, contextTokens: undefined,
@@ -327,7 +328,7 @@ describe('the pult session: proposals in the answer, conversations, Write all (i
     const root = tempFolder({ 'a.js': 'a\n', 'b.js': 'b\n' });
     const stateDir = tempFolder();
     const backupDir = path.join(stateDir, 'backup');
-    const bridge = { label: 'scripted', chat: () => Promise.resolve('=== FILE: a.js ===\nA\n=== END ===\n=== FILE: b.js ===\nB\n=== END ===\n=== FILE: c.js ===\nC\n=== END ===') };
+    const bridge = { label: 'scripted', chat: () => Promise.resolve({ text: '=== FILE: a.js ===\nA\n=== END ===\n=== FILE: b.js ===\nB\n=== END ===\n=== FILE: c.js ===\nC\n=== END ===' }) };
     let settle: () => void = () => {};
     const options = { executor: createExecutor(root, { backupDir }), backupDir, stateDir, steps: 1, contextTokens: undefined, send: (m: Outgoing) => {
       if (m.type === 'run' && m.run.state !== 'running') settle();
@@ -367,7 +368,7 @@ describe('the pult session: writes that run code and undo of an older card (issu
     });
     const ask = async (reply: string) => {
       const done = new Promise<void>((resolve) => (settle = resolve));
-      const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve(reply) });
+      const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve({ text: reply }) });
       await done;
       return run;
     };
@@ -652,7 +653,7 @@ describe('the pult session: invisible and direction-changing characters (issue 2
         if (m.type === 'run' && m.run.state === 'answered') answered();
       },
     });
-    const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve(reply) });
+    const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve({ text: reply }) });
     await done;
     assert.ok(!(run.files.find((f) => f.path === 'long.js')?.diff ?? '\u202E').includes('\u202E'), 'the diff does not reach the line');
     assert.deepEqual(run.hiddenIn, ['long.js', 'b.js']);
@@ -680,7 +681,7 @@ describe('the pult session: Stop while a reply is worked through (issue 23)', ()
         if (m.type === 'run' && m.run.state !== 'running') settle();
       },
     });
-    const run = session.ask('change them all', [], 4, { label: 'scripted', chat: () => Promise.resolve(reply) });
+    const run = session.ask('change them all', [], 4, { label: 'scripted', chat: () => Promise.resolve({ text: reply }) });
     await done;
     assert.equal(run.state, 'stopped');
     assert.equal(checked, 1, 'the blocks after the Stop were not checked');

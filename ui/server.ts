@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Executor } from '../reading/execute.ts';
-import type { Bridge } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import { readPathOf, walk } from '../reading/walk.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { CHALLENGE, checkCode, checkOrigin, gate, newToken, proofOf, refuseUpgrade, tokenMatches, checkHost } from './security.ts';

@@ -3,7 +3,8 @@
 
 import MarkdownIt from 'markdown-it';
 import type { Executor } from '../reading/execute.ts';
-import type { Bridge, LoopEvent, Stop } from '../protocol/loop.ts';
+import type { LoopEvent, Stop } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { fileSpans } from '../protocol/parse.ts';
 import { listConversations, loadConversation, newConversationId, type ConversationInfo } from '../state/conversations.ts';

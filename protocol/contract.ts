@@ -1,0 +1,73 @@
+// What the protocol asks of the world around it, in one place: a bridge to the model, a reader of the project
+// folder, and the limits a step is answered within. The protocol imports nothing but common/; a bridge, the executor
+// and the tests' fakes implement these.
+
+import type { Request } from './requests.ts';
+import type { Result } from './results.ts';
+
+// Anything that takes a message and returns the model's reply: the Ollama-style and OpenAI-compatible clients, the
+// copy-and-paste bridge, the demo, a test's fake.
+export type Bridge = {
+  label: string;
+  // `tokens` is the message's estimated size and `window` the whole window the run budgets for: a bridge that sets
+  // the model's context size (Ollama's num_ctx) sizes it from them.
+  chat(message: string, options: ChatOptions): Promise<ChatReply>;
+  // The model's window in tokens, when the bridge can tell (Ollama's /api/show).
+  window?(signal: AbortSignal): Promise<number | undefined>;
+};
+
+// `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it;
+// `onText`: each piece of the answer as it arrives, for a console that shows it streaming.
+export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; onText?: (text: string) => void; tokens?: number; window?: number };
+
+// The model's reply. `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that
+// it cut the prompt; `cut`: the server's word that it cut the reply at its output limit.
+export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string };
+
+// The project folder, read-only, as the loop reads it (reading/execute.ts is the one there is).
+export type Reader = {
+  limits: Limits;
+  // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.
+  answer(requests: readonly Request[], earlier?: ReadonlyMap<string, number>): Promise<Result[]>;
+  // The folder tree for the first message.
+  tree(): string;
+  // A file's text as it is now, for checking the model's EDITs before they are written.
+  text(path: string): FileText;
+  // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
+  // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
+  reset(): void;
+};
+
+// A file's text for an EDIT's check, or why there is none.
+export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
+
+// What one step's requests are answered within.
+export type Limits = {
+  // Characters of file text sent for all NEED requests of one step.
+  needChars: number;
+  // Paths per LIST request.
+  listPaths: number;
+  // Hits per FIND request.
+  findHits: number;
+  // Characters of a FIND hit's line; longer lines are clipped around the hit.
+  findLineChars: number;
+  // Characters of the folder tree in the first message.
+  treeChars: number;
+  // Entries shown per folder, in the tree and in a folder's listing.
+  folderEntries: number;
+  // Paths read for all NEED requests of one step; the rest are named back to ask for in the next step.
+  needPaths: number;
+  // Missing paths per step for which the closest existing paths are looked up.
+  suggestions: number;
+};
+
+export const defaultLimits: Limits = {
+  needChars: 200_000,
+  listPaths: 300,
+  findHits: 100,
+  findLineChars: 200,
+  treeChars: 4_000,
+  folderEntries: 100,
+  needPaths: 100,
+  suggestions: 10,
+};
