@@ -103,7 +103,7 @@ const checks: Check[] = [
     run: async (root) => {
       const executor = createExecutor(root);
       const outcome = await runLoop({ bridge: scripted(['=== FIND: b ==='], []), executor, texts: loadTexts(executor.limits), question: 'q', steps: 1 });
-      expect(outcome.stop === 'steps' && outcome.answer.includes('steps ran out'), `stopped with ${outcome.stop}`);
+      expect(outcome.stop === 'steps' && (outcome.note ?? '').includes('steps ran out'), `stopped with ${outcome.stop}`);
     },
   },
 ];

@@ -86,12 +86,11 @@ async function ask(bridge: Bridge, { config, box }: Settings, q: Question, piped
     report = { files: previewFiles(executor.box, outcome.proposals, q.write), backupSet: undefined };
   }
   if (q.write.json) {
-    printJson(io, { answer: outcome.answer, stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) });
+    printJson(io, { answer: outcome.reply, ...(outcome.note === undefined ? {} : { note: outcome.note }), stop: outcome.stop, steps: outcome.steps, sent: outcome.sent, ...filesJson(report) });
   } else {
-    // The note is the loop's, not the model's: it stays out of the last block a reply cut off, and out of the answer.
-    const reply = outcome.note === undefined ? outcome.answer : outcome.answer.slice(0, -outcome.note.length).trimEnd();
+    // The note is the loop's, not the model's: it is printed after the answer, as deepwork's own line.
     const after = [...(outcome.note === undefined ? [] : [outcome.note]), ...(report.files.length > 0 ? [listFiles(report, q.apply, q.write.diff)] : [])];
-    printAnswer(io, answerParts(reply, report, outcome.leftOutFrom), after);
+    printAnswer(io, answerParts(outcome.reply, report, outcome.leftOutFrom), after);
   }
   return code;
 }

@@ -50,9 +50,9 @@ export type LoopInput = {
 };
 
 export type LoopOutcome = {
-  // The last reply, with the note that says why it was cut short when it was.
-  answer: string;
-  // That note alone, when there is one.
+  // The last reply, as the model wrote it.
+  reply: string;
+  // deepwork's note that says why the answer was cut short, when it was: never part of the reply.
   note: string | undefined;
   stop: Stop;
   steps: number;
@@ -123,9 +123,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
     const outcome = (stop: Stop): LoopOutcome => {
       const note = stop === 'answered' ? undefined : cutShortNote(stop, step, asked);
-      const answer = note === undefined ? reply : `${reply.trimEnd()}\n\n${note}`;
       const leftOutFrom = leftOut === undefined ? undefined : checked.length;
-      return { answer, note, stop, steps: step, sent, tokens, proposals: proposals.list(), leftOutFrom, unanswered: stop === 'answered' ? [] : parsed.requests, turn: conversation.turn(answer) };
+      return {
+        reply, note, stop, steps: step, sent, tokens, proposals: proposals.list(), leftOutFrom, unanswered: stop === 'answered' ? [] : parsed.requests,
+        turn: conversation.turn(answerOf({ reply, note })),
+      };
     };
     // A line that meant a request counts as one, and so does an EDIT that did not apply: the model is told, and the
     // loop goes on.
@@ -252,6 +254,12 @@ function describeUnclear(u: Unclear): string {
 
 function unclearResult(u: Unclear): Result {
   return { kind: 'unclear', request: `line ${u.line}`, line: u.line, text: u.text, problem: u.problem, fix: u.fix };
+}
+
+// The answer as a reader sees it: the reply, then deepwork's note when the answer was cut short. A continued
+// conversation carries it so, and the pult shows it so.
+export function answerOf(outcome: Pick<LoopOutcome, 'reply' | 'note'>): string {
+  return outcome.note === undefined ? outcome.reply : `${outcome.reply.trimEnd()}\n\n${outcome.note}`;
 }
 
 function cutShortNote(stop: Stop, step: number, asked: readonly string[]): string {

@@ -159,7 +159,8 @@ describe('deepwork "question"', () => {
     const out: unknown = JSON.parse(run.stdout);
     const reply = 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial';
     assert.deepEqual(out, {
-      answer: `${reply}\n\n[deepwork: this answer was cut short: the steps ran out after 1 step. Unanswered requests: FILE cut.js not kept. Raise --steps, or ask a narrower question.]`,
+      answer: reply,
+      note: '[deepwork: this answer was cut short: the steps ran out after 1 step. Unanswered requests: FILE cut.js not kept. Raise --steps, or ask a narrower question.]',
       stop: 'steps', steps: 1, sent: [(out as { sent: number[] }).sent[0]],
       files: [
         { path: 'app.js', status: 'changed', applied: false },
@@ -181,9 +182,10 @@ describe('deepwork "question"', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: loadConfig ===' }) });
     const run = await deepwork(['q', '--steps', '1', '--json', '--host', fake.host], project);
     assert.equal(run.code, 0);
-    const out = JSON.parse(run.stdout) as { stop: string; answer: string };
+    const out = JSON.parse(run.stdout) as { stop: string; answer: string; note: string };
     assert.equal(out.stop, 'steps');
-    assert.match(out.answer, /steps ran out after 1 step\. Unanswered requests: FIND loadConfig/);
+    assert.equal(out.answer, '=== FIND: loadConfig ===', 'the answer as the model wrote it');
+    assert.match(out.note, /steps ran out after 1 step\. Unanswered requests: FIND loadConfig/);
   });
 
   it('exits 1 with the host named when no bridge listens, without a stack trace', async () => {

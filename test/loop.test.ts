@@ -6,7 +6,7 @@ import { DeepworkError } from '../common/errors.ts';
 import { createExecutor, type Executor } from '../reading/execute.ts';
 import { applyFiles } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
-import { runLoop, type LoopEvent } from '../protocol/loop.ts';
+import { answerOf, runLoop, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
@@ -65,7 +65,7 @@ describe('runLoop', () => {
     assert.match(rest, /\n\nReminder: [^]*This is step 2 of 4\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
-    assert.equal(outcome.answer, 'It is waitForAnswer.');
+    assert.equal(answerOf(outcome), 'It is waitForAnswer.');
   });
 
   it('says on the last step that it is the last', async () => {
@@ -80,7 +80,7 @@ describe('runLoop', () => {
     const outcome = await loop(scripted(['=== FIND: a ===', 'Still looking.\n=== NEED: ui.html ===\n=== FIND: pult ===']), 'q', 2);
     assert.equal(outcome.stop, 'steps');
     assert.equal(outcome.steps, 2);
-    assert.match(outcome.answer, /^Still looking\.[^]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./);
+    assert.match(answerOf(outcome), /^Still looking\.[^]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./);
     assert.deepEqual(outcome.unanswered.map((r) => r.kind), ['need', 'find']);
   });
 
@@ -89,7 +89,7 @@ describe('runLoop', () => {
     const outcome = await loop(bridge, 'q', 4);
     assert.equal(outcome.stop, 'repeat');
     assert.equal(bridge.seen.length, 2);
-    assert.match(outcome.answer, /repeated its previous requests/);
+    assert.match(answerOf(outcome), /repeated its previous requests/);
   });
 
   it('tells the model about a line that meant a request, and goes on instead of taking it as the answer', async () => {
@@ -97,7 +97,7 @@ describe('runLoop', () => {
     const bridge = scripted(['Let me see the file.\nNEED: ask.mjs\n=== LIST: *.html === === FIND: pult ===', 'It waits for the answer.']);
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
     assert.equal(outcome.stop, 'answered');
-    assert.equal(outcome.answer, 'It waits for the answer.');
+    assert.equal(answerOf(outcome), 'It waits for the answer.');
     const second = bridge.seen[1] ?? '';
     assert.ok(second.includes('=== RESULT line 2: not understood ===\nNEED: ask.mjs\n(it has no === markers around it; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ==='), second.slice(-900));
     assert.ok(second.includes('Write it on a line of its own, as:\n=== LIST: *.html ===\n=== FIND: pult ===\n'));
@@ -209,7 +209,7 @@ describe('runLoop', () => {
       chat: (content, i) => ({ kind: 'reply', text: i === 0 ? '=== FIND: waitForAnswer ===' : content.includes('ask.mjs:1:') ? 'In ask.mjs, line 1.' : 'not found' }),
     });
     const outcome = await loop(createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), 'where?');
-    assert.equal(outcome.answer, 'In ask.mjs, line 1.');
+    assert.equal(answerOf(outcome), 'In ask.mjs, line 1.');
     assert.equal(fake.chats.length, 2);
   });
 
@@ -217,8 +217,8 @@ describe('runLoop', () => {
     const outcome = await loop(createDemoBridge(), 'Where is waitForAnswer defined?');
     assert.equal(outcome.stop, 'answered');
     assert.equal(outcome.steps, 3);
-    assert.match(outcome.answer, /demo bridge \(not a model\)/);
-    assert.match(outcome.answer, /`ask\.mjs` line 1: `export async function waitForAnswer\(page\) \{`/);
+    assert.match(answerOf(outcome), /demo bridge \(not a model\)/);
+    assert.match(answerOf(outcome), /`ask\.mjs` line 1: `export async function waitForAnswer\(page\) \{`/);
   });
 });
 
@@ -264,7 +264,7 @@ describe('the context window', () => {
     assert.match(last, /\[two\.txt lines 1-1 were sent at step 2 and dropped/);
     assert.ok(last.includes('three three'), 'the newest result stays');
     assert.ok(last.includes(loadTexts(createExecutor(big).limits).instructions), 'the instructions stay');
-    assert.equal(outcome.answer, 'done');
+    assert.equal(answerOf(outcome), 'done');
   });
 
   it('continues an earlier question, whose results give way before this question\'s', async () => {

@@ -3,7 +3,7 @@
 
 import MarkdownIt from 'markdown-it';
 import type { Executor } from '../reading/execute.ts';
-import type { LoopEvent, Stop } from '../protocol/loop.ts';
+import { answerOf, type LoopEvent, type Stop } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { fileSpans } from '../protocol/parse.ts';
@@ -117,7 +117,7 @@ export class Session {
         if (saveError !== undefined) run.log.push({ kind: 'not-saved', where: stateDir, reason: messageOf(saveError) });
         run.state = 'answered';
         run.stop = outcome.stop;
-        run.parts = answerParts(outcome.answer);
+        run.parts = answerParts(answerOf(outcome));
         this.blocks.set(run.id, outcome.proposals);
         run.files = this.preview(run.id);
         run.hiddenIn = hiddenIn(outcome.proposals);
