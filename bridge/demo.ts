@@ -3,6 +3,8 @@
 // found. Like the real bridge it remembers nothing: it reads its state from the transcript it is sent.
 
 import type { Bridge } from '../protocol/contract.ts';
+import { requestLine } from '../protocol/requests.ts';
+import { found as headings } from '../protocol/wire.ts';
 
 export const DEMO_LABEL = 'demo bridge (not a model)';
 
@@ -22,15 +24,15 @@ export function createDemoBridge(): Bridge {
 function replyTo(message: string): string {
   const question = questionOf(message);
   const words = keywords(question);
-  const step = (message.match(/^=== YOUR ANSWER AT STEP \d+ ===$/gm) ?? []).length + 1;
+  const step = (message.match(headings.answer) ?? []).length + 1;
   const header = `[${DEMO_LABEL}: it searches for the question's words; a real model would read and reason.]`;
 
   if (words.length === 0) {
     return `${header}\n\nThe question has no word to search for. Ask about a name in the code, like "where is loadConfig used?".`;
   }
   if (step === 1) {
-    const finds = words.map((w) => `=== FIND: ${w} ===`).join('\n');
-    return `${header}\n\nLooking for ${words.map((w) => `"${w}"`).join(', ')}.\n\n${finds}\n=== LIST: **/*${words[0]}* ===`;
+    const finds = words.map((w) => requestLine({ kind: 'find', text: w, scope: undefined, line: 0 })).join('\n');
+    return `${header}\n\nLooking for ${words.map((w) => `"${w}"`).join(', ')}.\n\n${finds}\n${requestLine({ kind: 'list', mask: `**/*${words[0] ?? ''}*`, line: 0 })}`;
   }
   const results = lastResults(message);
   const hits = [...results.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)].map((m) => ({ path: m[1] ?? '', line: Number(m[2]), text: m[3] ?? '' }));
@@ -38,11 +40,11 @@ function replyTo(message: string): string {
     const counts = new Map<string, number>();
     for (const h of hits) counts.set(h.path, (counts.get(h.path) ?? 0) + 1);
     const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([p]) => p);
-    return `${header}\n\nFound ${hits.length} hits; reading the files with most of them.\n\n=== NEED: ${top.join(', ')} ===`;
+    return `${header}\n\nFound ${hits.length} hits; reading the files with most of them.\n\n${requestLine({ kind: 'need', paths: top, line: 0 })}`;
   }
   const earlier = allResults(message);
   const found = [...earlier.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)].slice(0, 8).map((m) => `- \`${m[1]}\` line ${m[2]}: \`${(m[3] ?? '').slice(0, 80)}\``);
-  const read = [...earlier.matchAll(/^=== RESULT NEED ([^:]+): ([\d,]+) lines ===$/gm)].map((m) => `- \`${m[1]}\` (${m[2]} lines)`);
+  const read = [...earlier.matchAll(headings.fileResult)].map((m) => `- \`${m[1]}\` (${m[2]} lines)`);
   if (found.length === 0) {
     return `${header}\n\nNothing in this folder contains ${words.map((w) => `"${w}"`).join(' or ')}.`;
   }
@@ -56,9 +58,9 @@ function replyTo(message: string): string {
 }
 
 function questionOf(message: string): string {
-  const start = message.indexOf('=== QUESTION ===\n');
+  const start = message.indexOf(headings.question);
   if (start === -1) return '';
-  const rest = message.slice(start + 17);
+  const rest = message.slice(start + headings.question.length);
   const end = rest.indexOf('\n\n');
   return end === -1 ? rest : rest.slice(0, end);
 }
@@ -71,7 +73,7 @@ function keywords(question: string): string[] {
   return candidates.sort((a, b) => Number(identifier(b)) - Number(identifier(a)) || b.length - a.length).slice(0, 3);
 }
 
-const RESULTS = /^=== RESULTS OF YOUR REQUESTS AT STEP \d+ ===$/m;
+const RESULTS = headings.results;
 
 function allResults(message: string): string {
   return message.split(RESULTS).slice(1).join('\n');

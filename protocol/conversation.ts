@@ -8,7 +8,8 @@
 import { estimateTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-import { renderResult, type Result } from './results.ts';
+import { droppedNote, renderResult, type Result } from './results.ts';
+import { heading } from './wire.ts';
 import type { Texts } from './transcript.ts';
 
 // What a dropped piece's note costs, about; and the closing reminder with the step line.
@@ -60,11 +61,11 @@ export type Start = {
 export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
   const attachedText = start.attached.map(renderResult).join('\n\n');
-  const headParts = [texts.instructions, `=== PROJECT FOLDER ===\n${start.tree}`];
-  if (attachedText !== '') headParts.push(`=== FILES ATTACHED BY THE USER ===\n${attachedText}`);
-  if (start.piped !== undefined) headParts.push(`=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\n${start.piped.replace(/\n$/, '')}\n=== END OF THE TEXT ===`);
+  const headParts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
+  if (attachedText !== '') headParts.push(`${heading.attached}\n${attachedText}`);
+  if (start.piped !== undefined) headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
   const head = headParts.join('\n\n');
-  const question = `${texts.reminder}\n\n=== QUESTION ===\n${start.question.trim()}`;
+  const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
   const fixedTokens = estimateTokens(head) + estimateTokens(question);
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
@@ -80,7 +81,7 @@ export function createConversation(start: Start): Conversation {
       parts.push(turn.question.text);
       for (const s of turn.steps) {
         parts.push(shown(s.answer));
-        if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} OF QUESTION ${turn.number} ===\n${s.results.map(shown).join('\n\n')}`);
+        if (s.results.length > 0) parts.push(`${heading.results(s.step, turn.number)}\n${s.results.map(shown).join('\n\n')}`);
       }
       parts.push(shown(turn.answer));
     }
@@ -89,7 +90,7 @@ export function createConversation(start: Start): Conversation {
     for (const s of steps) {
       parts.push(shown(s.answer));
       const results = s.results.map((r) => (!r.dropped ? r.text : s === latest ? r.unsent : r.note));
-      if (s.results.length > 0) parts.push(`=== RESULTS OF YOUR REQUESTS AT STEP ${s.step} ===\n${results.join('\n\n')}`);
+      if (s.results.length > 0) parts.push(`${heading.results(s.step)}\n${results.join('\n\n')}`);
     }
     parts.push(tail(step, total, room));
     return parts.join('\n\n');
@@ -101,9 +102,9 @@ export function createConversation(start: Start): Conversation {
       steps.push({
         step,
         said: trimmed,
-        answer: piece(`=== YOUR ANSWER AT STEP ${step} ===\n${trimmed}\n=== END OF YOUR ANSWER ===`, `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`),
+        answer: piece(`${heading.answer(step)}\n${trimmed}\n${heading.answerEnd}`, `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`),
         results: results.map((r) => {
-          const made = piece(renderResult(r), noteOf(r, step));
+          const made = piece(renderResult(r), droppedNote(r, step));
           return { ...made, unsent: unsentNote(r, made.tokens) };
         }),
         sent: [...results],
@@ -164,16 +165,16 @@ type EarlierTurn = { number: number; question: { text: string; tokens: number };
 
 function earlierPieces(turn: Turn, index: number): EarlierTurn {
   const number = index + 1;
-  const question = `=== EARLIER QUESTION ${number} ===\n${turn.question}`;
+  const question = `${heading.earlierQuestion(number)}\n${turn.question}`;
   return {
     number,
     question: { text: question, tokens: estimateTokens(question) },
     steps: turn.steps.map((s) => ({
       step: s.step,
-      answer: piece(`=== YOUR ANSWER AT STEP ${s.step} OF QUESTION ${number} ===\n${s.answer}\n=== END OF YOUR ANSWER ===`, `[Your answer at step ${s.step} of question ${number} (${formatCount(s.answer.length)} characters) was dropped to fit the window.]`),
+      answer: piece(`${heading.answer(s.step, number)}\n${s.answer}\n${heading.answerEnd}`, `[Your answer at step ${s.step} of question ${number} (${formatCount(s.answer.length)} characters) was dropped to fit the window.]`),
       results: s.results.map((r) => piece(r.text, r.note)),
     })),
-    answer: piece(`=== YOUR FINAL ANSWER TO QUESTION ${number} ===\n${turn.answer}\n=== END OF YOUR ANSWER ===`, `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`),
+    answer: piece(`${heading.finalAnswer(number)}\n${turn.answer}\n${heading.answerEnd}`, `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`),
   };
 }
 
@@ -187,22 +188,5 @@ function shown(p: Piece): string {
 
 // The line that stands for a result of the latest step that did not fit at all: the model never saw it.
 function unsentNote(r: Result, tokens: number): string {
-  return `=== RESULT ${r.request}: not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask) ===`;
-}
-
-// The line that stands for a result once it is dropped: what it was, that it was sent, how to get it back.
-function noteOf(r: Result, step: number): string {
-  const dropped = `were sent at step ${step} and dropped to fit the window; ask again if needed`;
-  switch (r.kind) {
-    case 'file':
-      return `[${r.path} lines ${r.first}-${r.last} ${dropped}.]`;
-    case 'folder':
-      return `[The listing of ${r.path}/ ${dropped.replace('were', 'was')}.]`;
-    case 'list':
-      return `[The ${formatCount(r.paths.length)} paths of ${r.request} ${dropped}.]`;
-    case 'find':
-      return `[The ${formatCount(r.hits.length)} hits of ${r.request} ${dropped}.]`;
-    default:
-      return `[The result of ${r.request} was dropped to fit the window.]`;
-  }
+  return heading.result(r.request, `not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask)`);
 }

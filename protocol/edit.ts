@@ -5,7 +5,7 @@
 //
 // The text is worked on with LF line ends and without a BOM (the file conventions restore both when it is written).
 
-import { withoutLineNumbers } from './parse.ts';
+import { withoutLineNumbers, withoutNumbersWhereNumbered } from './line-numbers.ts';
 import { MAX_PAIRS_PER_EDIT, tooManyPairs } from './caps.ts';
 
 export type EditPair = { search: string; replace: string };
@@ -53,7 +53,7 @@ function cleanPair(pair: EditPair): EditPair {
   const replace = pair.replace.replace(/\r\n/g, '\n');
   const unnumbered = withoutLineNumbers(search);
   if (unnumbered === search || search.trim() === '') return { search, replace };
-  return { search: unnumbered, replace: replace.replace(/^ *\d{1,7} \|(?: |(?=$))/gm, '') };
+  return { search: unnumbered, replace: withoutNumbersWhereNumbered(replace) };
 }
 
 // Replaces the one place the SEARCH matches, in the file's lines; or says why it cannot.

@@ -1,6 +1,9 @@
 // Recognises the one-line shapes of the protocol: block markers (`=== NEED: a.js ===`) and markdown fences.
 // Each function looks at one line a constant number of times; nothing here can backtrack.
 
+
+import { kindOf, requestKinds, synonyms } from './requests.ts';
+
 export type Marker = { keyword: string; payload: string };
 // A line that tries to be a request and is not one: `keyword` is the request it means (need, list, find) or, for a
 // request deepwork does not have, what the model wrote (run); `payload` what it asks for, `problem` what is wrong.
@@ -40,14 +43,11 @@ export function markerOf(line: string): Marker | undefined {
   return { keyword, payload: rest };
 }
 
-// Words models use for the requests, mapped to the one deepwork has; and requests it has on purpose not.
-const SYNONYMS: ReadonlyMap<string, string> = new Map([
-  ['read', 'need'], ['open', 'need'], ['show', 'need'], ['cat', 'need'], ['view', 'need'], ['get', 'need'],
-  ['ls', 'list'], ['dir', 'list'], ['glob', 'list'], ['tree', 'list'],
-  ['grep', 'find'], ['search', 'find'], ['rg', 'find'],
-]);
+// Words models use for the requests, mapped to the one deepwork has (each kind names its own, protocol/kinds/); and
+// requests it has on purpose not.
 const COMMANDS = new Set(['run', 'exec', 'shell', 'cmd', 'bash', 'execute', 'write', 'delete']);
-const REQUESTS = new Set(['need', 'list', 'find']);
+const REQUESTS: ReadonlySet<string> = new Set(requestKinds);
+const KEYWORDS = requestKinds.map((k) => kindOf(k).keyword).join(', ');
 
 // A line that means a request but is not written as one: `=== NEED: a.js` (no closing run), `== LIST: * ==`,
 // `NEED: a.js`, `**NEED:** a.js`, `<NEED: a.js>`, `### FIND: x`, `=== READ: a.js ===`, `=== FIND:  ===`, and two
@@ -100,7 +100,7 @@ function keywordAt(s: string, strict: boolean): { keyword: string; payload: stri
   const word = s.slice(0, k);
   const keyword = word.toLowerCase();
   if (strict && !(REQUESTS.has(keyword) && word === word.toUpperCase() && s[k] === ':')) return undefined;
-  if (!strict && !REQUESTS.has(keyword) && !SYNONYMS.has(keyword) && !COMMANDS.has(keyword)) return undefined;
+  if (!strict && !REQUESTS.has(keyword) && !synonyms.has(keyword) && !COMMANDS.has(keyword)) return undefined;
   let rest = s.slice(k);
   if (rest !== '' && rest[0] !== ':' && rest[0] !== ' ' && rest[0] !== '\t') return undefined;
   rest = rest.trim();
@@ -113,12 +113,12 @@ function keywordAt(s: string, strict: boolean): { keyword: string; payload: stri
 
 // What is wrong with an attempt, and the request it should have been.
 function attempt(found: { keyword: string; payload: string }, problem: string): Attempt {
-  const meant = SYNONYMS.get(found.keyword);
+  const meant = synonyms.get(found.keyword);
   if (meant !== undefined) {
     return { keyword: meant, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request; ${meant.toUpperCase()} does that` };
   }
   if (COMMANDS.has(found.keyword)) {
-    return { keyword: found.keyword, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (NEED, LIST, FIND) and proposes changes (FILE, EDIT); it runs nothing` };
+    return { keyword: found.keyword, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (${KEYWORDS}) and proposes changes (FILE, EDIT); it runs nothing` };
   }
   return { ...found, problem };
 }

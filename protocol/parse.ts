@@ -1,15 +1,27 @@
 // Reads a model's reply into request blocks and proposed files.
 //
-// The parser works line by line and never uses a backtracking regular expression: every line is looked at a
-// constant number of times, so a reply of any shape parses in time linear in its length.
+// In three plain passes over the lines that can matter (those whose first character can start a marker or a fence;
+// prose lines are passed over and leave no trace): what each line is; then, from the bottom up, where the next END
+// line and the next bare fence stand from each line; then the reply read from the top with an explicit state, outside
+// or in a fence. Every line is looked at a constant number of times and nothing backtracks, so a reply of any shape
+// parses in time linear in its length (test/parse.test.ts holds it to that).
+//
+// Requests count on lines of their own outside FILE and EDIT bodies, also inside a markdown fence that holds nothing
+// but requests (models wrap their requests in one). A fence that holds anything else is a sample the model shows the
+// user: the requests in it are quoted, not asked (and a final answer that shows one stays the answer). A fence that
+// never closes is no fence. FILE and EDIT blocks count wherever they stand.
 
-import { attemptOf, markerOf, fenceOf, type Fence } from './markers.ts';
-import { cleanPath, describeRequest, isRequestKind, requestKinds, type Request } from './requests.ts';
+import { attemptOf, fenceOf, markerOf, type Fence } from './markers.ts';
+import { isRequestKind, kindOf, requestKinds, requestLine, type Request } from './requests.ts';
+import { tidyPath } from './paths.ts';
+import { withoutLineNumbers } from './line-numbers.ts';
+import { editPairs } from './edit-body.ts';
 import type { EditPair } from './edit.ts';
 
 export type { Request, NeedRequest, ListRequest, FindRequest } from './requests.ts';
 
-// A proposed whole file. `complete` is false when the reply ended before the block's END marker.
+// A proposed whole file. `complete` is false when the reply ended before the block's END marker. `path` is tidied as
+// the path rule reads it (protocol/paths.ts), so every view names it one way.
 export type FileBlock = { kind: 'file'; path: string; content: string; complete: boolean; line: number };
 
 // A change to part of a file: SEARCH/REPLACE pairs applied in order. `problem`: why its body could not be read into
@@ -27,107 +39,90 @@ export type Unclear = { line: number; text: string; problem: string; fix: string
 
 export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; edits: EditBlock[]; proposals: Proposal[]; unclear: Unclear[] };
 
-// Where a FILE block stands in the text, from its marker line (or the fence around the block) to the end of its END
-// line: what a reader of the prose sees in its place.
+// Where a FILE or EDIT block stands in the text, from its marker line (or the fence around the block) to the end of
+// its END line: what a reader of the prose sees in its place.
 export type Span = { block: Proposal; from: number; to: number };
 
-// The kinds with a body: FILE and EDIT own the lines up to their END marker. Request kinds come from requests.ts.
-const BODY_KEYWORDS: ReadonlySet<string> = new Set(['file', 'edit']);
-
-// The lines that can matter: those whose first non-blank character can start a marker or a fence (= * _ ` ~ - + or a
-// digit). Prose lines are passed over without a trace, so memory follows the markup, not the reply's length.
-// `joined` says that only blank lines stand between a line and the one before it in this list.
-type Lines = {
-  count: number;
-  start: Int32Array;
-  end: Int32Array;
-  next: Int32Array;
-  number: Int32Array;
-  joined: Uint8Array;
-};
-
-// Requests count on lines of their own outside FILE bodies, also inside a markdown fence that holds nothing but
-// requests (models wrap their requests in one). A fence that holds anything else is a sample the model shows the
-// user: the requests in it are quoted, not asked (and a final answer that shows one stays the answer). A fence that
-// never closes is no fence. FILE blocks count wherever they stand.
 export function parseReply(text: string): Reply {
   return parse(text, undefined);
 }
 
-// The FILE blocks of a reply with where each stands (for showing the prose without them). Kept apart from parseReply:
-// an object per block is garbage the loop's parse need not make.
+// The FILE and EDIT blocks of a reply with where each stands (for showing the prose without them). Kept apart from
+// parseReply: an object per block is garbage the loop's parse need not make.
 export function fileSpans(text: string): Span[] {
   const spans: Span[] = [];
   parse(text, spans);
   return spans;
 }
 
+// A line that can matter. `start`/`end`: its text (without the line end); `next`: where the next line starts;
+// `joined`: only blank lines stand between it and the markup line before it. `role`: a request marker, a FILE or EDIT
+// marker, an attempt at a request, a fence, or anything else. `closes`: an END marker, or one right after a bare fence.
+// `bare`: a fence without a language tag, of that character. `alone`: it could stand in a fence of requests alone.
+type Line = {
+  start: number;
+  end: number;
+  next: number;
+  number: number;
+  joined: boolean;
+  role: 'request' | 'body' | 'attempt' | 'fence' | 'other';
+  closes: 'no' | 'end' | 'end after a fence';
+  bare: '`' | '~' | undefined;
+  alone: boolean;
+};
+
+// From each line on (the line itself included): the next END marker, the next END right after a bare fence, the next
+// bare fence of each character; and how many lines before it could not stand in a fence of requests alone.
+type Ahead = { end: number[]; fencedEnd: number[]; backtick: number[]; tilde: number[]; notAloneBefore: number[] };
+
 function parse(text: string, spans: Span[] | undefined): Reply {
   const lines = markupLines(text);
-  const ends = endMarkers(text, lines);
+  const ahead = lookAhead(lines);
   const blocks: Block[] = [];
   const unclear: Unclear[] = [];
-  let fenceStart = -1;
-  let fenceEnd = -1;
-  let quoted = false;
+  const lineText = (i: number) => {
+    const line = lines[i];
+    return line === undefined ? '' : text.slice(line.start, line.end);
+  };
+  // The state: outside, or in a fence from line `start` to its closing line `end`; `quoted` when it holds anything
+  // but requests.
+  let fence: { start: number; end: number; quoted: boolean } | undefined;
 
-  for (let i = 0; i < lines.count; i++) {
-    if (fenceEnd !== -1 && i >= fenceEnd) {
-      const closes = i === fenceEnd;
-      fenceEnd = -1;
-      quoted = false;
-      if (closes) continue;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line === undefined) break;
+    if (fence !== undefined && i >= fence.end) {
+      const closing = i === fence.end;
+      fence = undefined;
+      if (closing) continue;
     }
-    const kind = ends.kind[i] ?? 0;
-    if (fenceEnd === -1 && kind === FENCE) {
-      const fence = fenceOf(slice(text, lines, i));
-      const closer = fence === undefined ? -1 : (fence.char === '`' ? ends.nextBacktick : ends.nextTilde)[i + 1] ?? -1;
-      if (closer !== -1) {
-        fenceStart = i;
-        fenceEnd = closer;
-        quoted = (ends.unlike[closer] ?? 0) - (ends.unlike[i + 1] ?? 0) > 0 || lines.joined[closer] === 0;
-      }
+    if (line.role === 'fence') {
+      if (fence === undefined) fence = fenceFrom(i, fenceOf(lineText(i)), lines, ahead);
       continue;
     }
-    if (kind === ATTEMPT || kind === REQUEST) {
-      if (quoted) continue;
-      const line = lines.number[i] ?? 0;
-      const lineText = slice(text, lines, i);
-      const marker = kind === REQUEST ? markerOf(lineText) : undefined;
-      const request = marker !== undefined && isRequestKind(marker.keyword) ? requestKinds[marker.keyword].read(marker.payload, line) : undefined;
-      if (request !== undefined) {
-        blocks.push(request);
-        continue;
-      }
-      const attempt = attemptOf(lineText) ?? { keyword: marker?.keyword ?? '', payload: '', problem: 'it asks for nothing' };
-      const fixes = [requestOf(attempt.keyword, attempt.payload, line)];
-      if (attempt.rest !== undefined) {
-        const second = markerOf(attempt.rest) ?? attemptOf(attempt.rest);
-        fixes.push(second === undefined ? undefined : requestOf(second.keyword, second.payload, line));
-      }
-      const fix = fixes.every((f) => f !== undefined) ? fixes.map(requestLine).join('\n') : undefined;
-      unclear.push({ line, text: lineText.trim(), problem: attempt.problem, fix });
+    if (line.role === 'request' || line.role === 'attempt') {
+      if (fence?.quoted === true) continue;
+      const read = requestAt(lineText(i), line);
+      if ('kind' in read) blocks.push(read);
+      else unclear.push(read);
       continue;
     }
-    if (kind !== FILE) continue;
-    const marker = markerOf(slice(text, lines, i));
+    if (line.role !== 'body') continue;
+    const marker = markerOf(lineText(i));
     if (marker === undefined) continue;
-    const body = bodyAfter(text, lines, ends, i);
-    const path = cleanPath(marker.payload);
-    const line = lines.number[i] ?? 0;
+    const body = bodyAfter(text, lines, ahead, i);
+    const path = tidyPath(marker.payload);
     const block: Proposal = marker.keyword === 'edit'
-      ? { kind: 'edit', path, ...editPairs(body.content), complete: body.complete, line }
-      : { kind: 'file', path, content: withoutLineNumbers(body.content), complete: body.complete, line };
+      ? { kind: 'edit', path, ...editPairs(body.content), complete: body.complete, line: line.number }
+      : { kind: 'file', path, content: withoutLineNumbers(body.content), complete: body.complete, line: line.number };
     blocks.push(block);
     // A fence around the whole block (opened right before the marker, closed right after END) belongs to it.
-    const wrapped = fenceEnd !== -1 && fenceStart === i - 1 && fenceEnd === body.endLine + 1 && lines.joined[i] === 1 && lines.joined[fenceEnd] === 1;
-    const last = wrapped ? fenceEnd : body.endLine;
-    spans?.push({ block, from: lines.start[wrapped ? fenceStart : i] ?? 0, to: last < lines.count ? (lines.next[last] ?? text.length) : text.length });
-    i = wrapped ? fenceEnd : body.endLine;
-    if (wrapped) {
-      fenceEnd = -1;
-      quoted = false;
-    }
+    const wrapped = fence !== undefined && fence.start === i - 1 && fence.end === body.endLine + 1 && line.joined && lines[fence.end]?.joined === true;
+    const from = wrapped && fence !== undefined ? fence.start : i;
+    const last = wrapped && fence !== undefined ? fence.end : body.endLine;
+    spans?.push({ block, from: lines[from]?.start ?? 0, to: lines[last]?.next ?? text.length });
+    i = last;
+    if (wrapped) fence = undefined;
   }
 
   return {
@@ -140,263 +135,144 @@ function parse(text: string, spans: Span[] | undefined): Reply {
   };
 }
 
+// A request line read into its request, or what is wrong with it and the request it should have been.
+function requestAt(text: string, line: Line): Request | Unclear {
+  const marker = line.role === 'request' ? markerOf(text) : undefined;
+  const request = marker === undefined ? undefined : requestOf(marker.keyword, marker.payload, line.number);
+  if (request !== undefined) return request;
+  const attempt = attemptOf(text) ?? { keyword: marker?.keyword ?? '', payload: '', problem: 'it asks for nothing' };
+  const fixes = [requestOf(attempt.keyword, attempt.payload, line.number)];
+  if (attempt.rest !== undefined) {
+    const second = markerOf(attempt.rest) ?? attemptOf(attempt.rest);
+    fixes.push(second === undefined ? undefined : requestOf(second.keyword, second.payload, line.number));
+  }
+  const fix = fixes.every((f) => f !== undefined) ? fixes.map(requestLine).join('\n') : undefined;
+  return { line: line.number, text: text.trim(), problem: attempt.problem, fix };
+}
+
 function requestOf(keyword: string, payload: string, line: number): Request | undefined {
-  return isRequestKind(keyword) ? requestKinds[keyword].read(payload, line) : undefined;
+  return isRequestKind(keyword) ? kindOf(keyword).read(payload, line) : undefined;
 }
 
-// A request as the model should write it.
-export function requestLine(request: Request): string {
-  return `=== ${describeRequest(request).replace(' ', ': ')} ===`;
+// The fence a fence line opens: up to the next bare fence of its character. None when it never closes.
+function fenceFrom(i: number, opener: Fence | undefined, lines: readonly Line[], ahead: Ahead): { start: number; end: number; quoted: boolean } | undefined {
+  if (opener === undefined) return undefined;
+  const end = (opener.char === '`' ? ahead.backtick : ahead.tilde)[i + 1] ?? -1;
+  if (end === -1) return undefined;
+  const notAlone = (ahead.notAloneBefore[end] ?? 0) - (ahead.notAloneBefore[i + 1] ?? 0);
+  return { start: i, end, quoted: notAlone > 0 || lines[end]?.joined !== true };
 }
 
-// An EDIT body read into its pairs:
-//   <<<<<<< SEARCH
-//   lines as they are in the file
-//   =======
-//   the lines that replace them
-//   >>>>>>> REPLACE
-// Five to nine marker characters are taken, as models write them; text between pairs is passed over.
-function editPairs(content: string): { pairs: EditPair[]; problem: string | undefined } {
-  const pairs: EditPair[] = [];
-  let state: 'outside' | 'search' | 'replace' = 'outside';
-  let search: string[] = [];
-  let replace: string[] = [];
-  const lines = content.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  for (const raw of lines) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (state === 'outside') {
-      if (SEARCH_LINE.test(line)) {
-        state = 'search';
-        search = [];
-      }
-    } else if (state === 'search') {
-      if (DIVIDER_LINE.test(line)) {
-        state = 'replace';
-        replace = [];
-      } else if (SEARCH_LINE.test(line) || REPLACE_LINE.test(line)) {
-        return { pairs, problem: `pair ${pairs.length + 1} has no ======= line between its SEARCH and its REPLACE` };
-      } else {
-        search.push(raw);
-      }
-    } else if (REPLACE_LINE.test(line)) {
-      pairs.push({ search: joined(search), replace: joined(replace) });
-      state = 'outside';
-    } else if (SEARCH_LINE.test(line)) {
-      return { pairs, problem: `pair ${pairs.length + 1} has no >>>>>>> REPLACE line before the next SEARCH` };
-    } else {
-      replace.push(raw);
-    }
-  }
-  if (state !== 'outside') return { pairs, problem: `pair ${pairs.length + 1} has no >>>>>>> REPLACE line` };
-  if (pairs.length === 0) return { pairs, problem: 'it holds no <<<<<<< SEARCH … ======= … >>>>>>> REPLACE pair' };
-  return { pairs, problem: undefined };
-}
-
-const SEARCH_LINE = /^\s*<{5,9} ?SEARCH\s*$/i;
-const DIVIDER_LINE = /^\s*={5,9}\s*$/;
-const REPLACE_LINE = /^\s*>{5,9} ?REPLACE\s*$/i;
-
-function joined(lines: readonly string[]): string {
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-}
-
-// A FILE body copied from NEED output with its line numbers (`12 | text`): every line numbered, the numbers counting
-// up one by one. Then the numbers are taken off; anything short of that is content and stays as it is.
-export function withoutLineNumbers(content: string): string {
-  const numbered = /^ *(\d{1,7}) \|(?: |(?=\r?$))/;
-  // Checked line by line, stopping at the first line without its number: content that is not numbered costs a line.
-  // Where each line starts, and where its text starts after the number.
-  const lineStarts: number[] = [];
-  const starts: number[] = [];
-  let expected = -1;
-  for (let at = 0; at < content.length; ) {
-    const nl = content.indexOf('\n', at);
-    const end = nl === -1 ? content.length : nl;
-    const match = numbered.exec(content.slice(at, Math.min(end, at + 16)));
-    if (match === null || (expected !== -1 && Number(match[1]) !== expected)) return content;
-    expected = Number(match[1]) + 1;
-    lineStarts.push(at);
-    starts.push(at + match[0].length);
-    at = end + 1;
-  }
-  if (starts.length === 0) return content;
-  let out = '';
-  starts.forEach((from, i) => {
-    out += content.slice(from, lineStarts[i + 1] ?? content.length);
-  });
-  return out;
-}
-
-function markupLines(text: string): Lines {
-  let capacity = 64;
-  let lines: Lines = allocate(capacity);
-  let count = 0;
+// The lines whose first non-blank character can start markup: = * _ ` ~ - + # < [ { or a digit, or a request keyword
+// in capitals with a colon (the bare form of an attempted request, `NEED: a.js`).
+function markupLines(text: string): Line[] {
+  const lines: Line[] = [];
   let number = 0;
   let onlyBlankSince = true;
+  let previousBareFence = false;
   for (let start = 0; start < text.length; ) {
     number++;
     const nl = text.indexOf('\n', start);
     const next = nl === -1 ? text.length : nl + 1;
-    let end = nl === -1 ? text.length : nl;
-    if (end > start && text.charCodeAt(end - 1) === 13) end--;
-    let i = start;
-    while (i < end && isBlank(text.charCodeAt(i))) i++;
-    if (i < end) {
-      if (mayBeMarkup(text, i)) {
-        if (count === capacity) {
-          capacity *= 2;
-          lines = grow(lines, capacity);
-        }
-        lines.start[count] = start;
-        lines.end[count] = end;
-        lines.next[count] = next;
-        lines.number[count] = number;
-        lines.joined[count] = onlyBlankSince ? 1 : 0;
-        count++;
+    const lineEnd = nl === -1 ? text.length : nl;
+    const end = lineEnd > start && text[lineEnd - 1] === '\r' ? lineEnd - 1 : lineEnd;
+    const lead = firstNonBlank(text, start, end);
+    if (lead !== -1) {
+      if (mayBeMarkup(text, lead)) {
+        const line = classify(text.slice(start, end), { start, end, next, number, joined: onlyBlankSince }, previousBareFence && onlyBlankSince);
+        lines.push(line);
+        previousBareFence = line.bare !== undefined;
         onlyBlankSince = true;
       } else {
         onlyBlankSince = false;
+        previousBareFence = false;
       }
     }
     start = next;
   }
-  lines.count = count;
   return lines;
 }
 
-function allocate(capacity: number): Lines {
-  return {
-    count: 0,
-    start: new Int32Array(capacity),
-    end: new Int32Array(capacity),
-    next: new Int32Array(capacity),
-    number: new Int32Array(capacity),
-    joined: new Uint8Array(capacity),
-  };
+// What a markup line is; `afterBareFence`: it comes right after a bare fence.
+function classify(text: string, place: Pick<Line, 'start' | 'end' | 'next' | 'number' | 'joined'>, afterBareFence: boolean): Line {
+  const marker = markerOf(text);
+  const fence = marker === undefined ? fenceOf(text) : undefined;
+  let role: Line['role'] = 'other';
+  if (marker !== undefined && (marker.keyword === 'file' || marker.keyword === 'edit')) role = 'body';
+  else if (fence !== undefined) role = 'fence';
+  else if (attemptOf(text) !== undefined) role = 'attempt';
+  else if (marker !== undefined && isRequestKind(marker.keyword)) role = 'request';
+  const closes = marker?.keyword !== 'end' ? 'no' : afterBareFence ? 'end after a fence' : 'end';
+  const bare = fence !== undefined && fence.info === '' ? fence.char : undefined;
+  return { ...place, role, closes, bare, alone: (role === 'request' || role === 'attempt') && place.joined };
 }
 
-function grow(lines: Lines, capacity: number): Lines {
-  const bigger = allocate(capacity);
-  bigger.start.set(lines.start);
-  bigger.end.set(lines.end);
-  bigger.next.set(lines.next);
-  bigger.number.set(lines.number);
-  bigger.joined.set(lines.joined);
-  return bigger;
-}
-
-function isBlank(code: number): boolean {
-  return code === 32 || code === 9 || code === 13 || code === 11 || code === 12;
-}
-
-// = * _ ` ~ - + # < [ { or a digit; or NEED:, LIST:, FIND: in capitals (the bare form of an attempted request).
-function mayBeMarkup(text: string, at: number): boolean {
-  const lead = text.charCodeAt(at);
-  if (lead === 61 || lead === 42 || lead === 95 || lead === 96 || lead === 126 || lead === 45 || lead === 43 || (lead >= 48 && lead <= 57)) return true;
-  if (lead === 35 || lead === 60 || lead === 91 || lead === 123) return true;
-  if (lead !== 78 && lead !== 76 && lead !== 70) return false;
-  return text.startsWith('NEED:', at) || text.startsWith('LIST:', at) || text.startsWith('FIND:', at);
-}
-
-function slice(text: string, lines: Lines, i: number): string {
-  return i < lines.count ? text.slice(lines.start[i], lines.end[i]) : '';
-}
-
-// Whether line `i` directly follows line `i - 1` of the list, with only blank lines between.
-function follows(lines: Lines, i: number): boolean {
-  return i > 0 && i < lines.count && lines.joined[i] === 1;
-}
-
-// What each markup line is, and for each line the first END marker at or after it, the first END marker that
-// directly follows a bare fence (blank lines between allowed), and the next bare fence of each kind; all computed
-// once, from the top and from the bottom. `unlike` counts, up to each line, the lines that could not stand in a fence
-// of requests alone: a line that is not a request or an attempt at one, or prose between markup lines.
-// What a marker says is read again only for the lines the main pass visits (keeping a marker object per line made
-// the collector's work grow faster than the reply).
-type EndIndex = { kind: Uint8Array; next: Int32Array; nextFenced: Int32Array; nextBacktick: Int32Array; nextTilde: Int32Array; unlike: Int32Array };
-
-// 0: anything else.
-const REQUEST = 1;
-const FILE = 2;
-const ATTEMPT = 3;
-const FENCE = 4;
-
-function endMarkers(text: string, lines: Lines): EndIndex {
-  const n = lines.count;
-  const next = new Int32Array(n + 1).fill(-1);
-  const nextFenced = new Int32Array(n + 1).fill(-1);
-  const nextBacktick = new Int32Array(n + 1).fill(-1);
-  const nextTilde = new Int32Array(n + 1).fill(-1);
-  const unlike = new Int32Array(n + 1);
-  const end = new Uint8Array(n); // 1: END, 2: END right after a bare fence
-  const bare = new Uint8Array(n); // 1: a bare fence of backticks, 2: of tildes
-  const kind = new Uint8Array(n);
-  let previousIsBareFence = false;
-  for (let i = 0; i < n; i++) {
-    const line = slice(text, lines, i);
-    const afterFence = previousIsBareFence && follows(lines, i);
-    const marker = markerOf(line);
-    const fence = marker === undefined ? fenceOf(line) : undefined;
-    const isFile = marker !== undefined && BODY_KEYWORDS.has(marker.keyword);
-    if (isFile) kind[i] = FILE;
-    else if (fence !== undefined) kind[i] = FENCE;
-    else if (attemptOf(line) !== undefined) kind[i] = ATTEMPT;
-    else if (marker !== undefined && isRequestKind(marker.keyword)) kind[i] = REQUEST;
-    if (marker !== undefined && marker.keyword === 'end') end[i] = afterFence ? 2 : 1;
-    if (fence !== undefined && fence.info === '') bare[i] = fence.char === '`' ? 1 : 2;
-    previousIsBareFence = fence !== undefined && fence.info === '';
-    const fits = (kind[i] === REQUEST || kind[i] === ATTEMPT) && lines.joined[i] === 1;
-    unlike[i + 1] = (unlike[i] ?? 0) + (fits ? 0 : 1);
-  }
+function lookAhead(lines: readonly Line[]): Ahead {
+  const n = lines.length;
+  const ahead: Ahead = { end: new Array<number>(n + 1), fencedEnd: new Array<number>(n + 1), backtick: new Array<number>(n + 1), tilde: new Array<number>(n + 1), notAloneBefore: new Array<number>(n + 1) };
+  ahead.end[n] = ahead.fencedEnd[n] = ahead.backtick[n] = ahead.tilde[n] = -1;
   for (let i = n - 1; i >= 0; i--) {
-    next[i] = end[i] !== 0 ? i : (next[i + 1] ?? -1);
-    nextFenced[i] = end[i] === 2 ? i : (nextFenced[i + 1] ?? -1);
-    nextBacktick[i] = bare[i] === 1 ? i : (nextBacktick[i + 1] ?? -1);
-    nextTilde[i] = bare[i] === 2 ? i : (nextTilde[i + 1] ?? -1);
+    const line = lines[i];
+    ahead.end[i] = line?.closes !== 'no' ? i : (ahead.end[i + 1] ?? -1);
+    ahead.fencedEnd[i] = line?.closes === 'end after a fence' ? i : (ahead.fencedEnd[i + 1] ?? -1);
+    ahead.backtick[i] = line?.bare === '`' ? i : (ahead.backtick[i + 1] ?? -1);
+    ahead.tilde[i] = line?.bare === '~' ? i : (ahead.tilde[i + 1] ?? -1);
   }
-  return { kind, next, nextFenced, nextBacktick, nextTilde, unlike };
+  ahead.notAloneBefore[0] = 0;
+  lines.forEach((line, i) => {
+    ahead.notAloneBefore[i + 1] = (ahead.notAloneBefore[i] ?? 0) + (line.alone ? 0 : 1);
+  });
+  return ahead;
+}
+
+function firstNonBlank(text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const c = text[i];
+    if (c !== ' ' && c !== '\t' && c !== '\r' && c !== '\v' && c !== '\f') return i;
+  }
+  return -1;
+}
+
+const MARKUP_LEADS = new Set('=*_`~-+#<[{0123456789');
+const BARE_KEYWORDS = requestKinds.map((k) => `${kindOf(k).keyword}:`);
+
+function mayBeMarkup(text: string, at: number): boolean {
+  return MARKUP_LEADS.has(text[at] ?? '') || BARE_KEYWORDS.some((k) => text.startsWith(k, at));
 }
 
 type Body = { content: string; complete: boolean; endLine: number };
 
-// The content of a body block whose marker is markup line `at`. When the content starts with a markdown fence, the
-// block ends at the first END right after a closing fence, so a fenced file may itself contain END lines (a file
-// describing this protocol); without such an END it falls back to the first END. One fence wrapping the whole
+// The content of a FILE or EDIT block whose marker is markup line `at`. When the content starts with a markdown
+// fence, the block ends at the first END right after a closing fence, so a fenced file may itself contain END lines (a
+// file describing this protocol); without such an END it falls back to the first END. One fence wrapping the whole
 // content is removed.
-function bodyAfter(text: string, lines: Lines, ends: EndIndex, at: number): Body {
+function bodyAfter(text: string, lines: readonly Line[], ahead: Ahead, at: number): Body {
   const first = at + 1;
-  const opener = follows(lines, first) ? fenceOf(slice(text, lines, first)) : undefined;
-
-  let end = ends.next[at + 1] ?? -1;
+  const opener = lines[first]?.joined === true ? fenceOf(text.slice(lines[first]?.start, lines[first]?.end)) : undefined;
+  let end = ahead.end[first] ?? -1;
   if (opener !== undefined) {
-    const fenced = ends.nextFenced[at + 1] ?? -1;
+    const fenced = ahead.fencedEnd[first] ?? -1;
     if (fenced !== -1) end = fenced;
   }
   const complete = end !== -1;
-  const endLine = complete ? end : lines.count;
-  const contentEnd = complete ? (lines.start[end] ?? text.length) : text.length;
-  const plainStart = lines.next[at] ?? text.length;
-
+  const endLine = complete ? end : lines.length;
+  const contentEnd = complete ? (lines[end]?.start ?? text.length) : text.length;
+  const plainStart = lines[at]?.next ?? text.length;
   if (opener === undefined) return { content: text.slice(plainStart, contentEnd), complete, endLine };
-  const innerStart = lines.next[first] ?? text.length;
+  const innerStart = lines[first]?.next ?? text.length;
   const closer = closingFence(text, lines, opener, first, endLine);
-  const innerEnd = closer === -1 ? contentEnd : (lines.start[closer] ?? contentEnd);
+  const innerEnd = closer === -1 ? contentEnd : (lines[closer]?.start ?? contentEnd);
   return { content: text.slice(innerStart, Math.max(innerStart, innerEnd)), complete, endLine };
 }
 
 // The markup line right before `endLine` (only blank lines between) when it closes `opener`'s fence, else -1.
-function closingFence(text: string, lines: Lines, opener: Fence, first: number, endLine: number): number {
+function closingFence(text: string, lines: readonly Line[], opener: Fence, first: number, endLine: number): number {
   const i = endLine - 1;
-  if (i <= first) return -1;
-  if (endLine < lines.count && !follows(lines, endLine)) return -1;
-  if (endLine === lines.count && !lastIsTrailing(text, lines, i)) return -1;
-  const fence = fenceOf(slice(text, lines, i));
+  const line = lines[i];
+  if (i <= first || line === undefined) return -1;
+  if (endLine < lines.length && lines[endLine]?.joined !== true) return -1;
+  if (endLine === lines.length && text.slice(line.next).trim() !== '') return -1;
+  const fence = fenceOf(text.slice(line.start, line.end));
   const closes = fence !== undefined && fence.info === '' && fence.char === opener.char && fence.length >= opener.length;
   return closes ? i : -1;
-}
-
-// Whether only blank lines follow markup line `i` to the end of the text.
-function lastIsTrailing(text: string, lines: Lines, i: number): boolean {
-  return text.slice(lines.next[i] ?? text.length).trim() === '';
 }

@@ -1,81 +1,48 @@
-// The requests a model can make, in one table: each kind's keyword, how its one-line payload reads, and how it is
-// named in the step log. A new kind is one entry here and one answerer in reading/execute.ts; both tables are typed
-// over the kinds, so the compiler names whatever a new kind still lacks.
+// The requests a model can make, in one table: each kind is a file of protocol/kinds/ (its keyword, synonyms, payload,
+// name, instruction lines, results), and the executor has an answerer per kind (reading/execute.ts). Both tables are
+// typed over the kinds, so the compiler names whatever a new kind still lacks. The markers, the parser's look for
+// markup, the instructions and the demo bridge all derive from this table.
 
-// What each kind carries besides its kind and line.
-type Payloads = {
-  need: { paths: string[] };
-  list: { mask: string };
-  // `scope`: a folder or mask the search keeps to (`=== FIND: text IN lib/ ===`), or undefined for the whole folder.
-  find: { text: string; scope: string | undefined };
-};
+import type { Kind } from './kinds/kind.ts';
+import { need, type NeedRequest } from './kinds/need.ts';
+import { list, type ListRequest } from './kinds/list.ts';
+import { find, type FindRequest } from './kinds/find.ts';
 
-export type RequestKind = keyof Payloads;
-export type Request<K extends RequestKind = RequestKind> = { [P in K]: { kind: P; line: number } & Payloads[P] }[K];
-// The same, as the member of the union with that kind: what a type predicate on `kind` narrows to.
+export type { NeedRequest, ListRequest, FindRequest };
+
+export type Request = NeedRequest | ListRequest | FindRequest;
+export type RequestKind = Request['kind'];
+// The member of the union with that kind.
 export type RequestOf<K extends RequestKind> = Extract<Request, { kind: K }>;
-export type NeedRequest = Request<'need'>;
-export type ListRequest = Request<'list'>;
-export type FindRequest = Request<'find'>;
+// The same as a mapped type, whose `kind` is K itself: what a table over the kinds is indexed with.
+type Requested<K extends RequestKind> = { [P in K]: RequestOf<P> & { kind: P } }[K];
 
-type RequestText<K extends RequestKind> = {
-  // The payload after the keyword, as the model wrote it; undefined when it asks for nothing.
-  read(payload: string, line: number): Request<K> | undefined;
-  describe(request: Request<K>): string;
-};
+export const kinds: { [K in RequestKind]: Kind<RequestOf<K>> } = { need, list, find };
 
-export const requestKinds: { [K in RequestKind]: RequestText<K> } = {
-  need: {
-    read: (payload, line) => {
-      const paths = [...new Set(payload.split(',').map(cleanPath).filter((p) => p !== ''))];
-      return paths.length > 0 ? { kind: 'need', paths, line } : undefined;
-    },
-    describe: (r) => `NEED ${r.paths.join(', ')}`,
-  },
-  list: {
-    read: (payload, line) => {
-      const mask = cleanPath(payload);
-      return mask !== '' ? { kind: 'list', mask, line } : undefined;
-    },
-    describe: (r) => `LIST ${r.mask}`,
-  },
-  find: {
-    read: (payload, line) => {
-      const { text: raw, scope } = splitScope(payload);
-      const text = unwrap(raw, '`');
-      return text !== '' ? { kind: 'find', text, scope, line } : undefined;
-    },
-    describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
-  },
-};
+export const requestKinds = Object.keys(kinds).filter(isRequestKind);
 
-export function isRequestKind(keyword: string): keyword is RequestKind {
-  return Object.hasOwn(requestKinds, keyword);
+export function isRequestKind(word: string): word is RequestKind {
+  return Object.hasOwn(kinds, word);
 }
 
-export function describeRequest<K extends RequestKind>(request: Request<K>): string {
-  const text: RequestText<K> = requestKinds[request.kind];
-  return text.describe(request);
+export function kindOf<K extends RequestKind>(kind: K): Kind<RequestOf<K>> {
+  const table: { [P in RequestKind]: Kind<RequestOf<P>> } = kinds;
+  return table[kind];
 }
 
-// `text IN lib/` and `text IN src/**/*.ts`: the last ` IN ` followed by one word that reads as a folder or mask (with a
-// / or a *, or a file name with an extension), so a text like `WHERE id IN (1, 2)` stays whole.
-function splitScope(payload: string): { text: string; scope: string | undefined } {
-  const at = payload.lastIndexOf(' IN ');
-  if (at === -1) return { text: payload, scope: undefined };
-  const scope = cleanPath(payload.slice(at + 4));
-  const looksLikePath = scope !== '' && !/\s/.test(scope) && (/[/*]/.test(scope) || /^[\w.-]+\.\w{1,10}$/.test(scope));
-  return looksLikePath ? { text: payload.slice(0, at), scope } : { text: payload, scope: undefined };
+export function describeRequest<K extends RequestKind>(request: Requested<K>): string {
+  return kindOf<K>(request.kind).describe(request);
 }
 
-// A path as models write it: in backticks or quotes, with `./` in front.
-export function cleanPath(raw: string): string {
-  let path = unwrap(unwrap(unwrap(raw.trim(), '`'), '"'), "'").trim();
-  while (path.startsWith('./')) path = path.slice(2);
-  return path;
+// A request as the model should write it: `=== NEED: a.js ===`.
+export function requestLine(request: Request): string {
+  return `=== ${describeRequest(request).replace(' ', ': ')} ===`;
 }
 
-function unwrap(text: string, quote: string): string {
-  const t = text.trim();
-  return t.length >= 2 && t.startsWith(quote) && t.endsWith(quote) ? t.slice(1, -1) : t;
+// Each kind's form as the instructions write it: `=== NEED: path ===`.
+export function requestForms(): string[] {
+  return requestKinds.map((k) => `=== ${kinds[k].keyword}: ${kinds[k].form} ===`);
 }
+
+// The words models use for a request, to the kind they mean.
+export const synonyms: ReadonlyMap<string, RequestKind> = new Map(requestKinds.flatMap((k) => kinds[k].synonyms.map((word) => [word, k] as const)));

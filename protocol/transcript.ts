@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import type { Limits } from './contract.ts';
 import { formatCount } from '../common/text.ts';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { kindOf, requestForms, requestKinds } from './requests.ts';
 
 export type Texts = { instructions: string; reminder: string; lastStep: string };
 
@@ -34,10 +35,28 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
     if (lines === undefined) {
       throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} has no "# ${name}" section. It needs "# instructions", "# reminder" and "# last step"; compare with the one deepwork ships.`);
     }
-    return lines.join('\n').trim().replace(/\{(\w+)\}/g, (all, key: string) => {
-      const value: unknown = Object.hasOwn(limits, key) ? Object.entries(limits).find(([name]) => name === key)?.[1] : undefined;
-      return typeof value === 'number' ? formatCount(value) : all;
-    });
+    return fillIn(fillIn(lines.join('\n').trim(), requestTexts()), limitTexts(limits));
   };
   return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };
+}
+
+// What the request kinds put into the instructions (protocol/kinds/): `{requests}`, each kind's example and what it
+// sends back; `{forms}`, `=== NEED: path ===`, … or …; `{keywords}`, NEED, LIST or FIND.
+function requestTexts(): Record<string, string> {
+  const either = (items: readonly string[], join: string) => `${items.slice(0, -1).join(join)} or ${items.at(-1) ?? ''}`;
+  return {
+    requests: requestKinds.map((k) => kindOf(k).teach).join('\n'),
+    forms: either(requestForms().map((f) => `\`${f}\``), ', '),
+    keywords: either(requestKinds.map((k) => kindOf(k).keyword), ', '),
+  };
+}
+
+// The limits, as the instructions name them (`{needChars}`), written as people read numbers.
+function limitTexts(limits: Limits): Record<string, string> {
+  return Object.fromEntries(Object.entries(limits).map(([name, value]) => [name, formatCount(value)]));
+}
+
+// `{name}` replaced by its text; a name not in `values` stays as it is.
+function fillIn(text: string, values: Record<string, string>): string {
+  return text.replace(/\{(\w+)\}/g, (all, key: string) => (Object.hasOwn(values, key) ? (values[key] ?? all) : all));
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileSpans, parseReply, withoutLineNumbers, type Request } from '../protocol/parse.ts';
-import { numberLines } from '../protocol/results.ts';
+import { fileSpans, parseReply, type Request } from '../protocol/parse.ts';
+import { numberLines, withoutLineNumbers } from '../protocol/line-numbers.ts';
 import { adversarialReplies } from './replies.ts';
 
 function requests(reply: string): Request[] {

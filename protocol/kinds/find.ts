@@ -1,0 +1,57 @@
+// FIND: where a literal text occurs, as `path:line: text`, code before docs; kept to a folder or mask with IN.
+
+import { counted, formatCount } from '../../common/text.ts';
+import { cleanPath, unwrap } from '../paths.ts';
+import { heading } from '../wire.ts';
+import type { Kind, ResultTexts } from './kind.ts';
+
+// `scope`: a folder or mask the search keeps to (`=== FIND: text IN lib/ ===`), or undefined for the whole folder.
+export type FindRequest = { kind: 'find'; line: number; text: string; scope: string | undefined };
+
+export type FindHit = { path: string; line: number; text: string };
+
+export type FindResults = {
+  // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
+  find: { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean };
+};
+
+export const find: Kind<FindRequest> = {
+  keyword: 'FIND',
+  form: 'text',
+  synonyms: ['grep', 'search', 'rg'],
+  read: (payload, line) => {
+    const { text: raw, scope } = splitScope(payload);
+    const text = unwrap(raw, '`');
+    return text !== '' ? { kind: 'find', text, scope, line } : undefined;
+  },
+  describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
+  teach: [
+    '=== FIND: loadConfig( ===',
+    '  shows where this text occurs, as `path:line: text`, code before docs. The text is literal (not a pattern) and',
+    '  case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a folder or',
+    '  a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+  ].join('\n'),
+};
+
+// `text IN lib/` and `text IN src/**/*.ts`: the last ` IN ` followed by one word that reads as a folder or mask (with a
+// / or a *, or a file name with an extension), so a text like `WHERE id IN (1, 2)` stays whole.
+function splitScope(payload: string): { text: string; scope: string | undefined } {
+  const at = payload.lastIndexOf(' IN ');
+  if (at === -1) return { text: payload, scope: undefined };
+  const scope = cleanPath(payload.slice(at + 4));
+  const looksLikePath = scope !== '' && !/\s/.test(scope) && (/[/*]/.test(scope) || /^[\w.-]+\.\w{1,10}$/.test(scope));
+  return looksLikePath ? { text: payload.slice(0, at), scope } : { text: payload, scope: undefined };
+}
+
+export const findResults: ResultTexts<FindResults> = {
+  find: {
+    render: (r) => {
+      if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
+      const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
+      const cut = r.cut ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]` : '';
+      const hits = r.cut ? `${formatCount(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
+      return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
+    },
+    dropped: (r, step) => `[The ${formatCount(r.hits.length)} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+  },
+};
