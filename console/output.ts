@@ -4,6 +4,7 @@
 
 import type { ApplyReport } from '../writing/apply.ts';
 import { fileSpans } from '../protocol/parse.ts';
+import { tidyPath } from '../protocol/paths.ts';
 import { laterWrites, type UndoReport } from '../writing/undo.ts';
 import type { SetInfo } from '../writing/backup-sets.ts';
 import type { LoopEvent } from '../protocol/loop.ts';
@@ -121,10 +122,6 @@ export function printAnswer(io: Io, parts: readonly AnswerPart[], after: readonl
   flush();
   if (framed) own(FRAME.close);
   for (const text of after) own(`\n${text}`);
-}
-
-function tidyPath(p: string): string {
-  return p.replaceAll('\\', '/').replace(/^(\.\/)+/, '');
 }
 
 // The proposals, one line each (`--diff` adds each file's diff); an apply stopped with Ctrl-C counts the files it

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { DeepworkError, errnoOf } from '../common/errors.ts';
+import { normalizeRequest } from '../protocol/paths.ts';
 import { gitDirShape, gitPlaces, isGitDir } from './git-places.ts';
 
 // Names never sent, whatever the request. A pattern without a slash matches a file's name in any folder.
@@ -164,23 +165,8 @@ export type Resolved =
   | { kind: 'refused'; rel: string; reason: string }
   | { kind: 'withheld'; rel: string; reason: string };
 
-// A path as the model wrote it, made relative with forward slashes, or the reason it can never name a place inside.
-// Backslashes count as separators (a Windows habit); `%2e%2e` stays literal, as the file system would take it.
-export function normalizeRequest(raw: string): { rel: string } | { reason: string } {
-  if (raw.includes('\0')) return { reason: 'the path holds a NUL byte' };
-  const p = raw.trim().replaceAll('\\', '/');
-  if (p === '') return { reason: 'the path is empty' };
-  if (p.startsWith('/')) return { reason: 'absolute paths are not allowed; name it relative to the project folder' };
-  if (/^[A-Za-z]:/.test(p)) return { reason: 'drive paths are not allowed; name it relative to the project folder' };
-  const parts: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    // Windows drops trailing dots and spaces: `.. ` and `...` are `..` there.
-    if (/^\.\.[. ]*$/.test(part)) return { reason: '".." leads out of the project folder' };
-    parts.push(part);
-  }
-  return { rel: parts.length === 0 ? '.' : parts.join('/') };
-}
+// How a path the model wrote is read first is the protocol's (protocol/paths.ts); the rule below judges where it leads.
+export { normalizeRequest };
 
 export function isInside(root: string, real: string): boolean {
   if (real === root) return true;

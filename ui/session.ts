@@ -14,7 +14,7 @@ import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { laterWrites, undoLast, type UndoReport } from '../writing/undo.ts';
 import type { Proposal } from '../protocol/parse.ts';
-import { normalizeRequest } from '../reading/sandbox.ts';
+import { tidyPath } from '../protocol/paths.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
@@ -232,7 +232,7 @@ export class Session {
     const blocks = this.blocks.get(runId) ?? [];
     // The page names a file as the preview did: the model's path made tidy by the path rule. Every proposal for the
     // path goes, in order: a FILE and the EDITs after it.
-    const ops = blocks.filter((b) => bases.has(tidy(b.path)));
+    const ops = blocks.filter((b) => bases.has(tidyPath(b.path)));
     if (run === undefined || ops.length === 0) throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
     const box = this.options.executor.box;
     const trust = force ? [...bases.keys()] : [];
@@ -313,7 +313,7 @@ export function answerParts(answer: string): AnswerPart[] {
   };
   for (const { block, from, to } of fileSpans(answer)) {
     prose(answer.slice(at, from));
-    parts.push({ kind: 'proposal', path: tidy(block.path), block: block.kind, complete: block.complete });
+    parts.push({ kind: 'proposal', path: tidyPath(block.path), block: block.kind, complete: block.complete });
     at = to;
   }
   prose(answer.slice(at));
@@ -334,7 +334,7 @@ const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
 function hiddenIn(proposals: readonly Proposal[]): string[] {
   const holds = (text: string) => HIDDEN.test(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'));
   const paths = proposals.filter((p) => (p.kind === 'file' ? holds(p.content) : p.pairs.some((pair) => holds(pair.replace))));
-  return [...new Set(paths.map((p) => tidy(p.path)))];
+  return [...new Set(paths.map((p) => tidyPath(p.path)))];
 }
 
 function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {
@@ -343,9 +343,4 @@ function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {
   } catch {
     return undefined;
   }
-}
-
-function tidy(p: string): string {
-  const normal = normalizeRequest(p);
-  return 'rel' in normal ? normal.rel : p;
 }
