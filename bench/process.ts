@@ -3,6 +3,7 @@
 // hits both sides alike, and reported as ratios. FIND's own cost is a run with the request less the same run without
 // it, set against the reference tool's whole process.
 
+import { heading } from '../protocol/wire.ts';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,10 +28,11 @@ const server = http.createServer((req, res) => {
       return res.end('{"error":"not found"}');
     }
     const message = JSON.parse(body).messages[0].content;
-    const at = message.lastIndexOf('=== QUESTION ===\\n');
-    const question = at === -1 ? '' : message.slice(at + 17).split('\\n')[0];
+    const heading = ${JSON.stringify(`${heading.question}\n`)};
+    const at = message.lastIndexOf(heading);
+    const question = at === -1 ? '' : message.slice(at + heading.length).split('\\n')[0];
     let reply = 'The answer.';
-    if (!message.includes('=== RESULTS OF YOUR REQUESTS')) {
+    if (!message.includes(${JSON.stringify(heading.results(1).replace(/ 1 ===$/, ''))})) {
       if (question.startsWith('FIND ')) reply = question.slice(5).split('|').map((t) => '=== FIND: ' + t + ' ===').join('\\n');
       else if (question.startsWith('LIST ')) reply = '=== LIST: ' + question.slice(5) + ' ===';
     }

@@ -48,7 +48,7 @@ function checkFailure(error: unknown, base: URL, timeoutMs: number): string {
   if (error instanceof DeepworkError && error.code === 'BRIDGE_TIMEOUT') {
     return `The host ${base.origin} took the connection but did not answer GET /api/tags within ${formatDuration(timeoutMs)}: it is busy, stuck, or not an Ollama-style API. Check its log; a question waits longer (timeoutMinutes in config.json).`;
   }
-  if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && /HTTP 404/.test(error.message)) {
+  if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && error.status === 404) {
     return `The host ${base.origin} answers, but not as an Ollama-style API (GET /api/tags: HTTP 404). For an OpenAI-compatible server set "api": "openai" (or --api openai) and its /v1 URL; the DeepSeek bridge listens on http://localhost:11500, Ollama on http://localhost:11434.`;
   }
   return messageOf(error);
@@ -83,7 +83,7 @@ export async function checkOpenAi(host: string, model: string, key: { value: str
         : `It refused the key in ${key.variable}: check the key in that variable.`;
       return report('down', `${error.message} ${fix}`);
     }
-    if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && /HTTP 404/.test(error.message)) {
+    if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && error.status === 404) {
       return report('down', `${error.message} deepseekHost must be the API's base URL with its /v1, like https://api.deepseek.com/v1 or http://localhost:8080/v1.`);
     }
     return report('down', messageOf(error));

@@ -161,7 +161,7 @@ export async function runningModels(base: URL, signal: AbortSignal, timeoutMs: n
 async function namesAt(base: URL, route: string, signal: AbortSignal, timeoutMs: number): Promise<string[]> {
   const res = await request(new URL(route, base), { method: 'GET', signal, timeoutMs });
   const text = await readAll(res.body);
-  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${route} at ${base.origin} answered HTTP ${res.status}.`);
+  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${route} at ${base.origin} answered HTTP ${res.status}.`, { status: res.status });
   const value = parseJson(text, base);
   if (!isRecord(value) || !Array.isArray(value.models)) throw notOllama(base, text);
   return value.models.flatMap((m: unknown) => (isRecord(m) && typeof m.name === 'string' ? [m.name] : isRecord(m) && typeof m.model === 'string' ? [m.model] : []));

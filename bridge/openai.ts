@@ -341,8 +341,8 @@ export async function modelList(base: URL, headers: Record<string, string>, sign
   const res = await request(url, { method: 'GET', headers, signal, timeoutMs });
   const text = await readAll(res.body, 16 << 20);
   const said = () => quoteOf(text, scrub);
-  if (res.status === 401 || res.status === 403) throw new DeepworkError('BRIDGE_AUTH', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}: "${said()}".`);
-  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}${said() === '' ? '' : `: "${said()}"`}.`);
+  if (res.status === 401 || res.status === 403) throw new DeepworkError('BRIDGE_AUTH', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}: "${said()}".`, { status: res.status });
+  if (res.status < 200 || res.status > 299) throw new DeepworkError('BRIDGE_HTTP', `GET ${url.pathname} at ${base.origin} answered HTTP ${res.status}${said() === '' ? '' : `: "${said()}"`}.`, { status: res.status });
   const value = parseJson(text, `${base.origin}${base.pathname}`, scrub);
   if (!isRecord(value) || !Array.isArray(value.data)) throw notOpenAi(`${base.origin}${base.pathname}`, text, scrub);
   return value.data.flatMap((m: unknown): ListedModel[] => {

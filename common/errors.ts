@@ -30,11 +30,14 @@ export type ErrorCode =
 
 export class DeepworkError extends Error {
   readonly code: ErrorCode;
+  // The HTTP status a server answered, for an error that is one: callers decide on it, not on the message's words.
+  readonly status: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; status?: number }) {
     super(message, options);
     this.name = 'DeepworkError';
     this.code = code;
+    this.status = options?.status;
   }
 }
 

@@ -130,8 +130,8 @@ export function listFiles(report: ApplyReport, applied: boolean, diff: boolean):
   const stopped = report.files.filter((f) => f.status === 'stopped');
   const lines = report.files.filter((f) => f.status !== 'stopped').map((f) => {
     const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
-    const state = !applied ? '' : f.written ? '  written' : f.reason?.startsWith('not written') === true ? '' : '  not written';
-    const reason = f.reason === undefined ? '' : `${state === '' && applied ? '  ' : ': '}${f.reason}`;
+    const state = !applied ? '' : f.written ? '  written' : '  not written';
+    const reason = f.reason === undefined ? '' : `: ${f.reason}`;
     const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
     return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
   });

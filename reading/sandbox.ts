@@ -163,7 +163,8 @@ export type Resolved =
   | { kind: 'folder'; rel: string; real: string }
   | { kind: 'missing'; rel: string }
   | { kind: 'refused'; rel: string; reason: string }
-  | { kind: 'withheld'; rel: string; reason: string };
+  // `why` as a tag; `reason` the same in words.
+  | { kind: 'withheld'; rel: string; why: Protected; reason: string };
 
 // How a path the model wrote is read first is the protocol's (protocol/paths.ts); the rule below judges where it leads.
 export { normalizeRequest };
@@ -220,18 +221,26 @@ export function realLocation(abs: string): string {
   }
 }
 
+// Why a place inside the root is never sent, as a tag: git's internals, one of deepwork's own places (`what` it is),
+// or a secret by its name. The words are made where they are shown (protectedText).
+export type Protected = { kind: 'git' } | { kind: 'deepwork'; what: string } | { kind: 'secret' };
+
+export function protectedText(why: Protected): string {
+  return why.kind === 'git' ? 'git internals' : why.kind === 'deepwork' ? why.what : 'looks like a secret';
+}
+
 // Why a place inside the root is never sent, or undefined when it may be. Judged on every spelling it has: the path
 // as written and its real location, each folded as a case-insensitive disk would.
-export function protectedReason(box: Sandbox, rel: string, real: string): string | undefined {
+export function protectedReason(box: Sandbox, rel: string, real: string): Protected | undefined {
   const realRel = relativeTo(box.root, real);
   for (const spelling of rel === realRel ? [rel] : [rel, realRel]) {
     const parts = spelling.split('/').map(foldName);
-    if (parts.includes('.git')) return 'git internals';
+    if (parts.includes('.git')) return { kind: 'git' };
   }
-  if (inGitDir(box.root, real)) return 'git internals';
+  if (inGitDir(box.root, real)) return { kind: 'git' };
   const folded = foldPath(real);
-  for (const place of box.guarded) if (isInside(place.folded, folded)) return place.what;
-  if (rel !== '.' && (box.isSecret(rel) || (realRel !== rel && box.isSecret(realRel)))) return 'looks like a secret';
+  for (const place of box.guarded) if (isInside(place.folded, folded)) return { kind: 'deepwork', what: place.what };
+  if (rel !== '.' && (box.isSecret(rel) || (realRel !== rel && box.isSecret(realRel)))) return { kind: 'secret' };
   return undefined;
 }
 
@@ -311,13 +320,13 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
     const where = realLocation(abs);
     if (!isInside(box.root, where)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
     const hidden = protectedReason(box, rel, where);
-    if (hidden !== undefined) return { kind: 'withheld', rel, reason: hidden };
+    if (hidden !== undefined) return { kind: 'withheld', rel, why: hidden, reason: protectedText(hidden) };
     return { kind: 'missing', rel };
   }
   if (!isInside(box.root, real)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
 
   const hidden = protectedReason(box, rel, real);
-  if (hidden !== undefined) return { kind: 'withheld', rel, reason: hidden };
+  if (hidden !== undefined) return { kind: 'withheld', rel, why: hidden, reason: protectedText(hidden) };
 
   let stat: fs.Stats;
   try {
@@ -387,7 +396,7 @@ export function resolveTarget(box: Sandbox, requested: string): Target {
     case 'folder':
       return { kind: 'refused', rel, reason: 'a folder has that path' };
     case 'withheld':
-      return { kind: 'refused', rel, reason: place.reason === 'looks like a secret' ? 'it looks like a secret; deepwork does not write those' : `it is in ${place.reason}` };
+      return { kind: 'refused', rel, reason: place.why.kind === 'secret' ? 'it looks like a secret; deepwork does not write those' : `it is in ${place.reason}` };
     case 'refused':
       return { kind: 'refused', rel, reason: place.reason };
     case 'file':

@@ -185,7 +185,7 @@ describe('applyFiles: EDIT blocks', () => {
     const report = await applyFiles(box, [edit('a.js', [['one\n', 'ONE\n'], ['three\n', 'THREE\n']]), edit('b.js', [['b\n', 'B\n']])], { backupDir });
     const files = byPath(report.files);
     assert.equal(files['a.js']?.status, 'failed');
-    assert.match(files['a.js']?.reason ?? '', /^not written: the EDIT, pair 2: the SEARCH matches no lines/);
+    assert.match(files['a.js']?.reason ?? '', /^the EDIT, pair 2: the SEARCH matches no lines/);
     assert.equal(read('a.js'), 'one\ntwo\n');
     assert.equal(read('b.js'), 'B\n');
   });
@@ -264,7 +264,7 @@ describe('failures lose nothing', () => {
       const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir, ops: failing(step, inProject) });
       const files = byPath(report.files);
       assert.equal(files['a.js']?.status, 'failed');
-      assert.match(files['a.js']?.reason ?? '', /not written: the disk is full \(ENOSPC\); the file on disk is as it was/);
+      assert.match(files['a.js']?.reason ?? '', /the disk is full \(ENOSPC\); the file on disk is as it was/);
       assert.deepEqual([files['b.js']?.status, files['b.js']?.written], ['changed', true]);
       assert.equal(read('a.js'), 'a1\n');
       assert.equal(read('b.js'), 'b2\n');
@@ -595,7 +595,7 @@ describe('a file saved while the apply runs (issue 23, finding 10)', () => {
     }) as typeof fs.openSync };
     const report = await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n'), block('c.js', 'c2\n')], { backupDir, ops });
     assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['a.js', 'failed', false], ['b.js', 'changed', true], ['c.js', 'failed', false]]);
-    assert.match(report.files[0]?.reason ?? '', /^not written: the file changed since deepwork read it \(saved meanwhile\?\), and your version stays; apply again/);
+    assert.match(report.files[0]?.reason ?? '', /^the file changed since deepwork read it \(saved meanwhile\?\), and your version stays; apply again/);
     assert.deepEqual([read('a.js'), read('b.js'), read('c.js')], ['saved by the user\n', 'b2\n', 'made by the user\n']);
     assert.deepEqual(allFiles(root), ['a.js', 'b.js', 'c.js']);
     const [set] = setsOf(backupDir, box.root);

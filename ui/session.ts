@@ -242,7 +242,7 @@ export class Session {
       const fresh = now.get(applied.path);
       const base = bases.get(applied.path);
       if (!applied.written && fresh !== undefined && base !== undefined && fresh.base !== base) {
-        return { ...fresh, reason: 'not written: the file changed since its diff was shown. This is the diff against it now; Write again to write it.' };
+        return { ...fresh, reason: 'the file changed since its diff was shown. This is the diff against it now; Write again to write it.' };
       }
       return { ...forThePult(applied), backupSet: report.backupSet };
     });

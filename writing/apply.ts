@@ -107,7 +107,7 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     if (entry === undefined) continue;
     if (options.signal?.aborted === true) {
       p.applied.status = 'stopped';
-      p.applied.reason = 'not written: the apply was stopped before this file; it is as it was';
+      p.applied.reason = 'the apply was stopped before this file; it is as it was';
       continue;
     }
     try {
@@ -119,7 +119,7 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     } catch (error) {
       if (error instanceof ChangedSinceRead) {
         skipped.add(i);
-        fail(p, 'not written: the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it');
+        fail(p, 'the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it');
       } else {
         fail(p, writeFailure(error));
       }
@@ -220,7 +220,7 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
   const cut = ops.find((op) => !op.complete);
   if (cut !== undefined) return report({ status: 'incomplete', reason: `the reply ended before ${cut.kind === 'file' ? 'its' : 'an EDIT block\'s'} END marker; it is never written` });
   const unread = ops.find((op): op is EditBlock => op.kind === 'edit' && op.problem !== undefined);
-  if (unread?.problem !== undefined) return report({ status: 'failed', reason: `not written: an EDIT block could not be read: ${unread.problem}` });
+  if (unread?.problem !== undefined) return report({ status: 'failed', reason: `an EDIT block could not be read: ${unread.problem}` });
   const whole = ops[0]?.kind === 'file' ? ops[0] : undefined;
   const edits = ops.filter((op): op is EditBlock => op.kind === 'edit');
   const target = resolveTarget(box, wanted);
@@ -229,7 +229,7 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
 
   if (target.kind === 'new') {
     const made = edited(whole?.content ?? '', edits);
-    if (typeof made !== 'string') return report({ path: target.rel, status: 'failed', reason: whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== '')) ? 'not written: there is no such file to edit; a FILE block creates a new file' : made.reason });
+    if (typeof made !== 'string') return report({ path: target.rel, status: 'failed', reason: whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== '')) ? 'there is no such file to edit; a FILE block creates a new file' : made.reason });
     const applied: Applied = {
       ...base, ...where, path: target.rel, status: 'new', added: countLines(made), base: baseOf(target.realRel, undefined),
       ...(options.diff === true ? { diff: diffTexts(target.rel, '', made).diff } : {}),
@@ -308,7 +308,7 @@ function edited(text: string, edits: readonly EditBlock[]): string | { reason: s
     const outcome = applyEdit(current, edit.pairs);
     if (!outcome.ok) {
       const which = edits.length === 1 ? 'the EDIT' : `EDIT ${i + 1} of ${edits.length}`;
-      return { reason: `not written: ${which}, pair ${outcome.pair}: ${outcome.problem}` };
+      return { reason: `${which}, pair ${outcome.pair}: ${outcome.problem}` };
     }
     current = outcome.text;
   }
@@ -346,5 +346,5 @@ function writeFailure(error: unknown): string {
     ENAMETOOLONG: 'the name is too long for this file system',
   };
   const what = code === undefined ? messageOf(error) : `${why[code] ?? messageOf(error)} (${code})`;
-  return `not written: ${what}; the file on disk is as it was`;
+  return `${what}; the file on disk is as it was`;
 }
