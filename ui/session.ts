@@ -283,7 +283,7 @@ function forThePult(file: Applied): Applied {
   return file.status === 'held back' && file.hold !== undefined ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` } : file;
 }
 
-// What the page shows as boxed codes (ui/page/app.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
+// What the page shows as boxed codes (ui/page/dom.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
 // format characters, among them the bidirectional controls of Trojan Source (CVE-2021-42574). A CR ending a line and a
 // BOM starting a file are the file's conventions, not hidden text.
 const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
