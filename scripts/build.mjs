@@ -41,9 +41,11 @@ const worker = await rollup({ input: { 'find-worker': path.join(dist, 'reading',
 await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'find-worker-[hash].js' });
 await worker.close();
 
+// The page: its HTML, its style and every module of its script (ui/server.ts serves each .js of the folder by name).
+const PAGE = ['index.html', 'style.css', ...fs.readdirSync(path.join(root, 'ui', 'page')).filter((name) => name.endsWith('.js')).sort()];
 const ASSETS = [
   ['protocol/instructions.md', ['protocol/instructions.md', 'bundle/instructions.md']],
-  ...['index.html', 'style.css', 'app.js'].map((name) => [`ui/page/${name}`, [`ui/page/${name}`, `bundle/page/${name}`]]),
+  ...PAGE.map((name) => [`ui/page/${name}`, [`ui/page/${name}`, `bundle/page/${name}`]]),
 ];
 for (const [source, targets] of ASSETS) {
   for (const target of targets) {

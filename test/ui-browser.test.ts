@@ -102,6 +102,41 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await fake?.close();
   });
 
+  it('loads as native modules of its own origin, each served as JavaScript under the page\'s CSP, with no console errors', async () => {
+    const fresh = await browser.newPage({ locale: 'en-US' });
+    try {
+      const errors: string[] = [];
+      fresh.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      fresh.on('pageerror', (error) => errors.push(error.message));
+      const scripts = new Map<string, { status: number; type: string; csp: string }>();
+      fresh.on('response', (res) => {
+        const url = new URL(res.url());
+        if (url.pathname.endsWith('.js')) scripts.set(url.pathname, { status: res.status(), type: res.headers()['content-type'] ?? '', csp: res.headers()['content-security-policy'] ?? '' });
+      });
+      const document = await fresh.goto(pult.url);
+      await fresh.getByText('(4)').waitFor();
+      const csp = document?.headers()['content-security-policy'] ?? '';
+      assert.match(csp, /(^|; )script-src 'self'(;|$)/);
+      assert.equal(await fresh.locator('script').count(), 1);
+      assert.equal(await fresh.locator('script[type="module"][src="/main.js"]').count(), 1);
+      // Every module of the page folder, and nothing else, is fetched: one page, no module left unused.
+      const modules = fs.readdirSync(new URL('../ui/page/', import.meta.url)).filter((name) => name.endsWith('.js')).map((name) => `/${name}`).sort();
+      assert.ok(modules.length > 5, modules.join(', '));
+      assert.deepEqual([...scripts.keys()].sort(), modules);
+      for (const [name, served] of scripts) assert.deepEqual(served, { status: 200, type: 'text/javascript; charset=utf-8', csp }, name);
+      assert.deepEqual(errors, []);
+      // Only those files, looked up by name: no other file of the folder, nothing outside it, nothing by another spelling.
+      for (const other of ['/tsconfig.json', '/index.html', '/Main.js', '/main.js/', '/..%2fserver.js', '/%2e%2e/server.js', '/page/main.js']) {
+        const res = await fetch(`http://127.0.0.1:${port}${other}`, { headers: { 'x-deepwork-token': token } });
+        assert.equal(res.status, 404, other);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('asks with a ticked file, shows the steps live, shows the proposal as a card in the answer, writes it and confirms the undo', async () => {
     await page.getByRole('checkbox', { name: 'a.js', exact: true }).check();
     await page.getByLabel('Question').fill('What is a?');
@@ -265,6 +300,41 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await narrow.getByRole('button', { name: 'Ask' }).waitFor();
     assert.match(await narrow.locator('.log').last().innerText(), /Step 1\/4: sending/);
     await narrow.close();
+  });
+
+  it('says in Russian what an Undo did with a file the reader changed since and with one it could not put back (the review of issue 24)', async () => {
+    const ru = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'ru-RU' });
+    try {
+      await ru.goto(pult.url);
+      await ru.getByRole('button', { name: 'Спросить' }).waitFor();
+      await ru.getByLabel('Вопрос').fill('Change both');
+      await ru.getByRole('button', { name: 'Спросить' }).click();
+      const run = ru.locator('.run[data-state="answered"]').last();
+      await run.locator('.summary').waitFor();
+      const sets = new Set(fs.readdirSync(backupDir));
+      await ru.getByRole('button', { name: 'Записать все (2)' }).click();
+      await run.locator('.proposal[data-path="b.js"]').getByText(/^Записан;/).waitFor();
+      const [set] = fs.readdirSync(backupDir).filter((name) => !sets.has(name));
+      assert.ok(set !== undefined);
+      // a.js changed by the reader since: left alone. b.js's backup copy gone: it cannot be put back.
+      fs.writeFileSync(path.join(root, 'a.js'), 'const a = "mine";\n');
+      fs.rmSync(path.join(backupDir, set, 'files', 'b.js'));
+      await run.locator('.proposal[data-path="a.js"]').getByRole('button', { name: 'Отменить эту запись: 2 файла (a.js, b.js)' }).click();
+      const notice = run.locator('.notice');
+      await notice.waitFor();
+      const text = await notice.innerText();
+      assert.match(text, /^Запись отменена \(2 файла\): a\.js \(не тронут: .+\), b\.js \(не удалось: .+\)\.$/);
+      // The reasons are the server's, English for now, and marked so; nothing else in the notice is English.
+      const english = await notice.locator('[lang="en"]').allInnerTexts();
+      assert.equal(english.length, 2);
+      assert.match(english[0] ?? '', /changed after deepwork wrote it/);
+      const rest = english.reduce((left, part) => left.replace(part, ''), text).replace(/\b[ab]\.js\b/g, '');
+      assert.doesNotMatch(rest, /[A-Za-z]/);
+      assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = "mine";\n');
+      assert.equal(fs.readFileSync(path.join(root, 'b.js'), 'utf8'), 'const b = 3;\n');
+    } finally {
+      await ru.close();
+    }
   });
 });
 

@@ -46,7 +46,7 @@ function codeMac(token: string, instance: string, expires: number, nonce: string
 
 // The pult's answer to a challenge: proof that it holds the token, without sending it. Whoever finds something on the
 // pult's port (a second launch reading a registration, the page reconnecting) sends the token only after this: a pid
-// reused, another user's program on the port, gets nothing. ui/page/app.js computes the same with WebCrypto.
+// reused, another user's program on the port, gets nothing. ui/page/connection.js computes the same with WebCrypto.
 export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export function proofOf(token: string, instance: string, challenge: string): string {

@@ -9,22 +9,19 @@ import type { Bridge } from '../protocol/contract.ts';
 import { readPathOf, walk } from '../reading/walk.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { CHALLENGE, checkCode, checkOrigin, gate, newToken, proofOf, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
-import { Session, type Outgoing } from './session.ts';
+import { Session } from './session.ts';
+import type { BridgeCheck, LinkRefusal, Outgoing, PageMessage, Route, Routes, ServerMessage } from './contract.ts';
 import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
-const STATIC: Record<string, { file: string; type: string }> = {
-  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
-};
+// The page's modules are served by name: a plain lower-case name ending in .js, of a file the page folder holds when
+// the pult starts. The URL is only looked up in that list; nothing of it reaches the file system.
+const MODULE_NAME = /^[a-z][a-z0-9-]*\.js$/;
 // The page runs only its own script and style, and loads nothing from elsewhere: a model's reply cannot bring code.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const MAX_BODY = 1 << 20;
 const TREE_LIMIT = 50_000;
-
-// What the page shows of the bridge's state: as --check reports it.
-export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; model: string; message: string };
 
 export type PultOptions = {
   executor: Executor;
@@ -59,8 +56,8 @@ const OPEN_ROUTES = new Set(['GET /api/prove', 'POST /api/exchange']);
 // A route's refusal with its own status and a `reason` tag the page decides on; the page words it in its language.
 class Refusal extends Error {
   readonly status: number;
-  readonly reason: string;
-  constructor(status: number, reason: string, message: string) {
+  readonly reason: LinkRefusal;
+  constructor(status: number, reason: LinkRefusal, message: string) {
     super(message);
     this.status = status;
     this.reason = reason;
@@ -91,13 +88,15 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     token = newToken();
     used.clear();
     for (const socket of sockets) {
-      socket.send(JSON.stringify({ type: 'rekeyed' }));
+      say(socket, { type: 'rekeyed' });
       socket.close(1008, 'The pult changed its key.');
     }
     options.onRekey?.(token);
   };
 
-  const api: Record<string, (body: unknown, url: URL) => Promise<unknown> | unknown> = {
+  // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
+  // another shape, does not compile.
+  const routes: { readonly [R in Route]: Handler<R> } = {
     'GET /api/ping': () => ({ instance, root: options.executor.box.root }),
     'GET /api/prove': (_body, url) => {
       const challenge = url.searchParams.get('challenge') ?? '';
@@ -156,6 +155,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
       if (typeof body.path === 'string' && typeof body.base === 'string') {
         const [one] = await session.write(body.run, new Map([[body.path, body.base]]), body.force === true);
+        // session.write refuses a path with no proposal, so a report without the file is not expected; said, not sent empty.
+        if (one === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${body.path} in run ${body.run}.`);
         return one;
       }
       const files = body.files;
@@ -172,6 +173,9 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       return session.undo(body.set);
     },
   };
+
+  const api: Readonly<Record<string, Handler<Route> | undefined>> = routes;
+  const assets = pageAssets();
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -190,7 +194,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     } catch {
       return reply(res, 400, { error: 'Bad request: malformed URL.' });
     }
-    const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
+    const asset = req.method === 'GET' ? assets.get(url.pathname) : undefined;
     // The page itself is open too: it holds no secret, and after trading its code it is reloaded without one.
     const open = asset !== undefined || (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/favicon.ico')) || OPEN_ROUTES.has(`${req.method ?? ''} ${url.pathname}`);
     const verdict = gate(req, url, port, token, open);
@@ -258,11 +262,11 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       } catch {
         message = undefined;
       }
-      if (isRecord(message) && message.type === 'hello') {
-        for (const run of session.runs) ws.send(JSON.stringify({ type: 'run', run }));
-        ws.send(JSON.stringify(session.conversations()));
+      if (isHello(message)) {
+        for (const run of session.runs) say(ws, { type: 'run', run });
+        say(ws, session.conversations());
       } else {
-        ws.send(JSON.stringify({ type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' }));
+        say(ws, { type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' });
       }
     });
   }
@@ -294,6 +298,26 @@ export async function startPult(options: PultOptions): Promise<Pult> {
         server.close(() => resolve());
       }),
   };
+}
+
+// A route's handler: the body as it came (a POST's JSON, validated here), the URL for its query.
+type Handler<R extends Route> = (body: unknown, url: URL) => Routes[R]['response'] | Promise<Routes[R]['response']>;
+
+function say(socket: WebSocket, message: ServerMessage): void {
+  socket.send(JSON.stringify(message));
+}
+
+function isHello(message: unknown): message is PageMessage {
+  return isRecord(message) && message.type === 'hello';
+}
+
+// The page's style and every module of its script, by URL path. index.html is served at / only.
+function pageAssets(): Map<string, { file: string; type: string }> {
+  const assets = new Map([['/style.css', { file: 'style.css', type: 'text/css; charset=utf-8' }]]);
+  for (const name of fs.readdirSync(PAGE_DIR)) {
+    if (MODULE_NAME.test(name)) assets.set(`/${name}`, { file: name, type: 'text/javascript; charset=utf-8' });
+  }
+  return assets;
 }
 
 // `close`: the request's body was not read to its end, so the connection cannot carry another request.

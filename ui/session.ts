@@ -3,67 +3,26 @@
 
 import MarkdownIt from 'markdown-it';
 import type { Executor } from '../reading/execute.ts';
-import { answerOf, type LoopEvent, type Stop } from '../protocol/loop.ts';
+import { answerOf, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { fileSpans } from '../protocol/parse.ts';
-import { listConversations, loadConversation, newConversationId, type ConversationInfo } from '../state/conversations.ts';
+import { listConversations, loadConversation, newConversationId } from '../state/conversations.ts';
 import { loadRun, type SavedRun } from '../state/runs.ts';
 import { cleanReply, createPasteBridge, DEFAULT_PASTE_MAX_CHARS, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
-import { laterWrites, undoLast, type UndoReport } from '../writing/undo.ts';
+import { laterWrites, undoLast } from '../writing/undo.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import { tidyPath } from '../protocol/paths.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
+import type { AnswerPart, Conversations, FileView, Outgoing, RunView, UndoReport } from './contract.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });
 
-export type FileView = Applied & { backupSet?: string | undefined };
-
-// The step log as data: the page words it in the reader's language.
-export type LogEntry =
-  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
-  | { kind: 'replied'; step: number; steps: number; chars: number; ms: number; requests: string[]; files: string[] }
-  | { kind: 'answered-requests'; step: number; steps: number; requests: number; chars: number }
-  | { kind: 'warning'; step: number; steps: number; message: string }
-  | { kind: 'done'; steps: number; stop: Stop }
-  | { kind: 'not-saved'; where: string; reason: string };
-
-// The answer in pieces: prose as sanitised HTML, and each FILE or EDIT block as a reference to its proposal, which the
-// page shows as a card in place (never as markdown).
-export type AnswerPart = { kind: 'prose'; html: string } | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
-
-export type RunView = {
-  id: number;
-  // The conversation the run belongs to (writing/conversations.ts).
-  conversation: string;
-  question: string;
-  attached: string[];
-  bridge: string;
-  state: 'running' | 'answered' | 'failed' | 'stopped';
-  // Reopened from a saved conversation: its answer as it was, without a log.
-  reopened: boolean;
-  log: LogEntry[];
-  // The step being waited for, and since when (ms since epoch): the page counts the seconds. `paste`: the step's
-  // message is waiting to be copied into a web chat, and its reply to be pasted (the page fetches the message).
-  waiting: { step: number; since: number; received: number; thinking: number; paste?: { chars: number; tokens: number; warning?: string } } | undefined;
-  parts: AnswerPart[] | undefined;
-  stop: Stop | undefined;
-  error: string | undefined;
-  files: FileView[];
-  // The proposed paths whose new text holds invisible or direction-changing characters, found in the whole text: a
-  // diff shows only its first lines, or none for a file rewritten throughout. The page says so on their cards.
-  hiddenIn: string[];
-};
-
-export type Conversations = { type: 'conversations'; current: string | undefined; list: ConversationInfo[] };
-
-export type Outgoing =
-  | { type: 'run'; run: RunView }
-  | { type: 'progress'; id: number; received: number; thinking: number }
-  | Conversations;
+// The tests name these as the session's; they are the contract's (ui/contract.ts).
+export type { Outgoing, RunView } from './contract.ts';
 
 // `pasteMaxChars`: what a web chat takes in one message, for the copy-and-paste bridge.
 export type SessionOptions = {
@@ -325,7 +284,7 @@ function forThePult(file: Applied): Applied {
   return file.status === 'held back' && file.hold !== undefined ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` } : file;
 }
 
-// What the page shows as boxed codes (ui/page/app.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
+// What the page shows as boxed codes (ui/page/dom.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
 // format characters, among them the bidirectional controls of Trojan Source (CVE-2021-42574). A CR ending a line and a
 // BOM starting a file are the file's conventions, not hidden text.
 const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;

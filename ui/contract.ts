@@ -1,0 +1,172 @@
+// What crosses between the pult's server and its page: every WebSocket message both ways and every route's request
+// and answer. One file that both sides import (as vite's types/hmrPayload.d.ts is): ui/server.ts and ui/session.ts
+// with `import type`, the page with JSDoc `@import`, which `tsc -p ui/page` checks. Types only, and importing nothing:
+// the page's check sees this file and no server code. The server's own types (an applied file, an undo report, a
+// loop's stop) reach the page by being assigned to these, so a change there that the page would not understand stops
+// the server's build until it is made here too, where the page's check sees it.
+
+// ---- a run as the page shows it ----
+
+// Why a run's loop ended: it answered, its steps ran out, or the model asked again for what it had (protocol/loop.ts).
+export type Stop = 'answered' | 'steps' | 'repeat';
+
+// What became of a proposed file (writing/apply.ts): the page words each in the reader's language.
+export type FileStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed' | 'stopped';
+
+// A proposed file: its status against the disk now, its diff, and what its Write sends back (`base`).
+export type FileView = {
+  path: string;
+  status: FileStatus;
+  added: number;
+  removed: number;
+  written: boolean;
+  // Why it is not written, or held back: the server's words (English until reasons are codes).
+  reason?: string;
+  // A unified diff against the disk.
+  diff?: string;
+  // What the diff was made against, hashed: a Write names it, and a file that is no longer that is not overwritten.
+  base?: string;
+  // Why a 'held back' file is held back; `reason` says it in the pult's terms.
+  hold?: { kind: 'elided' | 'runs-code'; why: string };
+  // The backup set its Write made (absent on the wire when undefined: JSON drops it).
+  backupSet?: string | undefined;
+};
+
+// The step log as data: the page words it in the reader's language.
+export type LogEntry =
+  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
+  | { kind: 'replied'; step: number; steps: number; chars: number; ms: number; requests: string[]; files: string[] }
+  | { kind: 'answered-requests'; step: number; steps: number; requests: number; chars: number }
+  | { kind: 'warning'; step: number; steps: number; message: string }
+  | { kind: 'done'; steps: number; stop: Stop }
+  | { kind: 'not-saved'; where: string; reason: string };
+
+// The answer in pieces: prose as sanitised HTML, and each FILE or EDIT block as a reference to its proposal, which the
+// page shows as a card in place (never as markdown).
+export type AnswerPart = { kind: 'prose'; html: string } | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
+
+// A copy-and-paste step's message, waiting to be copied into a web chat (the page fetches it: GET /api/paste).
+// `warning`: the message is past what a web chat takes in one message.
+export type PasteWaiting = { chars: number; tokens: number; warning?: string };
+
+// The step being waited for, and since when (ms since epoch): the page counts the seconds.
+export type Waiting = { step: number; since: number; received: number; thinking: number; paste?: PasteWaiting };
+
+export type RunState = 'running' | 'answered' | 'failed' | 'stopped';
+
+// One question and what came of it. A field that is undefined is absent on the wire (JSON drops it).
+export type RunView = {
+  id: number;
+  // The conversation the run belongs to (state/conversations.ts).
+  conversation: string;
+  question: string;
+  attached: string[];
+  bridge: string;
+  state: RunState;
+  // Reopened from a saved conversation: its answer as it was, without a log.
+  reopened: boolean;
+  log: LogEntry[];
+  waiting: Waiting | undefined;
+  parts: AnswerPart[] | undefined;
+  stop: Stop | undefined;
+  error: string | undefined;
+  files: FileView[];
+  // The proposed paths whose new text holds invisible or direction-changing characters, found in the whole text: a
+  // diff shows only its first lines, or none for a file rewritten throughout. The page says so on their cards.
+  hiddenIn: string[];
+};
+
+// A saved conversation in the folder's list.
+export type ConversationInfo = { id: string; title: string; time: string; questions: number };
+
+// The folder's conversations, and the one a follow-up continues (undefined: the next question starts one).
+export type Conversations = { type: 'conversations'; current: string | undefined; list: ConversationInfo[] };
+
+// ---- the WebSocket, /ws?token=… ----
+
+// What the session sends as a run goes on: the whole run at each change, and the characters received between.
+export type Outgoing =
+  | { type: 'run'; run: RunView }
+  | { type: 'progress'; id: number; received: number; thinking: number }
+  | Conversations;
+
+// Everything the server sends on the socket. `rekeyed`: a one-time link came a second time, so the pult changed its
+// key and lets this page go. `error`: the page sent something the server does not take.
+export type ServerMessage = Outgoing | { type: 'rekeyed' } | { type: 'error'; message: string };
+
+// What the page sends: `hello` asks for every run and the conversations (on each connect and reconnect).
+export type PageMessage = { type: 'hello' };
+
+// ---- the routes ----
+
+// The bridge's state as --check reports it.
+export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; model: string; message: string };
+
+// The bridge a question goes to: the config's, the offline demo, or a person copying and pasting.
+export type BridgeChoice = 'configured' | 'demo' | 'paste';
+
+// Why a one-time link was refused: traded before, too old, or not made by this pult (for this run of it).
+export type LinkRefusal = 'used' | 'expired' | 'unknown';
+
+// What every route answers when it refuses: the server's message, and a tag where the page decides on the reason.
+export type RouteError = { error: string; reason?: LinkRefusal };
+
+// Everything the page needs at start.
+export type PultState = {
+  root: string;
+  rootName: string;
+  bridge: { label: string; host: string; model: string; demo: string };
+  steps: number;
+  // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
+  limits: { needChars: number; needPaths: number };
+  check: BridgeCheck | null;
+  running: boolean;
+  runs: RunView[];
+  conversations: Conversations;
+};
+
+// The folder's files with their sizes in bytes, at most the first 50,000 of `total`.
+export type FileTree = { root: string; files: Array<[string, number]>; total: number };
+
+// `follow`: continue the current conversation. `demo: true` is the older way to say bridge "demo".
+export type AskRequest = { question: string; files?: string[]; steps?: number; bridge?: BridgeChoice; follow?: boolean; demo?: boolean };
+
+// One file, by its path and the `base` its preview showed (`force`: Write anyway on a held-back card), or several at
+// once as one backup set (`files`: path to base).
+export type WriteRequest = { run: number; path: string; base: string; force?: boolean } | { run: number; files: Record<string, string> };
+
+// What undo did with each file of the set. `left`: the file changed since deepwork wrote it (or is now a link), so it
+// is left as the user has it; `failed`: it could not be put back, and is as it was.
+export type UndoAction = 'restored' | 'removed' | 'left' | 'failed';
+export type UndoneFile = { path: string; action: UndoAction; reason?: string };
+
+// An undo's report. The set's manifest comes along too; the page reads only the files.
+export type UndoReport = { set: { dir: string; name: string } | undefined; files: UndoneFile[]; later: Array<{ path: string; set: string }> };
+
+// Every route: its query, its JSON body (undefined: none) and its answer. The server's route table is typed over this,
+// so a route that answers otherwise does not compile; the page's api() takes its types from it.
+export type Routes = {
+  // Who answers on the port: its instance (new at each start) and its folder.
+  'GET /api/ping': { query: undefined; body: undefined; response: { instance: string; root: string } };
+  // Open: an HMAC of the challenge keyed by the token (ui/security.ts, proofOf), never the token.
+  'GET /api/prove': { query: { challenge: string }; body: undefined; response: { instance: string; proof: string } };
+  // Open: a one-time code for the token; refused with a LinkRefusal.
+  'POST /api/exchange': { query: undefined; body: { code: string }; response: { token: string } };
+  'GET /api/state': { query: undefined; body: undefined; response: PultState };
+  'GET /api/tree': { query: undefined; body: undefined; response: FileTree };
+  'GET /api/check': { query: undefined; body: undefined; response: BridgeCheck };
+  'POST /api/ask': { query: undefined; body: AskRequest; response: { id: number } };
+  'GET /api/paste': { query: { run: string }; body: undefined; response: { message: string } };
+  'POST /api/paste': { query: undefined; body: { run: number; reply: string }; response: { ok: true } };
+  'POST /api/stop': { query: undefined; body: Record<string, never>; response: { stopped: boolean } };
+  // One file answers its FileView; several answer them all.
+  'POST /api/write': { query: undefined; body: WriteRequest; response: FileView | { files: FileView[] } };
+  'POST /api/conversation/new': { query: undefined; body: Record<string, never>; response: Conversations };
+  'POST /api/conversation/open': { query: undefined; body: { id: string }; response: Conversations };
+  // Without `set`, the last set.
+  'POST /api/undo': { query: undefined; body: { set?: string }; response: UndoReport };
+};
+
+export type Route = keyof Routes;
+export type GetRoute = Extract<Route, `GET ${string}`>;
+export type PostRoute = Extract<Route, `POST ${string}`>;

@@ -1,0 +1,85 @@
+// One run as the page shows it: the question, the step log as it happens, a copy-and-paste step, and the answer,
+// the model's prose set apart from deepwork's cards and summary. A run is drawn whole from its view and the page's
+// state for it, at every message.
+
+import { proposalCard, summaryView, undoneView } from './cards.js';
+import { fromServer, h, showHiddenIn } from './dom.js';
+import { pasteView } from './paste-view.js';
+import { newestId, runs } from './state.js';
+import { t } from './strings.js';
+
+/** @import { LogEntry } from '../contract.ts' */
+/** @import { Run } from './state.js' */
+
+/** @param {LogEntry} e */
+function logLine(e) {
+  switch (e.kind) {
+    case 'sending': return t('stepSending')(e);
+    case 'replied': return t('stepReplied')(e);
+    case 'answered-requests': return t('stepAnswered')(e);
+    case 'warning': return t('stepWarning')(e);
+    case 'done': return t('done')(e);
+    case 'not-saved': return t('notSaved')(e);
+  }
+}
+
+// Draws the run again in place, after a change of the page's own state for it (a diff opened, an Undo's report);
+// not when the page has let it go since (deepwork was started again, and its runs are new).
+/** @param {Run} run */
+export function redraw(run) {
+  if (runs.get(run.view.id) !== run) return;
+  document.getElementById(`run-${run.view.id}`)?.replaceWith(runView(run));
+}
+
+/** @param {Run} run */
+function answerView(run) {
+  const answer = h('div', { class: 'answer' });
+  const parts = run.view.parts ?? [];
+  const perPath = new Map();
+  for (const p of parts) if (p.kind === 'proposal') perPath.set(p.path, (perPath.get(p.path) ?? 0) + 1);
+  const seen = new Map();
+  for (const part of parts) {
+    if (part.kind === 'prose') {
+      // The model's text is set apart from deepwork's cards and summary: a bar beside it, and a caption over the first.
+      if (answer.querySelector('.prose') === null) answer.append(h('p', { class: 'from-model small muted' }, [t('fromModel')]));
+      const prose = h('div', { class: 'prose', role: 'group', 'aria-label': t('fromModel') });
+      prose.innerHTML = part.html;
+      showHiddenIn(prose);
+      answer.append(prose);
+    } else {
+      const i = (seen.get(part.path) ?? 0) + 1;
+      seen.set(part.path, i);
+      const n = perPath.get(part.path) ?? 1;
+      answer.append(proposalCard(run, part.path, part, n > 1 ? t('partOf')(i, n) : '', redraw));
+    }
+  }
+  // Files proposed at an earlier step of the run, not in the final answer.
+  const others = run.view.files.filter((f) => !perPath.has(f.path));
+  if (others.length > 0) {
+    answer.append(h('h4', { class: 'muted small' }, [t('elsewhere')]));
+    for (const f of others) answer.append(proposalCard(run, f.path, undefined, '', redraw));
+  }
+  return answer;
+}
+
+/** @param {Run} run */
+export function runView(run) {
+  const { view } = run;
+  const log = h('ul', { class: 'log' }, view.log.map((e) => h('li', e.kind === 'warning' ? { class: 'warning' } : {}, [logLine(e)])));
+  if (view.waiting !== undefined && view.waiting.paste === undefined) log.append(h('li', { class: 'waiting' }, [t('waiting')(view.waiting)]));
+  const meta = view.reopened ? t('reopened') : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
+  const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
+  if (view.log.length > 0 || view.waiting !== undefined) body.append(log);
+  if (view.waiting?.paste !== undefined) body.append(pasteView(run, view.waiting.step, view.waiting.paste, redraw));
+  if (view.state === 'answered' && view.files.length > 0) body.append(summaryView(run));
+  if (view.parts !== undefined) body.append(answerView(run));
+  if (view.state === 'stopped') body.append(h('p', { class: 'error' }, [t('stopped')]));
+  if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [fromServer(view.error)]));
+  if (run.undone !== undefined) body.append(undoneView(run.undone));
+  const summary = h('summary', {}, [h('h3', {}, [view.question])]);
+  const details = /** @type {HTMLDetailsElement} */ (h('details', { class: 'run', id: `run-${view.id}`, 'data-state': view.state }, [summary, body]));
+  details.open = !(run.folded ?? view.id !== newestId());
+  // Only the reader's own folding is remembered (a click or Enter on the summary), not the page's.
+  summary.addEventListener('click', () => (run.folded = details.open));
+  return details;
+}

@@ -1,0 +1,76 @@
+// What the page knows: the folder and the pult it talks to, the conversations, the files ticked, and the runs, each
+// with the page's own state for it. No DOM here: the views read this and draw.
+
+/** @import { ConversationInfo, RunView, UndoneFile } from '../contract.ts' */
+
+// The folder and the pult answering for it.
+export const pult = {
+  root: '',
+  rootName: '',
+  // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
+  limits: { needChars: 200_000, needPaths: 100 },
+  // The server's instance: another one means deepwork was started again, and its runs are new.
+  instance: '',
+  // A pult that proved itself answers; false while deepwork is stopped or the page is locked out.
+  connected: false,
+};
+
+// The folder's saved conversations, and the one shown, which a follow-up continues (undefined: a new one).
+export const conversations = {
+  /** @type {string | undefined} */
+  current: undefined,
+  /** @type {ConversationInfo[]} */
+  list: [],
+};
+
+// The files ticked to go with the question, by path.
+/** @type {Set<string>} */
+export const selected = new Set();
+
+/**
+ * A run as the server last sent it (`view`), and what the page keeps for it between the redraws that every message
+ * brings: nothing of this is in the view, and it goes when the run goes.
+ * @typedef {{
+ *   view: RunView,
+ *   folded: boolean | undefined,
+ *   diffs: Set<string>,
+ *   undone: { files: UndoneFile[], count: number } | undefined,
+ *   paste: { step: number, message: string | undefined } | undefined,
+ *   draft: string,
+ *   note: { kind: 'copied' } | { kind: 'failed', message: string } | undefined,
+ * }} Run
+ * `folded`: the reader's own folding, by a click on the run's summary (undefined: the page decides).
+ * `diffs`: the paths whose diff is open. `undone`: what the last Undo did, shown under the run (`count`: the files it
+ * undid). `paste`: the message of the waiting copy-and-paste step, once asked for (undefined while it is on its way).
+ * `draft`: the reply pasted so far. `note`: what became of Copy or Send.
+ */
+
+// Every run of this pult the page has been sent, by id.
+/** @type {Map<number, Run>} */
+export const runs = new Map();
+
+// A run as the server sent it, kept with the page's state for it; `fresh`: not known before.
+/** @param {RunView} view @returns {{ run: Run, fresh: boolean }} */
+export function takeRun(view) {
+  const known = runs.get(view.id);
+  if (known !== undefined) {
+    known.view = view;
+    return { run: known, fresh: false };
+  }
+  /** @type {Run} */
+  const run = { view, folded: undefined, diffs: new Set(), undone: undefined, paste: undefined, draft: '', note: undefined };
+  runs.set(view.id, run);
+  return { run, fresh: true };
+}
+
+// The runs of the conversation shown, oldest first.
+export function shownRuns() {
+  return [...runs.values()].filter((r) => r.view.conversation === conversations.current).sort((a, b) => a.view.id - b.view.id);
+}
+
+// The newest run of the conversation shown (0: none), which is open unless the reader folded it.
+export function newestId() {
+  let newest = 0;
+  for (const { view } of runs.values()) if (view.conversation === conversations.current && view.id > newest) newest = view.id;
+  return newest;
+}
