@@ -2,7 +2,7 @@
 // headers, and a web-chat answer can take many minutes before its first byte.
 
 import http from 'node:http';
-import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts';
 import { formatCount, formatDuration } from '../common/text.ts';
 
 // `header(name)`: a response header by its lower-case name (the first, when it came more than once).
@@ -23,7 +23,7 @@ export function request(url: URL, options: RequestOptions): Promise<Response> {
 async function send(url: URL, options: RequestOptions, retry: boolean): Promise<Response> {
   const client = url.protocol === 'https:' ? (await import('node:https')).default : http;
   return new Promise((resolve, reject) => {
-    if (options.signal.aborted) return reject(aborted());
+    if (options.signal.aborted) return reject(stopped());
     const req = client.request(url, {
       method: options.method,
       headers: {
@@ -32,7 +32,7 @@ async function send(url: URL, options: RequestOptions, retry: boolean): Promise<
       },
     });
     const timer = setTimeout(() => req.destroy(new DeepworkError('BRIDGE_TIMEOUT', `The bridge at ${url.origin} gave no full answer within ${formatDuration(options.timeoutMs)}. Raise timeoutMinutes in config.json, or check the bridge.`)), options.timeoutMs);
-    const onAbort = () => req.destroy(aborted());
+    const onAbort = () => req.destroy(stopped());
     options.signal.addEventListener('abort', onAbort, { once: true });
     const cleanup = () => {
       clearTimeout(timer);
@@ -87,10 +87,6 @@ export async function readAll(body: AsyncIterable<Buffer>, limit = 16 << 20): Pr
     parts.push(chunk);
   }
   return Buffer.concat(parts).toString('utf8');
-}
-
-function aborted(): DeepworkError {
-  return new DeepworkError('ABORTED', 'Stopped.');
 }
 
 function connectionError(url: URL, error: unknown): DeepworkError {

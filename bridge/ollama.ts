@@ -5,6 +5,7 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { gathered, lines, type Gathered } from './lines.ts';
+import { collectReply } from './reply.ts';
 import { numCtxFor, truncationNote, windowFromShow } from './context.ts';
 import { formatCount } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
@@ -55,10 +56,9 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
   // JSON escapes can make a character six bytes on the wire; a line may carry the whole answer.
   const maxBytes = maxChars * 6 + (1 << 20);
   const tooMuch = () => tooLong(base, maxChars);
-  const content = gathered(maxChars, tooMuch);
+  const reply = collectReply({ maxChars, tooLong: tooMuch, tooLongThinking: () => tooLongThinking(base, maxChars), onProgress, onText });
   let done = false;
   let count = 0;
-  let thinking = 0;
   let promptTokens: number | undefined;
   // Set once a line is not JSON: the body is one (pretty-printed) JSON value, kept to parse whole.
   let whole: Gathered | undefined;
@@ -78,13 +78,7 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
     }
     count++;
     const part = chatPart(value, base);
-    if (part.content !== '') {
-      content.add(part.content);
-      onText?.(part.content);
-    }
-    thinking += part.thinking;
-    if (thinking > maxChars) throw tooLongThinking(base, maxChars);
-    if (part.content !== '' || part.thinking > 0) onProgress?.(content.length, thinking);
+    reply.add(part.content, part.thinking);
     if (part.done) done = true;
     if (part.promptTokens !== undefined) promptTokens = part.promptTokens;
   }
@@ -97,7 +91,7 @@ async function readChat(res: Response, base: URL, maxChars: number, onProgress?:
     if (part.content.length > maxChars) throw tooLong(base, maxChars);
     return { content: part.content, ...(part.promptTokens === undefined ? {} : { promptTokens: part.promptTokens }) };
   }
-  const answer = content.take();
+  const answer = reply.text();
   if (count === 0) throw notOllama(base, '');
   if (!done) {
     throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${base.origin} ended before "done" (${answer.length} characters arrived): the bridge stopped mid-answer. Ask again, or check the bridge's log.`);

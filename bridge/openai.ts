@@ -6,12 +6,13 @@
 // The API key is read from the environment by the caller and lives only in this closure: it goes into the
 // Authorization header and nowhere else, and any text the server sends back is scrubbed of it before it is quoted.
 
-import { DeepworkError, messageOf } from '../common/errors.ts';
+import { DeepworkError, messageOf, stopped } from '../common/errors.ts';
 import { formatCount, formatDuration } from '../common/text.ts';
 import { isRecord } from '../common/unknown.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { baseUrl, quoteBody, readAll, request, type Response } from './http.ts';
 import { gathered, lines } from './lines.ts';
+import { collectReply } from './reply.ts';
 
 export type OpenAiOptions = {
   host: string;
@@ -142,10 +143,10 @@ function retryAfterMs(res: Response): number | undefined {
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new DeepworkError('ABORTED', 'Stopped.'));
+    if (signal.aborted) return reject(stopped());
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new DeepworkError('ABORTED', 'Stopped.'));
+      reject(stopped());
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
@@ -168,7 +169,7 @@ type Completion = { content: string; thinking: number; finish: string | undefine
 async function readCompletion(res: Response, where: string, maxChars: number, scrub: (text: string) => string, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<Completion> {
   const maxBytes = maxChars * 6 + (1 << 20);
   const tooMuch = () => tooLong(where, maxChars);
-  const content = gathered(maxChars, tooMuch);
+  const reply = collectReply({ maxChars, tooLong: tooMuch, tooLongThinking: () => tooLongThinking(where, maxChars), onProgress, onText });
   const result: Completion = { content: '', thinking: 0, finish: undefined };
   let ended = false;
   let events = 0;
@@ -178,16 +179,11 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
   let data = gathered(maxBytes, tooMuch);
 
   const take = (chunk: Completion) => {
-    if (chunk.content !== '') {
-      content.add(chunk.content);
-      onText?.(chunk.content);
-    }
-    result.thinking += chunk.thinking;
-    if (result.thinking > maxChars) throw tooLongThinking(where, maxChars);
+    reply.add(chunk.content, chunk.thinking);
+    result.thinking = reply.thinking;
     if (chunk.finish !== undefined) result.finish = chunk.finish;
     if (chunk.promptTokens !== undefined) result.promptTokens = chunk.promptTokens;
     if (chunk.completionTokens !== undefined) result.completionTokens = chunk.completionTokens;
-    if (chunk.content !== '' || chunk.thinking > 0) onProgress?.(content.length, result.thinking);
   };
   const dispatch = () => {
     if (data.pieces === 0) return;
@@ -222,13 +218,13 @@ async function readCompletion(res: Response, where: string, maxChars: number, sc
 
   if (mode === 'body') {
     take(chunkOf(parseJson(body.take(), where, scrub), where, scrub, 'message'));
-    return { ...result, content: content.take() };
+    return { ...result, content: reply.text() };
   }
   if (events === 0) throw notOpenAi(where, '', scrub);
   if (!ended && result.finish === undefined) {
-    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} ended before its end (${formatCount(content.length)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`);
+    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} ended before its end (${formatCount(reply.chars)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`);
   }
-  return { ...result, content: content.take() };
+  return { ...result, content: reply.text() };
 }
 
 // One streamed chunk (`choices[0].delta`) or a whole answer (`choices[0].message`); an `error` object ends the call.

@@ -2,7 +2,7 @@
 // ChatGPT, Claude, a chat at work where no API is allowed), and the chat's reply comes back as pasted text. The
 // protocol needs nothing more: every message carries the whole conversation, so the chat may be new or the same one.
 
-import { DeepworkError } from '../common/errors.ts';
+import { DeepworkError, stopped } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import type { Bridge, ChatOptions, ChatReply } from '../protocol/contract.ts';
 
@@ -29,8 +29,8 @@ export function createPasteBridge(options: PasteOptions): Bridge {
     label: 'copy and paste (any web chat)',
     chat(message: string, { signal, tokens }: ChatOptions) {
       return new Promise<ChatReply>((resolve, reject) => {
-        if (signal.aborted) return reject(new DeepworkError('ABORTED', 'Stopped.'));
-        const onAbort = () => reject(new DeepworkError('ABORTED', 'Stopped.'));
+        if (signal.aborted) return reject(stopped());
+        const onAbort = () => reject(stopped());
         signal.addEventListener('abort', onAbort, { once: true });
         options.onMessage({
           message, tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN), signal,

@@ -52,3 +52,8 @@ export function errnoOf(error: unknown): string | undefined {
   const code: unknown = error.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+// The error a run ends with when it is stopped (Ctrl-C, the pult's Stop): one, so every place says it alike.
+export function stopped(): DeepworkError {
+  return new DeepworkError('ABORTED', 'Stopped.');
+}

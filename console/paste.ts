@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
+import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts';
 import { programFolder, windowsProgram } from '../common/programs.ts';
 import { formatCount } from '../common/text.ts';
 import { cleanReply, createPasteBridge, sizeWarning, type PasteStep } from '../bridge/paste.ts';
@@ -90,14 +90,14 @@ export function createConsolePaste(options: { io: Io; folder: string; project: s
   });
   const nextLine = async (signal: AbortSignal): Promise<string | undefined> => {
     while (queue.length === 0 && !ended) {
-      if (signal.aborted) throw new DeepworkError('ABORTED', 'Stopped.');
+      if (signal.aborted) throw stopped();
       await new Promise<void>((resolve) => {
         wake = resolve;
         signal.addEventListener('abort', () => resolve(), { once: true });
       });
       wake = undefined;
     }
-    if (signal.aborted) throw new DeepworkError('ABORTED', 'Stopped.');
+    if (signal.aborted) throw stopped();
     return queue.shift();
   };
 

@@ -9,7 +9,7 @@ import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
 import { editWork, MAX_EDIT_CHARS_PER_REPLY, MAX_PAIRS_PER_EDIT, MAX_PROPOSALS_PER_REPLY, tooManyPairs } from './caps.ts';
-import { DeepworkError } from '../common/errors.ts';
+import { stopped } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 
 export type Stop = 'answered' | 'steps' | 'repeat';
@@ -173,7 +173,7 @@ function proposalBook(): { add: (block: Proposal, kept: boolean) => void; list: 
 // the bridges give. Called between the pieces of work a reply makes, so that none of them runs long.
 async function heardStop(signal: AbortSignal): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  if (signal.aborted) throw new DeepworkError('ABORTED', 'Stopped.');
+  if (signal.aborted) throw stopped();
 }
 
 // What the model is told of the FILE and EDIT blocks of a reply left out from `from` on: never looked at, never kept.
