@@ -2,45 +2,29 @@
 // kept in deepwork's state folder so `deepwork apply` finds its proposals, whichever of them asked.
 
 import type { Executor } from '../reading/execute.ts';
-import { runLoop, type LoopEvent, type LoopOutcome } from '../protocol/loop.ts';
-import type { Bridge } from '../protocol/contract.ts';
+import { runLoop, type LoopInput, type LoopOutcome } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { boundedConversation, saveRun } from '../state/runs.ts';
 import { saveConversation } from '../state/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
-import type { Result } from '../protocol/results.ts';
 import { privateKeyLine } from '../reading/private-keys.ts';
 
-export type Question = {
-  bridge: Bridge;
+// The loop's input (protocol/loop.ts), less the instructions, which are loaded here, plus where the run is kept.
+export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
   executor: Executor;
-  question: string;
-  files: readonly string[];
-  // The files as already read, when they were (see LoopInput.attached).
-  attached?: readonly Result[];
-  // What was piped in, sent with the question.
-  piped: string | undefined;
-  steps: number;
-  // The model's window in tokens, when the config names it.
-  contextTokens: number | undefined;
   stateDir: string;
   // The earlier questions this one continues (`--continue`, a follow-up in the pult), oldest first; empty for a new
   // conversation.
   earlier: readonly Turn[];
   // The conversation's name among the folder's conversations: the one continued, or a new one.
   conversationId: string;
-  signal: AbortSignal;
-  onEvent: (event: LoopEvent) => void;
 };
 
 // `saveError`: why the run could not be kept, when it could not; the answer stands all the same. `conversation`: the
 // conversation with this question added, as kept.
 export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
-  const outcome = await runLoop({
-    bridge: q.bridge, executor: q.executor, texts: loadTexts(q.executor.limits), question: q.question, files: q.files, piped: q.piped,
-    ...(q.attached === undefined ? {} : { attached: q.attached }),
-    steps: q.steps, contextTokens: q.contextTokens, earlier: withoutKeys(q.earlier), signal: q.signal, onEvent: q.onEvent,
-  });
+  const { stateDir: _stateDir, conversationId: _id, ...loop } = q;
+  const outcome = await runLoop({ ...loop, texts: loadTexts(q.executor.limits), earlier: withoutKeys(q.earlier) });
   let saveError: unknown;
   const conversation = boundedConversation([...q.earlier, outcome.turn]);
   const root = q.executor.box.root;

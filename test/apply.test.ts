@@ -9,6 +9,7 @@ import { createSandbox } from '../reading/sandbox.ts';
 import { setsOf } from '../writing/backup-sets.ts';
 import type { FsOps } from '../writing/atomic.ts';
 import { undoLast } from '../writing/undo.ts';
+import { listFiles, listSets } from '../console/output.ts';
 import type { EditBlock, FileBlock } from '../protocol/parse.ts';
 import { tempFolder } from './helpers.ts';
 
@@ -372,7 +373,7 @@ describe('undoLast', () => {
   });
 });
 
-describe('hardening (issue 9): writes and undo', () => {
+describe('writes and undo against a hostile model', () => {
   it('writes nothing into .git through a committed symlink, for new and existing files', async () => {
     const { root, backupDir, box } = setup({ '.git/config': '[core]\n', '.git/hooks/.keep': '', 'src/a.js': 'a\n' });
     fs.symlinkSync('.git', path.join(root, 'docs'));
@@ -435,6 +436,30 @@ describe('hardening (issue 9): writes and undo', () => {
     const undone = undoLast(box, backupDir);
     assert.deepEqual(undone.files.map((f) => [f.path, f.action]), [['a.js', 'restored']]);
     assert.deepEqual([read('a.js'), read('b.js')], ['a1\n', 'b1\n']);
+  });
+
+  it('stops an apply after exactly the file in hand when Ctrl-C comes after N files: reports the rest as stopped, and undo puts back those N', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) files[`f/${i}.txt`] = `old ${i}\n`;
+    const { root, backupDir, box, read } = setup(files);
+    const controller = new AbortController();
+    let renamed = 0;
+    // Ctrl-C lands while the seventh file is being renamed into place: that file is finished, the rest are left.
+    const ops: FsOps = { ...fs, renameSync: ((from: string, to: string) => {
+      fs.renameSync(from, to);
+      if (to.startsWith(path.join(root, 'f')) && ++renamed === 7) controller.abort();
+    }) as typeof fs.renameSync };
+    const report = await applyFiles(box, Object.keys(files).map((rel) => block(rel, `new ${rel}\n`)), { backupDir, ops, signal: controller.signal });
+    const written = report.files.filter((f) => f.written).map((f) => f.path);
+    assert.equal(written.length, 7);
+    assert.equal(report.files.filter((f) => f.status === 'stopped').length, 13);
+    assert.match(listFiles(report, true, false), /\n {2}stopped {4}13 more files not written: Ctrl-C stopped the apply before them; they are as they were/);
+    const [set] = setsOf(backupDir, box.root);
+    assert.ok(set !== undefined);
+    assert.match(listSets([set]), /cut short: 7 of 20 files written/);
+    const undone = undoLast(box, backupDir);
+    assert.deepEqual(undone.files.map((f) => f.action), Array.from({ length: 7 }, () => 'restored'));
+    assert.deepEqual(Object.keys(files).filter((rel) => read(rel) !== files[rel]), []);
   });
 
   it('undoes a set whose process was killed mid-write: restores the written files and removes the temp file left behind', async () => {
@@ -510,7 +535,7 @@ describe('hardening (issue 9): writes and undo', () => {
   });
 });
 
-describe('files that make tools run code (issue 23, finding 9)', () => {
+describe('files that make tools run code', () => {
   const held: Array<[string, string, string]> = [
     ['.githooks/pre-commit', '#!/bin/sh\n', 'git runs the hooks in .githooks'],
     ['.husky/pre-commit', 'npx lint-staged\n', 'husky'],
@@ -584,7 +609,7 @@ describe('files that make tools run code (issue 23, finding 9)', () => {
   });
 });
 
-describe('a file saved while the apply runs (issue 23, finding 10)', () => {
+describe('a file saved while the apply runs', () => {
   it('is not overwritten: it is reported, left out of the set, and undo leaves it alone', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
     // The user's editor saves a.js, and creates c.js, after the plan read them and before deepwork's renames.
@@ -606,7 +631,7 @@ describe('a file saved while the apply runs (issue 23, finding 10)', () => {
   });
 });
 
-describe('a file saved while undo runs (issue 23, finding 10)', () => {
+describe('a file saved while undo runs', () => {
   it('is not overwritten by the old version: it is left, and said so', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'a1\n', 'b.js': 'b1\n' });
     await applyFiles(box, [block('a.js', 'a2\n'), block('b.js', 'b2\n')], { backupDir });
@@ -622,7 +647,7 @@ describe('a file saved while undo runs (issue 23, finding 10)', () => {
   });
 });
 
-describe('undo of an older set (issue 23, finding 11)', () => {
+describe('undo of an older set', () => {
   it('refuses to undo a set whose file a later set, not undone, wrote again, names that set, and undoes it once that one is undone', async () => {
     const { root, backupDir, box, read } = setup({ 'a.js': 'v1\n', 'b.js': 'b1\n' });
     const older = await applyFiles(box, [block('a.js', 'v2\n'), block('b.js', 'b2\n')], { backupDir, now: new Date('2026-12-02T10:00:00Z') });
@@ -646,7 +671,7 @@ describe('undo of an older set (issue 23, finding 11)', () => {
   });
 });
 
-describe('backup sets readable by the user only (issue 23)', () => {
+describe('backup sets readable by the user only', () => {
   // The process's umask as a test sets it, put back after: 022 lets every user read what is made with the defaults.
   function withUmask<T>(mask: number, work: () => Promise<T>): Promise<T> {
     const before = process.umask(mask);

@@ -8,7 +8,8 @@ import { lines } from '../bridge/lines.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { startFakeBridge, type ChatBehaviour } from './fake-bridge.ts';
-import { freePort, serveBody } from './helpers.ts';
+import { freePort, serveBody, serveOnLoopback } from './helpers.ts';
+import { readAll, request } from '../bridge/http.ts';
 
 const signal = new AbortController().signal;
 
@@ -112,7 +113,7 @@ describe('createOllamaBridge', () => {
   });
 });
 
-describe('the bridge client against a runaway or flaky bridge (hardening issue 9)', () => {
+describe('the bridge client against a runaway or flaky bridge', () => {
   it('ends a reply past maxReplyChars with a clear error instead of filling the memory', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'flood', text: 'x'.repeat(1000), lines: 1_000_000 }) });
     const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 50_000 }).chat('x', { signal });
@@ -154,7 +155,7 @@ describe('the bridge client against a runaway or flaky bridge (hardening issue 9
   });
 });
 
-describe('the bridge client against a hostile bridge (issue 23)', () => {
+describe('the bridge client against a hostile bridge', () => {
   it('ends a thinking that never ends at maxReplyChars, having taken a bounded part of the flood', async () => {
     const line = `${JSON.stringify({ model: 'm', message: { role: 'assistant', content: '', thinking: 'y'.repeat(1000) }, done: false })}\n`;
     const server = await serveBody({ contentType: 'application/x-ndjson', piece: () => line, count: 100_000 });
@@ -253,7 +254,7 @@ describe('checkBridge', () => {
   });
 });
 
-describe('--check in its own words (issue 15)', () => {
+describe('--check in its own words', () => {
   it('says a host that takes the connection and never answers is stuck, with its real wait, not "raise timeoutMinutes"', async () => {
     const sockets = new Set<import('node:net').Socket>();
     const silent = http.createServer(() => {});
@@ -267,5 +268,31 @@ describe('--check in its own words (issue 15)', () => {
       for (const s of sockets) s.destroy();
       silent.close();
     }
+  });
+});
+
+describe('request (bridge/http.ts)', () => {
+  it('sends a request once more on a new connection when the bridge reset the kept-alive one it went out on', async () => {
+    // The first request is answered and its connection kept; the second, sent on that connection, meets a reset (the
+    // bridge closed it while deepwork was busy). It is sent again on a new connection, and answered there.
+    let connections = 0;
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      requests++;
+      if (requests === 2) {
+        req.socket.resetAndDestroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'keep-alive' });
+      res.end(`answer ${requests}`);
+    });
+    server.on('connection', () => connections++);
+    const { port } = await serveOnLoopback(server);
+    const url = new URL(`http://127.0.0.1:${port}/`);
+    // Node's global agent keeps connections alive (Node 19 and later), as it does for the bridge.
+    const ask = async () => readAll((await request(url, { method: 'GET', signal, timeoutMs: 5_000 })).body);
+    assert.equal(await ask(), 'answer 1');
+    assert.equal(await ask(), 'answer 3');
+    assert.deepEqual([requests, connections], [3, 2]);
   });
 });

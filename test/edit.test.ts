@@ -124,7 +124,7 @@ describe('applyEdit: matching', () => {
   });
 });
 
-describe('applyEdit: the work of one EDIT (issue 23)', () => {
+describe('applyEdit: the work of one EDIT', () => {
   it('refuses an EDIT of more than 100 pairs before applying any, naming the cap', () => {
     const pairs = Array.from({ length: 101 }, () => ({ search: '  return 2;\n', replace: '  return 2;\n' }));
     const outcome = failure(applyEdit(file, pairs));

@@ -38,7 +38,7 @@ function leftOut(result: Walk, paths: readonly string[]): string[] {
 
 const chain = (depth: number, name: string) => Array.from({ length: depth }, () => name).join('/');
 
-describe('.gitignore rules the matcher would take minutes on (issue 23)', () => {
+describe('.gitignore rules the matcher would take minutes on', () => {
   // git's own matcher backtracks through runs of `**` too: on the 30-deep chain `git check-ignore` does not finish
   // either. So git is asked on shallow paths with the rules as written, and on the chain with the runs folded.
   const twelve = 'a/**/**/**/**/**/**/**/**/**/**/**/**/b';

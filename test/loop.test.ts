@@ -388,7 +388,7 @@ describe('runLoop: the proposals kept over a run', () => {
   }
 });
 
-describe('runLoop: caps on what one reply proposes (issue 23)', () => {
+describe('runLoop: caps on what one reply proposes', () => {
   const lines = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => `${line(i)}\n`).join('');
 
   it('keeps the first 100 FILE and EDIT blocks of a reply, tells the model the rest were left out and the cap, and writes none of them', async () => {
@@ -450,7 +450,7 @@ describe('runLoop: caps on what one reply proposes (issue 23)', () => {
   });
 });
 
-describe('runLoop: Stop while a reply is worked through (issue 23)', () => {
+describe('runLoop: Stop while a reply is worked through', () => {
   const edits = (n: number) => Array.from({ length: n }, (_, i) => `=== EDIT: f${i}.txt ===\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n=== END ===`).join('\n');
   const folder = () => tempFolder(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'a\n'])));
   // The executor, counting the EDITs checked against the disk (each reads its file once); `onText` runs at each.

@@ -281,7 +281,7 @@ describe('checkOpenAi', () => {
   });
 });
 
-describe('createOpenAiBridge against a hostile server (issue 23)', () => {
+describe('createOpenAiBridge against a hostile server', () => {
   // What a client may still have been sent when it hangs up: besides what it held, the socket buffers of both ends
   // (Linux lets them grow to tcp_rmem + tcp_wmem, 32 + 4 MiB on the test machine). The floods are far larger.
   const SLACK = 48 << 20;
@@ -317,7 +317,7 @@ describe('createOpenAiBridge against a hostile server (issue 23)', () => {
   });
 });
 
-describe('the API key in what the server sends back (issue 23)', () => {
+describe('the API key in what the server sends back', () => {
   const SLASHED = 'sk-live/Q7x9b2LmP4';
   const slashed = { value: SLASHED, variable: 'TEST_API_KEY' };
   // Each way a JSON encoder may write the key: PHP's json_encode escapes "/", others write any character as \uXXXX.

@@ -96,7 +96,7 @@ describe('resolvePath', () => {
   });
 });
 
-describe('the path rule against spellings and links (hardening issue 9)', () => {
+describe('the path rule against spellings and links', () => {
   const root = tempFolder({
     '.git/config': '[remote "origin"]\n  url = https://token@example.com/x.git\n',
     '.git/hooks/.keep': '',
@@ -211,7 +211,7 @@ describe('the walk and secret paths', () => {
   });
 });
 
-describe('places git acts on besides .git (issue 23, finding 9)', () => {
+describe('places git acts on besides .git', () => {
   const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
   it('withholds a git directory under another name from reading, listing and searching, as it does .git', () => {
@@ -284,7 +284,7 @@ describe('places git acts on besides .git (issue 23, finding 9)', () => {
   });
 });
 
-describe('names a Mac reads as .git (issue 23, CVE-2014-9390)', () => {
+describe('names a Mac reads as .git (CVE-2014-9390)', () => {
   // HFS+ ignores zero-width and other default-ignorable code points in names: each of these is .git there.
   const spellings = ['.g\u200cit/config', '.git\u200d/hooks/x', '\u2060.git/HEAD', '.g\ufeffit/info/exclude'];
   const root = tempFolder({ ...Object.fromEntries(spellings.map((rel) => [rel, 'x\n'])), 'a.js': 'a\n' });
@@ -306,7 +306,7 @@ describe('names a Mac reads as .git (issue 23, CVE-2014-9390)', () => {
   });
 });
 
-describe('the path rule and names with control characters (issue 23)', () => {
+describe('the path rule and names with control characters', () => {
   const root = tempFolder({ 'tab\there.txt': 'x\n', 'a.js': 'a\n' });
   const box = createSandbox(root);
 

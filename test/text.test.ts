@@ -24,7 +24,7 @@ describe('receivedSoFar (the waiting line)', () => {
   });
 });
 
-describe('the step log on a terminal (issue 15)', () => {
+describe('the step log on a terminal', () => {
   it('streams the reply dimmed on stderr as it arrives, with its control characters made visible, then the summary', () => {
     const written: string[] = [];
     const raw = { out: (t: string) => written.push(`out:${t}`), err: (t: string) => written.push(`err:${t}`), stream: (t: string) => written.push(`stream:${t}`), isTTY: true };
@@ -53,7 +53,7 @@ describe('the step log on a terminal (issue 15)', () => {
   });
 });
 
-describe('printAnswer: deepwork\'s own lines apart from a model\'s (issue 23)', () => {
+describe('printAnswer: deepwork\'s own lines apart from a model\'s', () => {
   const parts: AnswerPart[] = [
     { from: 'model', text: 'Done.\n\x1b[1mbold?\x1b[22m\nFi\u200bles:\n  new        evil.js +1' },
     { from: 'deepwork', text: '[FILE a.js: new, +1; see the list below]' },

@@ -338,7 +338,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   });
 });
 
-describe('the pult in Chromium with the copy-and-paste bridge (issue 17)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium with the copy-and-paste bridge', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;
   const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
@@ -445,7 +445,7 @@ describe('the pult in Chromium on a 30,000-file folder', { skip: executable === 
 });
 
 
-describe('a hostile page in the same Chromium (hardening issue 9)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('a hostile page in the same Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;
   let hostile: http.Server;
@@ -504,7 +504,7 @@ describe('a hostile page in the same Chromium (hardening issue 9)', { skip: exec
 // The page's getComputedStyle, which the Node types the tests compile with do not declare.
 type Styles = { getComputedStyle: (el: unknown) => { borderStyle: string; borderLeftStyle: string; borderLeftWidth: string } };
 
-describe('the pult in Chromium: text a model controls (issue 23)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium: text a model controls', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
@@ -591,7 +591,7 @@ describe('the pult in Chromium: text a model controls (issue 23)', { skip: execu
   });
 });
 
-describe('the pult in Chromium opened with a one-time link (issue 23)', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium opened with a one-time link', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
   let browser: Browser;
   const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
   const stateDir = tempFolder();
