@@ -13,15 +13,16 @@ export type ToWorker =
 // From a worker: a search's hits, or why it could not read a message.
 export type FromWorker = { kind: 'result'; id: number; hits: Hit[] } | { kind: 'error'; message: string };
 
-// What a worker's reply means to the search `id` waiting for it: its hits; a failure (the worker's own, or a result
-// that cannot be read, which is refused rather than trusted); or nothing, when it is not this search's result (the late
-// answer to an earlier search that was not waited for).
-export type Reply = { kind: 'hits'; hits: Hit[] } | { kind: 'failed'; message: string } | { kind: 'other' };
+// What a worker's reply means to the search `id` waiting for it: its hits; a failure (the worker's own, or a reply
+// that cannot be read, which is refused rather than trusted); or nothing, when it is the late answer to an earlier
+// search that was not waited for.
+export type Reply = { kind: 'hits'; hits: Hit[] } | { kind: 'failed'; message: string } | { kind: 'earlier' };
 
 export function readReply(reply: unknown, id: number): Reply {
-  if (!isRecord(reply)) return { kind: 'other' };
+  if (!isRecord(reply)) return { kind: 'failed', message: 'a malformed reply' };
   if (reply.kind === 'error') return { kind: 'failed', message: String(reply.message) };
-  if (reply.kind !== 'result' || reply.id !== id) return { kind: 'other' };
+  if (reply.kind !== 'result' || typeof reply.id !== 'number') return { kind: 'failed', message: 'a malformed reply' };
+  if (reply.id !== id) return { kind: 'earlier' };
   return Array.isArray(reply.hits) && reply.hits.every(isHit) ? { kind: 'hits', hits: reply.hits } : { kind: 'failed', message: 'a malformed result' };
 }
 
