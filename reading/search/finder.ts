@@ -10,6 +10,7 @@ import { createKeeper } from './keeper.ts';
 import { claimedAny, newLimits, newOwners, pathsOf, searchShared, type Plan, type SearchFile } from './plan.ts';
 import { ask, endWorker, post, startWorkers } from './workers.ts';
 
+// The run's files as the caller hands them in (execute.ts, from the walk).
 export type { SearchFile } from './plan.ts';
 
 // Below this many files, a worker costs more than it saves.

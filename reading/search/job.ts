@@ -13,6 +13,7 @@ import { needleOf, type Needle } from './needle.ts';
 // case (`fold[i]`; missing means exact).
 export type SearchJob = { texts: readonly string[]; maxHits: number; lineChars: number; fold: readonly boolean[] };
 
+// A hit as the searchers pass it between them: which text, which file of the run, the line's number and its text.
 export type Hit = [pattern: number, file: number, line: number, text: string];
 // A file of a searcher's share: its index in the run's list and where it is read.
 export type Assigned = { index: number; abs: string };
@@ -28,6 +29,7 @@ export type Search = {
   left: number[];
 };
 
+// A search's state at its start: a needle per text (rare bytes judged by what the keeper has seen), no hits yet.
 export function startSearch(job: SearchJob, keeper: Keeper): Search {
   const { texts, fold } = job;
   return {

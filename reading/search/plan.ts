@@ -15,12 +15,14 @@ export type SearchFile = { rel: string; target?: string | undefined };
 const CHUNK_FILES = 256;
 export type Plan = { owner: Int8Array<ArrayBufferLike>; limits: Int32Array<ArrayBufferLike> };
 
+// A run's owners, every chunk unclaimed; shared with the workers for the whole run.
 export function newOwners(files: number): SharedArrayBuffer {
   const buffer = new SharedArrayBuffer(Math.max(1, Math.ceil(files / CHUNK_FILES)));
   new Int8Array(buffer).fill(-1);
   return buffer;
 }
 
+// A search's limits, none reached yet; made afresh for every search.
 export function newLimits(texts: number): SharedArrayBuffer {
   const buffer = new SharedArrayBuffer(Math.max(1, texts) * 4);
   new Int32Array(buffer).fill(0x7fffffff);

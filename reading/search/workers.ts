@@ -30,6 +30,7 @@ export async function startWorkers(count: number, module: URL, cacheBytes: numbe
   });
 }
 
+// Every message to a worker goes through here: the compiler checks it against the contract in messages.ts.
 export function post(worker: Worker, message: ToWorker): void {
   worker.postMessage(message);
 }
