@@ -8,7 +8,7 @@ import { defaultLimits, type FileText, type Limits, type Reader } from '../proto
 import { createSandbox, holdsControls, protectedReason, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
 import { compileMask, isPlainPath } from './mask.ts';
 import { walk, type WalkEntry, type WalkNote } from './walk.ts';
-import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './find.ts';
+import { createFinder, PARALLEL_MIN_FILES, type FindOutcome, type SearchFile } from './search/finder.ts';
 import { countFileLines, openFile, readLines, textLines, type Lines, type Opened } from './read.ts';
 import { encodingName, encodingOf } from './encoding.ts';
 import { KEY_WHOLE_FILE, restHoldsKey } from './private-keys.ts';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { countLines } from '../common/text.ts';
-import { READ_FLAGS } from './search.ts';
+import { READ_FLAGS } from './open.ts';
 
 const CHUNK = 1 << 20;
 

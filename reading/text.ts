@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { binaryReason, controlShare, CONTROL_SHARE, isControl } from './binary.ts';
 import { decode, encode, encodingName, encodingOf, type Encoding } from './encoding.ts';
 import { privateKeyLine } from './private-keys.ts';
-import { READ_FLAGS } from './search.ts';
+import { READ_FLAGS } from './open.ts';
 import { errnoOf } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 

@@ -36,9 +36,9 @@ const onwarn = (warning) => {
 const cli = await rollup({ input: { deepwork: path.join(dist, 'deepwork.js') }, external, onwarn });
 await cli.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
 await cli.close();
-// The search worker, which find.ts starts from `./find-worker.js` beside itself: one ES module file.
-const worker = await rollup({ input: { 'find-worker': path.join(dist, 'reading', 'find-worker.js') }, external, onwarn });
-await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'find-worker-[hash].js' });
+// The search worker, which reading/search/finder.ts starts from `./worker.js` beside itself: one ES module file.
+const worker = await rollup({ input: { worker: path.join(dist, 'reading', 'search', 'worker.js') }, external, onwarn });
+await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'worker-[hash].js' });
 await worker.close();
 
 // The page: its HTML, its style and every module of its script (ui/server.ts serves each .js of the folder by name).

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createFinder, type SearchFile } from '../reading/find.ts';
-import { createKeeper, indexOfNeedle, KEEP_FILE_MAX, needleOf } from '../reading/search.ts';
+import { createFinder, type SearchFile } from '../reading/search/finder.ts';
+import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
+import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('indexOfNeedle', () => {
@@ -51,8 +52,8 @@ describe('createFinder', () => {
       files.push({ rel });
     }
   }
-  const parallel = createFinder(root, 1);
-  const alone = createFinder(root, 0);
+  const parallel = createFinder(root, { workers: 1 });
+  const alone = createFinder(root, { workers: 0 });
   after(() => Promise.all([parallel.close(), alone.close()]));
   const options = { maxHits: 100, lineChars: 200 };
 
@@ -83,7 +84,7 @@ describe('createFinder', () => {
   it('gives the first hits at once while its worker is still starting, and the worker joins the next search', async () => {
     // Not warmed: the worker starts with this search, and the first files hold more than 5 hits, so the main thread
     // is done before the worker has claimed anything.
-    const fresh = createFinder(root, 1);
+    const fresh = createFinder(root, { workers: 1 });
     try {
       const small = { maxHits: 5, lineChars: 200 };
       const [early] = await fresh.find(files, ['common()'], small);
@@ -102,10 +103,10 @@ describe('createFinder', () => {
     // unref it while the second was still out, and the process could end there (exit 13, in a few runs of a hundred).
     const script = path.join(tempFolder({}, 'deepwork-ref-', true), 'run.mjs');
     fs.writeFileSync(script, [
-      `import { createFinder } from ${JSON.stringify(new URL('../reading/find.js', import.meta.url).href)};`,
+      `import { createFinder } from ${JSON.stringify(new URL('../reading/search/finder.js', import.meta.url).href)};`,
       `const files = ${JSON.stringify(files)};`,
       'for (let i = 0; i < 40; i++) {',
-      `  const finder = createFinder(${JSON.stringify(root)}, 1);`,
+      `  const finder = createFinder(${JSON.stringify(root)}, { workers: 1 });`,
       "  const [a] = await finder.find(files, ['common()'], { maxHits: 5, lineChars: 200 });",
       "  const [b] = await finder.find(files, ['needle_rare'], { maxHits: 100, lineChars: 200 });",
       "  process.stdout.write(`${a.hits.length},${b.hits.length}\\n`);",
@@ -143,7 +144,7 @@ describe('createFinder', () => {
     late.push('the needle_big at last', 'and needle_big once more');
     fs.writeFileSync(path.join(big, 'late.txt'), `${late.join('\n')}\n`);
     const list = ['big.log', 'long-line.min.js', 'big.bin', 'late.txt'].map((rel) => ({ rel }));
-    const finder = createFinder(big, 0);
+    const finder = createFinder(big, { workers: 0 });
     try {
       const [found] = await finder.find(list, ['needle_big'], { maxHits: 10_000, lineChars: 60 });
       const expected = lines.flatMap((l, i) => (l.includes('needle_big') ? [`big.log:${i + 1}`] : []));
@@ -162,7 +163,7 @@ describe('what a searcher keeps between steps', () => {
     const filler = `${'// filler line\n'.repeat(Math.ceil(KEEP_FILE_MAX / 15))}`;
     fs.writeFileSync(path.join(root, 'large.js'), `${filler}keep_me();\n`);
     const list = [{ rel: 'small.js' }, { rel: 'large.js' }];
-    const finder = createFinder(root, 0);
+    const finder = createFinder(root, { workers: 0 });
     try {
       const [first] = await finder.find(list, ['keep_me'], { maxHits: 10, lineChars: 80 });
       assert.deepEqual(first?.hits.map((h) => h.path), ['small.js', 'large.js']);

@@ -1,0 +1,103 @@
+// One search on one thread: what it asks (SearchJob), its state while it runs, and one file searched for all of its
+// texts at once. The files to search come from searchFiles (a list, in order) or plan.ts's searchShared (chunks shared
+// with the workers).
+
+import { binaryReason } from '../binary.ts';
+import { holdsPrivateKey } from '../private-keys.ts';
+import type { Keeper } from './keeper.ts';
+import { searchBytes, searchLarge } from './lines.ts';
+import { needleOf, type Needle } from './needle.ts';
+
+// What a search asks, the same on every thread: the texts, each one's cap (one hit more is looked for, to know where
+// the cut is), how long a hit's line may be before it is clipped, and per text whether ASCII letters match in either
+// case (`fold[i]`; missing means exact).
+export type SearchJob = { texts: readonly string[]; maxHits: number; lineChars: number; fold: readonly boolean[] };
+
+// A hit as the searchers pass it between them: which text, which file of the run, the line's number and its text.
+export type Hit = [pattern: number, file: number, line: number, text: string];
+// A file of a searcher's share: its index in the run's list and where it is read.
+export type Assigned = { index: number; abs: string };
+
+// A search under way: made once, then handed to searchFile for every file, so that the loop over files passes one
+// object and makes none. `left[t]`: hits of text t still wanted (its cap plus one, counted down as hits are taken).
+export type Search = {
+  needles: readonly Needle[];
+  twins: readonly number[];
+  lineChars: number;
+  keeper: Keeper;
+  hits: Hit[];
+  left: number[];
+};
+
+// A search's state at its start: a needle per text (rare bytes judged by what the keeper has seen), no hits yet.
+export function startSearch(job: SearchJob, keeper: Keeper): Search {
+  const { texts, fold } = job;
+  return {
+    needles: texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true)),
+    twins: twinsOf(texts, fold),
+    lineChars: job.lineChars,
+    keeper,
+    hits: [],
+    left: texts.map(() => job.maxHits + 1),
+  };
+}
+
+// Takes a file's hit into the search's hits.
+export function take(search: Search, hit: Hit): void {
+  search.hits.push(hit);
+  search.left[hit[0]] = (search.left[hit[0]] ?? 0) - 1;
+}
+
+// Searches the given files in order, on this thread (a FIND kept to a folder or mask): each file is read once and
+// searched for every text still short of its cap; the walk stops when every text has one hit past its cap (which
+// marks the cut).
+export function searchFiles(files: readonly Assigned[], job: SearchJob, keeper: Keeper): Hit[] {
+  const search = startSearch(job, keeper);
+  for (const file of files) {
+    if (search.left.every((n) => n <= 0)) break;
+    searchFile(search, file.index, file.abs, search.left);
+  }
+  return search.hits;
+}
+
+// For each text, the index of the same text searched ignoring case, or -1. A file where the case-blind search finds
+// nothing holds no exact hit either, so the exact search is skipped there: for a text found nowhere, one scan of the
+// files instead of two.
+function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
+  return texts.map((text, p) => (fold[p] === true ? -1 : texts.findIndex((other, q) => fold[q] === true && other === text)));
+}
+
+// One file searched for every text with hits still wanted; a file holding a private key gives none. The folded twins
+// go first, so that their outcome can spare the exact search (see twinsOf). `wanted[t]`: hits still wanted of text t;
+// the file's hits are taken only after the whole file is searched, so `wanted` may be the search's live `left`.
+export function searchFile(search: Search, index: number, abs: string, wanted: readonly number[]): void {
+  const { needles, twins, lineChars, keeper } = search;
+  const bytes = keeper.bytesOf(index, abs);
+  if (bytes === undefined) return;
+  if (bytes === 'large') {
+    for (const hit of searchLarge(search, index, abs, [...wanted])) take(search, hit);
+    return;
+  }
+  let mine: Hit[] | undefined;
+  let foundBlind: Uint8Array | undefined;
+  const look = (p: number) => {
+    const needle = needles[p];
+    const n = wanted[p] ?? 0;
+    if (needle === undefined || n <= 0) return;
+    const found = searchBytes(bytes, needle, n, lineChars);
+    if (found.length > 0 && needle.fold) (foundBlind ??= new Uint8Array(needles.length))[p] = 1;
+    for (const hit of found) (mine ??= []).push([p, index, hit.line, hit.text]);
+  };
+  for (let p = 0; p < needles.length; p++) if (needles[p]?.fold === true) look(p);
+  for (let p = 0; p < needles.length; p++) {
+    if (needles[p]?.fold === true) continue;
+    const twin = twins[p] ?? -1;
+    // The twin was searched here (it still wanted hits) and found none: no exact hit here either.
+    if (twin !== -1 && (wanted[twin] ?? 0) > 0 && foundBlind?.[twin] !== 1) continue;
+    look(p);
+  }
+  // A file with hits is judged as NEED judges it: no hits from a file holding a private key, or from one whose first
+  // bytes are mostly control characters (too costly to look at for every file; a file with hits is rare).
+  if (mine === undefined || holdsPrivateKey(bytes) || binaryReason(bytes) !== undefined) return;
+  for (const hit of mine) take(search, hit);
+}
