@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { encodingOf } from '../reading/encoding.ts';
 import { applyFiles } from '../writing/apply.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
-import { createExecutor, type Executor } from '../reading/execute.ts';
+import { createExecutor, type Executor } from '../reading/executor.ts';
 import { applyFiles } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import { answerOf, runLoop, type LoopEvent } from '../protocol/loop.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { cleanReply, sizeWarning, windowFor } from '../bridge/paste.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { Session, type Outgoing, type RunView } from '../ui/session.ts';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('a reply pasted from a web chat', () => {

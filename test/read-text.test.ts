@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { holdsPrivateKey, privateKeyLine } from '../reading/private-keys.ts';
 import { readText, TEXT_READ_BYTES } from '../reading/text.ts';
 import { parseReply, type EditBlock, type FileBlock } from '../protocol/parse.ts';

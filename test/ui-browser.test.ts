@@ -13,7 +13,7 @@ import { startPult, type Pult } from '../ui/server.ts';
 import { launchPult } from '../ui/launch.ts';
 import { CODE_LIFE_MS, newCode } from '../ui/security.ts';
 import { pultOptions } from './pult-options.ts';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
 import { tempFolder, thirtyThousandFiles, trade } from './helpers.ts';

@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { launchPult, type Launched } from '../ui/launch.ts';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { serveOnLoopback, tempFolder } from './helpers.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
 import { openFile, readLines } from '../reading/read.ts';
