@@ -2,17 +2,15 @@
 
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Executor } from '../reading/execute.ts';
+import type { Executor } from '../reading/executor.ts';
 import type { Bridge } from '../protocol/contract.ts';
-import { readPathOf, walk } from '../reading/walk.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import { CHALLENGE, checkCode, checkOrigin, gate, newToken, proofOf, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
+import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session } from './session.ts';
-import type { BridgeCheck, LinkRefusal, Outgoing, PageMessage, Route, Routes, ServerMessage } from './contract.ts';
+import { createRoutes, Refusal, type Handler } from './routes.ts';
+import type { BridgeCheck, Outgoing, PageMessage, Route, ServerMessage } from './contract.ts';
 import { isRecord } from '../common/unknown.ts';
-import { STEPS } from '../app/config.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 // The page's modules are served by name: a plain lower-case name ending in .js, of a file the page folder holds when
@@ -21,7 +19,6 @@ const MODULE_NAME = /^[a-z][a-z0-9-]*\.js$/;
 // The page runs only its own script and style, and loads nothing from elsewhere: a model's reply cannot bring code.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const MAX_BODY = 1 << 20;
-const TREE_LIMIT = 50_000;
 
 export type PultOptions = {
   executor: Executor;
@@ -53,17 +50,6 @@ export type Pult = { url: string; port: number; token: string; instance: string;
 // Routes that need no token: the challenge (answered with a proof, never the token) and the code exchange.
 const OPEN_ROUTES = new Set(['GET /api/prove', 'POST /api/exchange']);
 
-// A route's refusal with its own status and a `reason` tag the page decides on; the page words it in its language.
-class Refusal extends Error {
-  readonly status: number;
-  readonly reason: LinkRefusal;
-  constructor(status: number, reason: LinkRefusal, message: string) {
-    super(message);
-    this.status = status;
-    this.reason = reason;
-  }
-}
-
 export async function startPult(options: PultOptions): Promise<Pult> {
   let token = options.token ?? newToken();
   const instance = newToken().slice(0, 12);
@@ -76,17 +62,11 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, contextTokens: options.contextTokens, send,
     ...(options.pasteMaxChars === undefined ? {} : { pasteMaxChars: options.pasteMaxChars }),
   });
-  let lastCheck: BridgeCheck | undefined;
-  const demoLabel = options.demo().label;
   let port = options.port;
-  // The one-time codes traded already, by nonce, until they expire (an expired code is refused anyway).
-  const used = new Map<string, number>();
-
   // A code that comes a second time was seen by someone else, who may have traded it first and holds the token: the
   // pult takes a new token (kept for the folder by onRekey), and every page with the old one is told and let go.
   const rekey = () => {
     token = newToken();
-    used.clear();
     for (const socket of sockets) {
       say(socket, { type: 'rekeyed' });
       socket.close(1008, 'The pult changed its key.');
@@ -94,86 +74,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     options.onRekey?.(token);
   };
 
-  // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
-  // another shape, does not compile.
-  const routes: { readonly [R in Route]: Handler<R> } = {
-    'GET /api/ping': () => ({ instance, root: options.executor.box.root }),
-    'GET /api/prove': (_body, url) => {
-      const challenge = url.searchParams.get('challenge') ?? '';
-      if (!CHALLENGE.test(challenge)) throw badRequest('Expected ?challenge= with 16 to 128 letters, digits, "-" or "_".');
-      return { instance, proof: proofOf(token, instance, challenge) };
-    },
-    // A one-time code for the token: once, before it expires, and made for this run of the pult.
-    'POST /api/exchange': (body) => {
-      if (!isRecord(body) || typeof body.code !== 'string') throw badRequest('Expected {"code": string}.');
-      const now = Date.now();
-      for (const [nonce, expires] of used) if (expires <= now) used.delete(nonce);
-      const code = checkCode(token, instance, body.code, now);
-      if (code.kind === 'expired') throw new Refusal(403, 'expired', 'This link has expired. Run deepwork ui again for a new one.');
-      if (code.kind === 'unknown') throw new Refusal(403, 'unknown', 'This link is not one of this pult\'s (it was made for an earlier run, or changed). Run deepwork ui again for a new one.');
-      if (used.has(code.nonce)) {
-        rekey();
-        throw new Refusal(403, 'used', 'This link was used already; someone else on this machine may have used it, so the pult changed its key. Run deepwork ui again for a new link.');
-      }
-      used.set(code.nonce, code.expires);
-      return { token };
-    },
-    'GET /api/state': () => ({
-      root: options.executor.box.root,
-      rootName: path.basename(options.executor.box.root),
-      bridge: { label: options.bridge.label, host: options.host, model: options.model, demo: demoLabel },
-      steps: options.steps,
-      // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
-      limits: { needChars: options.executor.limits.needChars, needPaths: options.executor.limits.needPaths },
-      check: lastCheck ?? null,
-      running: session.running,
-      runs: session.runs,
-      conversations: session.conversations(),
-    }),
-    'GET /api/tree': () => fileTree(options.executor),
-    'GET /api/check': async () => (lastCheck = await options.check()),
-    'POST /api/ask': (body) => {
-      const input = askInput(body, options.steps);
-      const bridge = input.bridge === 'demo' ? options.demo() : input.bridge === 'paste' ? 'paste' : options.bridge;
-      return { id: session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
-    },
-    // The copy-and-paste bridge: the message a run waits to have copied, and its reply as pasted.
-    'GET /api/paste': (_body, url) => {
-      const run = Number(url.searchParams.get('run'));
-      if (!Number.isInteger(run)) throw badRequest('Expected ?run=N.');
-      return { message: session.pasteMessage(run) };
-    },
-    'POST /api/paste': (body) => {
-      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string') throw badRequest('Expected {"run": number, "reply": string}.');
-      session.paste(body.run, body.reply);
-      return { ok: true };
-    },
-    'POST /api/stop': () => ({ stopped: session.stop() }),
-    // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
-    'POST /api/write': async (body) => {
-      const shape = 'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
-      if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
-      if (typeof body.path === 'string' && typeof body.base === 'string') {
-        const [one] = await session.write(body.run, new Map([[body.path, body.base]]), body.force === true);
-        // session.write refuses a path with no proposal, so a report without the file is not expected; said, not sent empty.
-        if (one === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${body.path} in run ${body.run}.`);
-        return one;
-      }
-      const files = body.files;
-      if (!isRecord(files) || Object.keys(files).length === 0 || Object.keys(files).length > 1000 || !Object.values(files).every((b) => typeof b === 'string')) throw badRequest(shape);
-      return { files: await session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false) };
-    },
-    'POST /api/conversation/new': () => session.newConversation(),
-    'POST /api/conversation/open': (body) => {
-      if (!isRecord(body) || typeof body.id !== 'string') throw badRequest('Expected {"id": string}.');
-      return session.open(body.id);
-    },
-    'POST /api/undo': (body) => {
-      if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
-      return session.undo(body.set);
-    },
-  };
-
+  const routes = createRoutes({ options, session, instance, token: () => token, rekey });
   const api: Readonly<Record<string, Handler<Route> | undefined>> = routes;
   const assets = pageAssets();
 
@@ -301,8 +202,6 @@ export async function startPult(options: PultOptions): Promise<Pult> {
 }
 
 // A route's handler: the body as it came (a POST's JSON, validated here), the URL for its query.
-type Handler<R extends Route> = (body: unknown, url: URL) => Routes[R]['response'] | Promise<Routes[R]['response']>;
-
 function say(socket: WebSocket, message: ServerMessage): void {
   socket.send(JSON.stringify(message));
 }
@@ -361,42 +260,5 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-// The folder's files with sizes, by the same rules as LIST: the page builds its tree from this.
-function fileTree(executor: Executor): { root: string; files: Array<[string, number]>; total: number } {
-  const files: Array<[string, number]> = [];
-  let total = 0;
-  for (const entry of walk(executor.box).entries) {
-    if (entry.kind !== 'file') continue;
-    total++;
-    if (files.length >= TREE_LIMIT) continue;
-    let size = 0;
-    try {
-      size = fs.statSync(readPathOf(executor.box, entry)).size;
-    } catch {
-      // Gone since the walk saw it: size unknown.
-    }
-    files.push([entry.rel, size]);
-  }
-  return { root: path.basename(executor.box.root), files, total };
-}
-
-// `bridge`: "configured" (the default), "demo" or "paste"; `demo: true` is the older way to say "demo".
-function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
-  if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
-    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.');
-  }
-  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste') throw badRequest('"bridge" must be "configured", "demo" or "paste".');
-  const files = body.files === undefined ? [] : body.files;
-  if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
-  const steps = body.steps === undefined ? defaultSteps : body.steps;
-  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
-  const bridge = body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
-  return { question: body.question, files, steps, bridge, follow: body.follow === true };
-}
-
-function badRequest(message: string): DeepworkError {
-  return new DeepworkError('BAD_REQUEST', message);
 }
 

@@ -2,7 +2,7 @@
 // server feeds actions in; every change goes out to the page as a message.
 
 import MarkdownIt from 'markdown-it';
-import type { Executor } from '../reading/execute.ts';
+import type { Executor } from '../reading/executor.ts';
 import { answerOf, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';

@@ -1,0 +1,161 @@
+// The pult's JSON API: one handler per route of the contract (ui/contract.ts), each answering that route's response, so
+// a missing route or an answer of another shape does not compile. The server (ui/server.ts) gates every request and
+// hands the body in as unknown: each handler checks what it takes.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Executor } from '../reading/executor.ts';
+import { readPathOf, walk } from '../reading/walk.ts';
+import { DeepworkError } from '../common/errors.ts';
+import { isRecord } from '../common/unknown.ts';
+import { STEPS } from '../app/config.ts';
+import { CHALLENGE, checkCode, proofOf } from './security.ts';
+import type { Session } from './session.ts';
+import type { BridgeCheck, LinkRefusal, Route, Routes } from './contract.ts';
+import type { PultOptions } from './server.ts';
+
+const TREE_LIMIT = 50_000;
+
+export type Handler<R extends Route> = (body: unknown, url: URL) => Routes[R]['response'] | Promise<Routes[R]['response']>;
+
+// A route's refusal with its own status and a `reason` tag the page decides on; the page words it in its language.
+export class Refusal extends Error {
+  readonly status: number;
+  readonly reason: LinkRefusal;
+  constructor(status: number, reason: LinkRefusal, message: string) {
+    super(message);
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+// What the handlers need of the server: its options and session, its instance id, the token as it is now, and the
+// change of the token when a one-time code comes a second time.
+export type RouteContext = { options: PultOptions; session: Session; instance: string; token: () => string; rekey: () => void };
+
+export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<R> } {
+  // The one-time codes traded already, by nonce, until they expire (an expired code is refused anyway).
+  const used = new Map<string, number>();
+
+  let lastCheck: BridgeCheck | undefined;
+  const demoLabel = c.options.demo().label;
+  // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
+  // another shape, does not compile.
+  return {
+    'GET /api/ping': () => ({ instance: c.instance, root: c.options.executor.box.root }),
+    'GET /api/prove': (_body, url) => {
+      const challenge = url.searchParams.get('challenge') ?? '';
+      if (!CHALLENGE.test(challenge)) throw badRequest('Expected ?challenge= with 16 to 128 letters, digits, "-" or "_".');
+      return { instance: c.instance, proof: proofOf(c.token(), c.instance, challenge) };
+    },
+    // A one-time code for the token: once, before it expires, and made for this run of the pult.
+    'POST /api/exchange': (body) => {
+      if (!isRecord(body) || typeof body.code !== 'string') throw badRequest('Expected {"code": string}.');
+      const now = Date.now();
+      for (const [nonce, expires] of used) if (expires <= now) used.delete(nonce);
+      const code = checkCode(c.token(), c.instance, body.code, now);
+      if (code.kind === 'expired') throw new Refusal(403, 'expired', 'This link has expired. Run deepwork ui again for a new one.');
+      if (code.kind === 'unknown') throw new Refusal(403, 'unknown', 'This link is not one of this pult\'s (it was made for an earlier run, or changed). Run deepwork ui again for a new one.');
+      if (used.has(code.nonce)) {
+        c.rekey();
+        used.clear();
+        throw new Refusal(403, 'used', 'This link was used already; someone else on this machine may have used it, so the pult changed its key. Run deepwork ui again for a new link.');
+      }
+      used.set(code.nonce, code.expires);
+      return { token: c.token() };
+    },
+    'GET /api/state': () => ({
+      root: c.options.executor.box.root,
+      rootName: path.basename(c.options.executor.box.root),
+      bridge: { label: c.options.bridge.label, host: c.options.host, model: c.options.model, demo: demoLabel },
+      steps: c.options.steps,
+      // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
+      limits: { needChars: c.options.executor.limits.needChars, needPaths: c.options.executor.limits.needPaths },
+      check: lastCheck ?? null,
+      running: c.session.running,
+      runs: c.session.runs,
+      conversations: c.session.conversations(),
+    }),
+    'GET /api/tree': () => fileTree(c.options.executor),
+    'GET /api/check': async () => (lastCheck = await c.options.check()),
+    'POST /api/ask': (body) => {
+      const input = askInput(body, c.options.steps);
+      const bridge = input.bridge === 'demo' ? c.options.demo() : input.bridge === 'paste' ? 'paste' : c.options.bridge;
+      return { id: c.session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
+    },
+    // The copy-and-paste bridge: the message a run waits to have copied, and its reply as pasted.
+    'GET /api/paste': (_body, url) => {
+      const run = Number(url.searchParams.get('run'));
+      if (!Number.isInteger(run)) throw badRequest('Expected ?run=N.');
+      return { message: c.session.pasteMessage(run) };
+    },
+    'POST /api/paste': (body) => {
+      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string') throw badRequest('Expected {"run": number, "reply": string}.');
+      c.session.paste(body.run, body.reply);
+      return { ok: true };
+    },
+    'POST /api/stop': () => ({ stopped: c.session.stop() }),
+    // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
+    'POST /api/write': async (body) => {
+      const shape = 'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
+      if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
+      if (typeof body.path === 'string' && typeof body.base === 'string') {
+        const [one] = await c.session.write(body.run, new Map([[body.path, body.base]]), body.force === true);
+        // session.write refuses a path with no proposal, so a report without the file is not expected; said, not sent empty.
+        if (one === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${body.path} in run ${body.run}.`);
+        return one;
+      }
+      const files = body.files;
+      if (!isRecord(files) || Object.keys(files).length === 0 || Object.keys(files).length > 1000 || !Object.values(files).every((b) => typeof b === 'string')) throw badRequest(shape);
+      return { files: await c.session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false) };
+    },
+    'POST /api/conversation/new': () => c.session.newConversation(),
+    'POST /api/conversation/open': (body) => {
+      if (!isRecord(body) || typeof body.id !== 'string') throw badRequest('Expected {"id": string}.');
+      return c.session.open(body.id);
+    },
+    'POST /api/undo': (body) => {
+      if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
+      return c.session.undo(body.set);
+    },
+  };
+
+}
+
+// The folder's files with sizes, by the same rules as LIST: the page builds its tree from this.
+function fileTree(executor: Executor): { root: string; files: Array<[string, number]>; total: number } {
+  const files: Array<[string, number]> = [];
+  let total = 0;
+  for (const entry of walk(executor.box).entries) {
+    if (entry.kind !== 'file') continue;
+    total++;
+    if (files.length >= TREE_LIMIT) continue;
+    let size = 0;
+    try {
+      size = fs.statSync(readPathOf(executor.box, entry)).size;
+    } catch {
+      // Gone since the walk saw it: size unknown.
+    }
+    files.push([entry.rel, size]);
+  }
+  return { root: path.basename(executor.box.root), files, total };
+}
+
+// `bridge`: "configured" (the default), "demo" or "paste"; `demo: true` is the older way to say "demo".
+function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
+  if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
+    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.');
+  }
+  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste') throw badRequest('"bridge" must be "configured", "demo" or "paste".');
+  const files = body.files === undefined ? [] : body.files;
+  if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
+  const steps = body.steps === undefined ? defaultSteps : body.steps;
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
+  const bridge = body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
+  return { question: body.question, files, steps, bridge, follow: body.follow === true };
+}
+
+function badRequest(message: string): DeepworkError {
+  return new DeepworkError('BAD_REQUEST', message);
+}
+
