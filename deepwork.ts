@@ -24,7 +24,13 @@ const COMMANDS: { [C in Exclude<CommandName, 'version'>]: () => Promise<Command>
 
 // `stdin`: what was piped in, read when a question needs it (undefined when nothing is piped). `env`: the
 // environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME, an API key's variable).
-export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(
+  argv: string[],
+  raw: Io,
+  cwd = process.cwd(),
+  stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const io = forPeople(raw, env);
   // Before the flags are understood, a failure is still printed as JSON when --json was asked for.
   let json = argv.includes('--json');
@@ -41,7 +47,9 @@ export async function main(argv: string[], raw: Io, cwd = process.cwd(), stdin: 
     if (error instanceof DeepworkError) {
       const code = error.code === 'USAGE' ? EXIT.usage : error.code === 'ABORTED' ? EXIT.interrupted : EXIT.failure;
       if (json) printJson(io, { error: { code: error.code, message: error.message } });
-      io.err(`deepwork: ${error.message}${error.code === 'USAGE' ? '\nRun deepwork --help for the commands and flags.' : ''}`);
+      io.err(
+        `deepwork: ${error.message}${error.code === 'USAGE' ? '\nRun deepwork --help for the commands and flags.' : ''}`,
+      );
       return code;
     }
     throw error;
@@ -54,7 +62,15 @@ function version(): string {
   for (let dir = here; ; dir = path.dirname(dir)) {
     try {
       const value: unknown = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-      if (typeof value === 'object' && value !== null && 'name' in value && value.name === 'deepwork' && 'version' in value && typeof value.version === 'string') return value.version;
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        'name' in value &&
+        value.name === 'deepwork' &&
+        'version' in value &&
+        typeof value.version === 'string'
+      )
+        return value.version;
     } catch {
       // Not here: one folder up.
     }
@@ -93,7 +109,8 @@ export function run(argv: string[]): void {
 
 function unexpectedFailure(error: unknown, env: NodeJS.ProcessEnv): string {
   const debug = env.DEEPWORK_DEBUG !== undefined && env.DEEPWORK_DEBUG !== '' && env.DEEPWORK_DEBUG !== '0';
-  if (debug && error instanceof Error && error.stack !== undefined) return `deepwork: unexpected failure: ${error.stack}`;
+  if (debug && error instanceof Error && error.stack !== undefined)
+    return `deepwork: unexpected failure: ${error.stack}`;
   const message = messageOf(error);
   return `deepwork: unexpected failure: ${message.length > 500 ? `${message.slice(0, 500)}…` : message}\nThis is not a failure deepwork knows how to explain. If it happens again, please report it with the command you ran and this message; run it with DEEPWORK_DEBUG=1 set to add where in deepwork it happened (the stack trace).`;
 }

@@ -51,7 +51,6 @@ export function isApi(value: unknown): value is Api {
 // Bridge calls per question, from the command line, the config and the pult alike.
 export const STEPS = { min: 1, max: 50 } as const;
 
-
 export const defaultConfig: Config = {
   api: 'ollama',
   deepseekHost: 'http://localhost:11500',
@@ -68,8 +67,12 @@ export const defaultConfig: Config = {
 
 type Check = (value: unknown) => string | undefined;
 
-const wholeIn = (min: number, max: number, what = 'a whole number', show = formatCount): Check => (v) =>
-  (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? undefined : `${what} from ${show(min)} to ${show(max)}`);
+const wholeIn =
+  (min: number, max: number, what = 'a whole number', show = formatCount): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? undefined
+      : `${what} from ${show(min)} to ${show(max)}`;
 const text: Check = (v) => (typeof v === 'string' && v.trim() !== '' ? undefined : 'a non-empty string');
 
 // A day: longer is no answer, and Node's timers cannot wait past 24.8 days at all (a longer one fires at once).
@@ -79,10 +82,16 @@ const checks: Record<keyof Config, Check> = {
   api: (v) => (isApi(v) ? undefined : `one of ${APIS.map((a) => `"${a}"`).join(', ')}`),
   deepseekHost: text,
   deepseekModel: text,
-  apiKeyEnv: (v) => (typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(v) ? undefined : 'the name of an environment variable'),
+  apiKeyEnv: (v) =>
+    typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(v)
+      ? undefined
+      : 'the name of an environment variable',
   maxReplyTokens: wholeIn(16, 10_000_000),
   steps: wholeIn(STEPS.min, STEPS.max),
-  timeoutMinutes: (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_MINUTES ? undefined : `a number of minutes above 0, at most ${formatCount(MAX_TIMEOUT_MINUTES)} (a day)`),
+  timeoutMinutes: (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_MINUTES
+      ? undefined
+      : `a number of minutes above 0, at most ${formatCount(MAX_TIMEOUT_MINUTES)} (a day)`,
   port: wholeIn(1, 65535, 'a port number', String),
   backupDir: text,
   stateDir: text,
@@ -115,9 +124,15 @@ export function homeOf(env: NodeJS.ProcessEnv): string {
 
 // The config file to read: the one named with --config or DEEPWORK_CONFIG (relative to the folder deepwork runs in),
 // or config.json in deepwork's home.
-export function configPathOf(flag: string | undefined, cwd: string, env: NodeJS.ProcessEnv = {}): { file: string; explicit: boolean } {
+export function configPathOf(
+  flag: string | undefined,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): { file: string; explicit: boolean } {
   const named = flag ?? (env.DEEPWORK_CONFIG?.trim() === '' ? undefined : env.DEEPWORK_CONFIG);
-  return named === undefined ? { file: path.join(homeOf(env), 'config.json'), explicit: false } : { file: path.resolve(cwd, named), explicit: true };
+  return named === undefined
+    ? { file: path.join(homeOf(env), 'config.json'), explicit: false }
+    : { file: path.resolve(cwd, named), explicit: true };
 }
 
 // A bridge host as a URL: also the bare `host:port` form OLLAMA_HOST takes (`localhost:11434` is
@@ -136,7 +151,8 @@ export function normalizeHost(text: string): { url: string } | { problem: string
   } catch {
     return { problem: 'is not a URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `is a ${url.protocol.slice(0, -1)}: URL, not http:// or https://` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { problem: `is a ${url.protocol.slice(0, -1)}: URL, not http:// or https://` };
   if (url.hostname === '') return { problem: 'names no host' };
   if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
   return { url: url.href.replace(/\/$/, '') };
@@ -150,34 +166,58 @@ export function loadConfig(file = path.join(INSTALL_DIR, 'config.json'), explici
     source = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if (errnoOf(error) === 'ENOENT' && !explicit) return resolveDirs({ ...defaultConfig }, home);
-    throw new DeepworkError('CONFIG_READ', `The config file ${file} cannot be read (${errnoOf(error) ?? 'error'}). Check the path, or copy config.example.json to config.json.`, { cause: error });
+    throw new DeepworkError(
+      'CONFIG_READ',
+      `The config file ${file} cannot be read (${errnoOf(error) ?? 'error'}). Check the path, or copy config.example.json to config.json.`,
+      { cause: error },
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(source.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new DeepworkError('CONFIG_INVALID', `The config file ${file} is not valid JSON: ${whereBroken(source, error)}. Fix it, or compare with config.example.json.`, { cause: error });
+    throw new DeepworkError(
+      'CONFIG_INVALID',
+      `The config file ${file} is not valid JSON: ${whereBroken(source, error)}. Fix it, or compare with config.example.json.`,
+      { cause: error },
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DeepworkError('CONFIG_INVALID', `The config file ${file} must hold one JSON object, like config.example.json.`);
+    throw new DeepworkError(
+      'CONFIG_INVALID',
+      `The config file ${file} must hold one JSON object, like config.example.json.`,
+    );
   }
   const config: Config = { ...defaultConfig };
   for (const [key, v] of Object.entries(value)) {
     if (!isKey(key)) {
-      throw new DeepworkError('CONFIG_INVALID', `The config file ${file} has an unknown key "${key}". Known keys: ${Object.keys(checks).join(', ')}.`);
+      throw new DeepworkError(
+        'CONFIG_INVALID',
+        `The config file ${file} has an unknown key "${key}". Known keys: ${Object.keys(checks).join(', ')}.`,
+      );
     }
     const problem = checks[key](v);
     if (problem !== undefined && key === 'apiKeyEnv') {
       // The value may be the key itself, pasted in the wrong place: it is not repeated.
-      throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "apiKeyEnv" must be the name of an environment variable that holds the key (letters, digits and _, like "DEEPSEEK_API_KEY"), not the key itself; its value is not shown here. Keep the key out of config.json: set the variable, and name it here.`);
+      throw new DeepworkError(
+        'CONFIG_INVALID',
+        `The config file ${file}: "apiKeyEnv" must be the name of an environment variable that holds the key (letters, digits and _, like "DEEPSEEK_API_KEY"), not the key itself; its value is not shown here. Keep the key out of config.json: set the variable, and name it here.`,
+      );
     }
     if (problem !== undefined) {
-      throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "${key}" must be ${problem}, not ${JSON.stringify(v)}.`);
+      throw new DeepworkError(
+        'CONFIG_INVALID',
+        `The config file ${file}: "${key}" must be ${problem}, not ${JSON.stringify(v)}.`,
+      );
     }
     Object.assign(config, { [key]: v });
   }
   const host = normalizeHost(config.deepseekHost);
-  if ('problem' in host) throw new DeepworkError('CONFIG_INVALID', `The config file ${file}: "deepseekHost" ${JSON.stringify(config.deepseekHost)} ${host.problem}. Write it like "http://localhost:11500".`);
+  if ('problem' in host)
+    throw new DeepworkError(
+      'CONFIG_INVALID',
+      `The config file ${file}: "deepseekHost" ${JSON.stringify(config.deepseekHost)} ${host.problem}. Write it like "http://localhost:11500".`,
+    );
   return resolveDirs({ ...config, deepseekHost: host.url }, home);
 }
 

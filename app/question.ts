@@ -1,7 +1,7 @@
 // One question, start to end, as the console and the pult both run it: the loop with the instructions, then the run
 // kept in deepwork's state folder so `deepwork apply` finds its proposals, whichever of them asked.
 
-import type { Executor } from '../reading/execute.ts';
+import type { Executor } from '../reading/executor.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import { boundedConversation, saveRun } from '../state/runs.ts';
@@ -22,7 +22,9 @@ export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
 
 // `saveError`: why the run could not be kept, when it could not; the answer stands all the same. `conversation`: the
 // conversation with this question added, as kept.
-export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
+export async function runQuestion(
+  q: Question,
+): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
   const { stateDir: _stateDir, conversationId: _id, ...loop } = q;
   const outcome = await runLoop({ ...loop, texts: loadTexts(q.executor.limits), earlier: withoutKeys(q.earlier) });
   let saveError: unknown;
@@ -30,7 +32,14 @@ export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; 
   const root = q.executor.box.root;
   const time = new Date().toISOString();
   try {
-    saveRun(q.stateDir, { root, question: q.question, time, files: outcome.proposals, conversation, conversationId: q.conversationId });
+    saveRun(q.stateDir, {
+      root,
+      question: q.question,
+      time,
+      files: outcome.proposals,
+      conversation,
+      conversationId: q.conversationId,
+    });
     saveConversation(q.stateDir, { root, id: q.conversationId, time, turns: conversation });
   } catch (error) {
     saveError = error;
@@ -43,6 +52,9 @@ export async function runQuestion(q: Question): Promise<{ outcome: LoopOutcome; 
 function withoutKeys(turns: readonly Turn[]): Turn[] {
   return turns.map((turn) => ({
     ...turn,
-    steps: turn.steps.map((s) => ({ ...s, results: s.results.map((r) => (privateKeyLine(r.text) === undefined ? r : { text: r.note, note: r.note })) })),
+    steps: turn.steps.map((s) => ({
+      ...s,
+      results: s.results.map((r) => (privateKeyLine(r.text) === undefined ? r : { text: r.note, note: r.note })),
+    })),
   }));
 }

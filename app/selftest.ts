@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseReply } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { resolvePath } from '../reading/sandbox.ts';
 import { runLoop } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
@@ -33,7 +33,9 @@ const checks: Check[] = [
   {
     name: 'parses NEED, LIST and FIND blocks, decorated as models write them',
     run: () => {
-      const r = parseReply('- **=== NEED: `./a.js`, b.js ===**\n```\n=== list: **/*.mjs ===\n```\n1. === FIND: waitForAnswer ===');
+      const r = parseReply(
+        '- **=== NEED: `./a.js`, b.js ===**\n```\n=== list: **/*.mjs ===\n```\n1. === FIND: waitForAnswer ===',
+      );
       expect(r.requests.map((q) => q.kind).join() === 'need,list,find', `got ${r.requests.map((q) => q.kind).join()}`);
     },
   },
@@ -41,7 +43,10 @@ const checks: Check[] = [
     name: 'takes no request from inside a FILE block',
     run: () => {
       const r = parseReply('=== FILE: doc.md ===\n=== NEED: a.js ===\n=== END ===');
-      expect(r.requests.length === 0 && r.files[0]?.content === '=== NEED: a.js ===\n', 'a NEED inside a FILE block was taken');
+      expect(
+        r.requests.length === 0 && r.files[0]?.content === '=== NEED: a.js ===\n',
+        'a NEED inside a FILE block was taken',
+      );
     },
   },
   {
@@ -54,7 +59,9 @@ const checks: Check[] = [
   {
     name: 'applies an EDIT whose SEARCH lost its indentation, and refuses one found nowhere',
     run: () => {
-      const edit = parseReply('=== EDIT: a.js ===\n<<<<<<< SEARCH\nreturn 1;\n=======\nreturn 2;\n>>>>>>> REPLACE\n=== END ===').edits[0];
+      const edit = parseReply(
+        '=== EDIT: a.js ===\n<<<<<<< SEARCH\nreturn 1;\n=======\nreturn 2;\n>>>>>>> REPLACE\n=== END ===',
+      ).edits[0];
       const done = applyEdit('function f() {\n  return 1;\n}\n', edit?.pairs ?? []);
       expect(done.ok && done.text === 'function f() {\n  return 2;\n}\n', JSON.stringify(done));
       expect(!applyEdit('x\n', edit?.pairs ?? []).ok, 'a SEARCH found nowhere was applied');
@@ -80,7 +87,9 @@ const checks: Check[] = [
   {
     name: 'matches * in one folder and ** at any depth',
     run: async (root) => {
-      const [top, deep] = await createExecutor(root).answer(parseReply('=== LIST: *.js ===\n=== LIST: **/*.js ===').requests);
+      const [top, deep] = await createExecutor(root).answer(
+        parseReply('=== LIST: *.js ===\n=== LIST: **/*.js ===').requests,
+      );
       expect(top?.kind === 'list' && top.paths.join() === 'a.js', `*.js gave ${JSON.stringify(top)}`);
       expect(deep?.kind === 'list' && deep.paths.join() === 'a.js,src/b.js', `**/*.js gave ${JSON.stringify(deep)}`);
     },
@@ -89,21 +98,45 @@ const checks: Check[] = [
     name: 'runs the whole loop against a fake bridge: NEED, results, final answer, a proposed file',
     run: async (root) => {
       const seen: string[] = [];
-      const bridge = scripted(['=== NEED: src/b.js, missing.js ===', 'b exports 2.\n=== FILE: src/b.js ===\n```js\nexport const b = 3;\n```\n=== END ==='], seen);
+      const bridge = scripted(
+        [
+          '=== NEED: src/b.js, missing.js ===',
+          'b exports 2.\n=== FILE: src/b.js ===\n```js\nexport const b = 3;\n```\n=== END ===',
+        ],
+        seen,
+      );
       const executor = createExecutor(root);
-      const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'What is b?', steps: 4 });
+      const outcome = await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'What is b?',
+        steps: 4,
+      });
       expect(outcome.stop === 'answered' && outcome.steps === 2, `stopped with ${outcome.stop} after ${outcome.steps}`);
       expect(seen[1]?.includes('export const b = 2;') === true, 'the file did not reach the second message');
       expect(seen[1]?.includes('missing.js: no such file') === true, 'a missing file broke the loop');
-      expect(outcome.proposals[0]?.kind === 'file' && outcome.proposals[0].content === 'export const b = 3;\n', 'the proposed file was not collected');
+      expect(
+        outcome.proposals[0]?.kind === 'file' && outcome.proposals[0].content === 'export const b = 3;\n',
+        'the proposed file was not collected',
+      );
     },
   },
   {
     name: 'stops when the steps run out and marks the answer',
     run: async (root) => {
       const executor = createExecutor(root);
-      const outcome = await runLoop({ bridge: scripted(['=== FIND: b ==='], []), executor, texts: loadTexts(executor.limits), question: 'q', steps: 1 });
-      expect(outcome.stop === 'steps' && (outcome.note ?? '').includes('steps ran out'), `stopped with ${outcome.stop}`);
+      const outcome = await runLoop({
+        bridge: scripted(['=== FIND: b ==='], []),
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'q',
+        steps: 1,
+      });
+      expect(
+        outcome.stop === 'steps' && (outcome.note ?? '').includes('steps ran out'),
+        `stopped with ${outcome.stop}`,
+      );
     },
   },
 ];

@@ -13,7 +13,12 @@ export type Growth = { factor: number; withoutGc: number; gcShare: number; small
 
 // Each timed run is its own task, so V8's gc entries reach the observer between runs; the pauses that fall inside a
 // timed run are its collector time.
-export async function growthFactor(make: (size: number) => string, sizes: readonly number[], run: (input: string) => unknown, tries: number): Promise<Growth> {
+export async function growthFactor(
+  make: (size: number) => string,
+  sizes: readonly number[],
+  run: (input: string) => unknown,
+  tries: number,
+): Promise<Growth> {
   const pauses: Array<[number, number]> = [];
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) pauses.push([e.startTime, e.duration]);
@@ -55,15 +60,24 @@ export async function growthFactor(make: (size: number) => string, sizes: readon
   }
   await new Promise((resolve) => setImmediate(resolve));
   observer.disconnect();
-  const gcIn = ([a, b]: [number, number]) => pauses.reduce((sum, [at, duration]) => sum + (at >= a && at <= b ? duration : 0), 0);
+  const gcIn = ([a, b]: [number, number]) =>
+    pauses.reduce((sum, [at, duration]) => sum + (at >= a && at <= b ? duration : 0), 0);
   const times = runs.map(best);
   const bare = runs.map((windows) => Math.min(...windows.map((w) => w[1] - w[0] - gcIn(w))));
   const total = runs.flat().reduce((sum, [a, b]) => sum + (b - a), 0);
   const gc = runs.flat().reduce((sum, w) => sum + gcIn(w), 0);
   const logs = scaled.map(Math.log);
   return {
-    factor: 2 ** slope(logs, times.map(Math.log)), withoutGc: 2 ** slope(logs, bare.map((t) => Math.log(Math.max(t, 1e-3)))),
-    gcShare: total > 0 ? gc / total : 0, smallestMs: times[0] ?? 0, sizes: scaled,
+    factor: 2 ** slope(logs, times.map(Math.log)),
+    withoutGc:
+      2 **
+      slope(
+        logs,
+        bare.map((t) => Math.log(Math.max(t, 1e-3))),
+      ),
+    gcShare: total > 0 ? gc / total : 0,
+    smallestMs: times[0] ?? 0,
+    sizes: scaled,
   };
 }
 

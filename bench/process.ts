@@ -82,7 +82,12 @@ export type Deepwork = (question: string, cwd: string) => number;
 
 // deepwork asking `question` in `cwd`, start to answer, against the bridge.
 export function deepworkRun(bridge: Bridge, config: string): Deepwork {
-  return (question, cwd) => timedRun(process.execPath, [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd).ms;
+  return (question, cwd) =>
+    timedRun(
+      process.execPath,
+      [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'],
+      cwd,
+    ).ms;
 }
 
 export type StartTimes = { node: number; version: number; run: number };
@@ -96,11 +101,14 @@ export function startTimes(bridge: Bridge, rounds: number): StartTimes {
   const config = scratchConfig();
   try {
     const ask = deepworkRun(bridge, config.file);
-    const t = alternate({
-      node: () => timedRun(process.execPath, ['-e', '0'], folder).ms,
-      version: () => timedRun(process.execPath, [BIN, '--version'], folder).ms,
-      run: () => ask('Where is a defined?', folder),
-    }, rounds);
+    const t = alternate(
+      {
+        node: () => timedRun(process.execPath, ['-e', '0'], folder).ms,
+        version: () => timedRun(process.execPath, [BIN, '--version'], folder).ms,
+        run: () => ask('Where is a defined?', folder),
+      },
+      rounds,
+    );
     return { node: t.node ?? 0, version: t.version ?? 0, run: t.run ?? 0 };
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
@@ -120,7 +128,10 @@ export function withConfig<T>(use: (config: string) => T): T {
 // A folder holding one file of `mb` megabytes of code-like lines, without the rare text; removed by the caller.
 export function bigFileFolder(mb: number): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-big-'));
-  const lines = Array.from({ length: 20_000 }, (_, i) => `  const value${i} = compute(${i}, "some text here", options); // line ${i}`);
+  const lines = Array.from(
+    { length: 20_000 },
+    (_, i) => `  const value${i} = compute(${i}, "some text here", options); // line ${i}`,
+  );
   const block = Buffer.from(`${lines.join('\n')}\n`);
   const fd = fs.openSync(path.join(folder, 'huge.log'), 'w');
   try {
@@ -138,7 +149,8 @@ export function manyFilesFolder(count: number): string {
   for (let d = 0; d * 1000 < count; d++) {
     const dir = path.join(folder, `pkg${d}`, 'src');
     fs.mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < 1000 && d * 1000 + f < count; f++) fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d} + ${f};\n// text of file ${f}\n`);
+    for (let f = 0; f < 1000 && d * 1000 + f < count; f++)
+      fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d} + ${f};\n// text of file ${f}\n`);
   }
   return folder;
 }
@@ -149,7 +161,21 @@ export function peakRss(bridge: Bridge, config: string, question: string, cwd: s
   fs.writeFileSync(preload, RSS_PRELOAD);
   try {
     const values = Array.from({ length: rounds }, () => {
-      const { stderr } = timedRun(process.execPath, ['--require', preload, BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'], cwd);
+      const { stderr } = timedRun(
+        process.execPath,
+        [
+          '--require',
+          preload,
+          BIN,
+          question,
+          '--host',
+          `http://127.0.0.1:${bridge.port}`,
+          '--config',
+          config,
+          '--any-folder',
+        ],
+        cwd,
+      );
       const kb = Number(/maxrss:(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
       return kb / 1024;
     });

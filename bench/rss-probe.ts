@@ -1,11 +1,12 @@
 // Run by the benchmark in a fresh process: what a FIND-heavy run does on the corpus, then the peak RSS in KB.
 
-import { createExecutor } from '../reading/execute.ts';
+import { createExecutor } from '../reading/executor.ts';
 import { CORPUS } from './tools.ts';
 
 const executor = createExecutor(CORPUS);
 executor.tree();
-const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find' as const, text, scope: undefined, line: 0 })));
+const find = (texts: string[]) =>
+  executor.answer(texts.map((text) => ({ kind: 'find' as const, text, scope: undefined, line: 0 })));
 await find(['zzqqxxyy_rare', 'xxzz_none_at_all', 'nothing_here_1', 'missing.Symbol()', 'no_such_identifier_2']);
 await find(['qqq_nope_never']);
 await find(['function']);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createExecutor, type Executor } from '../reading/execute.ts';
+import { createExecutor, type Executor } from '../reading/executor.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
 import { runLoop, type LoopEvent } from '../protocol/loop.ts';
@@ -16,7 +16,17 @@ import { defaultSecretNames } from '../reading/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
-import { alternate, bigFileFolder, deepworkRun, manyFilesFolder, peakRss, shell, startBridge, startTimes, withConfig } from './process.ts';
+import {
+  alternate,
+  bigFileFolder,
+  deepworkRun,
+  manyFilesFolder,
+  peakRss,
+  shell,
+  startBridge,
+  startTimes,
+  withConfig,
+} from './process.ts';
 import { growthFactor, type Growth } from './growth.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -34,33 +44,100 @@ async function wholeProcessRows(tools: { rg: string; fd: string }, skips: string
   const bridge = await startBridge();
   try {
     const start = startTimes(bridge, RUNS * 2);
-    rows.push(ratioRow('Whole process: a run with no requests, start to answer (small folder, loopback bridge)', start.run, start.node, 'node -e 0', 2));
+    rows.push(
+      ratioRow(
+        'Whole process: a run with no requests, start to answer (small folder, loopback bridge)',
+        start.run,
+        start.node,
+        'node -e 0',
+        2,
+      ),
+    );
     rows.push(ratioRow('Whole process: --version', start.version, start.node, 'node -e 0', 1.5));
-    const rg = (text: string, tail = '') => () => shell(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail} >/dev/null`, CORPUS);
+    const rg =
+      (text: string, tail = '') =>
+      () =>
+        shell(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail} >/dev/null`, CORPUS);
     const t = withConfig((config) => {
       const ask = deepworkRun(bridge, config);
-      return alternate({
-        rg: rg(RARE), none: () => ask('NOREQ', CORPUS), find: () => ask(`FIND ${RARE}`, CORPUS),
-        rgCommon: rg(COMMON, '| head -100'), common: () => ask(`FIND ${COMMON}`, CORPUS),
-        five: () => ask(`FIND ${FIVE.join('|')}`, CORPUS),
-        fd: () => shell(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300 >/dev/null`, CORPUS), list: () => ask('LIST **/*.ts', CORPUS),
-      }, RUNS);
+      return alternate(
+        {
+          rg: rg(RARE),
+          none: () => ask('NOREQ', CORPUS),
+          find: () => ask(`FIND ${RARE}`, CORPUS),
+          rgCommon: rg(COMMON, '| head -100'),
+          common: () => ask(`FIND ${COMMON}`, CORPUS),
+          five: () => ask(`FIND ${FIVE.join('|')}`, CORPUS),
+          fd: () => shell(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300 >/dev/null`, CORPUS),
+          list: () => ask('LIST **/*.ts', CORPUS),
+        },
+        RUNS,
+      );
     });
     const v = (k: string) => t[k] ?? Number.NaN;
     const one = v('find') - v('none');
-    rows.push(ratioRow('Whole process: a run with one FIND (rare text, full scan), start to answer', v('find'), v('rg'), 'rg -F, whole process', 3));
-    rows.push(ratioRow("Whole process: FIND's own cost (that run less a run with no requests)", one, v('rg'), 'rg -F, whole process', 1.5));
-    rows.push(ratioRow("Whole process: a common text's first 100 hits, FIND's own cost", v('common') - v('none'), v('rgCommon'), 'rg -F | head -100', 2));
-    rows.push(ratioRow('Whole process: 5 FINDs in one step, their own cost', v('five') - v('none'), one, 'one FIND', 1.3));
-    rows.push(ratioRow("Whole process: LIST **/*.ts, first 300, LIST's own cost", v('list') - v('none'), v('fd'), 'fd | head -300', 2));
+    rows.push(
+      ratioRow(
+        'Whole process: a run with one FIND (rare text, full scan), start to answer',
+        v('find'),
+        v('rg'),
+        'rg -F, whole process',
+        3,
+      ),
+    );
+    rows.push(
+      ratioRow(
+        "Whole process: FIND's own cost (that run less a run with no requests)",
+        one,
+        v('rg'),
+        'rg -F, whole process',
+        1.5,
+      ),
+    );
+    rows.push(
+      ratioRow(
+        "Whole process: a common text's first 100 hits, FIND's own cost",
+        v('common') - v('none'),
+        v('rgCommon'),
+        'rg -F | head -100',
+        2,
+      ),
+    );
+    rows.push(
+      ratioRow('Whole process: 5 FINDs in one step, their own cost', v('five') - v('none'), one, 'one FIND', 1.3),
+    );
+    rows.push(
+      ratioRow(
+        "Whole process: LIST **/*.ts, first 300, LIST's own cost",
+        v('list') - v('none'),
+        v('fd'),
+        'fd | head -300',
+        2,
+      ),
+    );
 
     const big = bigFileFolder(500);
     try {
       const b = withConfig((config) => {
         const ask = deepworkRun(bridge, config);
-        return alternate({ rg: () => shell(`${tools.rg} -F -n --no-heading ${skips} -- '${RARE}' . >/dev/null`, big), none: () => ask('NOREQ', big), find: () => ask(`FIND ${RARE}`, big) }, RUNS);
+        return alternate(
+          {
+            rg: () => shell(`${tools.rg} -F -n --no-heading ${skips} -- '${RARE}' . >/dev/null`, big),
+            none: () => ask('NOREQ', big),
+            find: () => ask(`FIND ${RARE}`, big),
+          },
+          RUNS,
+        );
       });
-      rows.push(ratioRow("Whole process: a rare text in one 500 MB file, FIND's own cost", (b.find ?? 0) - (b.none ?? 0), b.rg ?? 0, 'rg -F, whole process', 1.2));
+      rows.push(
+        ratioRow(
+          "Whole process: a rare text in one 500 MB file, FIND's own cost",
+          (b.find ?? 0) - (b.none ?? 0),
+          b.rg ?? 0,
+          'rg -F, whole process',
+          1.2,
+        ),
+      );
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
     }
@@ -68,7 +145,14 @@ async function wholeProcessRows(tools: { rg: string; fd: string }, skips: string
     const many = manyFilesFolder(200_000);
     try {
       const mb = withConfig((config) => peakRss(bridge, config, `FIND ${RARE}`, many, 3));
-      rows.push({ what: 'Whole process: peak RSS of a FIND run at 200,000 files (all threads)', deepwork: `${mb.toFixed(0)} MB`, reference: '—', ratio: '—', target: '≤ 200 MB', met: mb <= 200 });
+      rows.push({
+        what: 'Whole process: peak RSS of a FIND run at 200,000 files (all threads)',
+        deepwork: `${mb.toFixed(0)} MB`,
+        reference: '—',
+        ratio: '—',
+        target: '≤ 200 MB',
+        met: mb <= 200,
+      });
     } finally {
       fs.rmSync(many, { recursive: true, force: true });
     }
@@ -82,16 +166,20 @@ async function main(): Promise<void> {
   ensureCorpus();
   const tools = ensureTools();
   const corpus = countFiles(CORPUS);
-  process.stderr.write(`Corpus: ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(1)} MB; ${RUNS} runs each.\n`);
+  process.stderr.write(
+    `Corpus: ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(1)} MB; ${RUNS} runs each.\n`,
+  );
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.
   const rows: Row[] = [...(await parserRows()), editRow()];
   // Same skip rules on both sides: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
   const skips = `--hidden --no-require-git -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
   rows.push(...(await wholeProcessRows(tools, skips)));
   const executor = createExecutor(CORPUS);
-  const find = (texts: string[]) => executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
+  const find = (texts: string[]) =>
+    executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
   // The path is named: without one, ripgrep searches its standard input when that is not a terminal.
-  const rg = (text: string, tail = '') => processTime(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail}`, CORPUS);
+  const rg = (text: string, tail = '') =>
+    processTime(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail}`, CORPUS);
 
   await find([RARE]); // starts the worker, warms the page cache for both sides
   rg(RARE);
@@ -109,7 +197,9 @@ async function main(): Promise<void> {
     executor.reset();
     await find([COMMON]);
   });
-  rows.push(ratioRow('In-process, warmed up: FIND common text, first 100 hits', common, rgCommon, 'rg -F | head -100', null));
+  rows.push(
+    ratioRow('In-process, warmed up: FIND common text, first 100 hits', common, rgCommon, 'rg -F | head -100', null),
+  );
 
   const five = await measure(async () => {
     executor.reset();
@@ -124,7 +214,12 @@ async function main(): Promise<void> {
   rows.push(ratioRow('FIND again in the same run (warm)', warm, rgRare, 'rg -F', 0.3));
 
   // LIST **/*.ts, first 300, against fd with the same rules.
-  const fdList = median(Array.from({ length: RUNS }, () => processTime(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300`, CORPUS).ms));
+  const fdList = median(
+    Array.from(
+      { length: RUNS },
+      () => processTime(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300`, CORPUS).ms,
+    ),
+  );
   const list = await measure(async () => {
     executor.reset();
     await executor.answer([{ kind: 'list', mask: '**/*.ts', line: 0 }]);
@@ -137,13 +232,37 @@ async function main(): Promise<void> {
   });
   rows.push(absoluteRow("First message's folder tree", tree, 50, 'ms'));
 
-  const need = await measure(() => executor.answer([{ kind: 'need', paths: ['typescript/lib/typescript.js'], line: 0 }]));
+  const need = await measure(() =>
+    executor.answer([{ kind: 'need', paths: ['typescript/lib/typescript.js'], line: 0 }]),
+  );
   rows.push(absoluteRow('NEED of 200,000 characters', need, null, 'ms'));
 
   const project = createExecutor(path.dirname(BENCH));
-  rows.push(await stepRow(project, 'this repository', ['=== FIND: createExecutor ===\n=== FIND: zzqq_nope ===\n=== FIND: runLoop ===\n=== LIST: **/*.ts ===', '=== NEED: protocol/loop.ts, protocol/parse.ts ===', 'The answer.'], 100));
+  rows.push(
+    await stepRow(
+      project,
+      'this repository',
+      [
+        '=== FIND: createExecutor ===\n=== FIND: zzqq_nope ===\n=== FIND: runLoop ===\n=== LIST: **/*.ts ===',
+        '=== NEED: protocol/loop.ts, protocol/parse.ts ===',
+        'The answer.',
+      ],
+      100,
+    ),
+  );
   await project.close();
-  rows.push(await stepRow(executor, 'the corpus', ['=== FIND: createElement ===\n=== FIND: zzqq_nope ===\n=== FIND: Observable ===\n=== LIST: **/*.json ===', '=== NEED: rxjs/package.json, lodash/lodash.js ===', 'The answer.'], null));
+  rows.push(
+    await stepRow(
+      executor,
+      'the corpus',
+      [
+        '=== FIND: createElement ===\n=== FIND: zzqq_nope ===\n=== FIND: Observable ===\n=== LIST: **/*.json ===',
+        '=== NEED: rxjs/package.json, lodash/lodash.js ===',
+        'The answer.',
+      ],
+      null,
+    ),
+  );
   rows.push(...(await budgetRows(executor)));
   rows.push(peakRssRow());
   await executor.close();
@@ -166,23 +285,40 @@ async function measure(fn: () => unknown): Promise<number> {
 function ratioRow(what: string, ours: number, reference: number, name: string, target: number | null): Row {
   const ratio = ours / reference;
   return {
-    what, deepwork: `${ours.toFixed(1)} ms`, reference: `${reference.toFixed(1)} ms (${name})`, ratio: `${ratio.toFixed(2)}×`,
-    target: target === null ? '—' : `≤ ${target}×`, met: target === null ? null : ratio <= target,
+    what,
+    deepwork: `${ours.toFixed(1)} ms`,
+    reference: `${reference.toFixed(1)} ms (${name})`,
+    ratio: `${ratio.toFixed(2)}×`,
+    target: target === null ? '—' : `≤ ${target}×`,
+    met: target === null ? null : ratio <= target,
   };
 }
 
 function absoluteRow(what: string, value: number, target: number | null, unit: string): Row {
-  return { what, deepwork: `${value.toFixed(1)} ${unit}`, reference: '—', ratio: '—', target: target === null ? '—' : `≤ ${target} ${unit}`, met: target === null ? null : value <= target };
+  return {
+    what,
+    deepwork: `${value.toFixed(1)} ${unit}`,
+    reference: '—',
+    ratio: '—',
+    target: target === null ? '—' : `≤ ${target} ${unit}`,
+    met: target === null ? null : value <= target,
+  };
 }
 
 // 200 SEARCH/REPLACE pairs, one every hundred lines, on a 20,000-line file (1.3 MB): the pairs apply in order, each
 // seeing what the ones before it wrote.
 function editRow(): Row {
-  const lines = Array.from({ length: 20_000 }, (_, i) => `  const value${i} = compute(${i}, "some text here"); // line ${i}`);
+  const lines = Array.from(
+    { length: 20_000 },
+    (_, i) => `  const value${i} = compute(${i}, "some text here"); // line ${i}`,
+  );
   const text = `${lines.join('\n')}\n`;
   const pairs = Array.from({ length: 200 }, (_, k) => {
     const at = k * 100 + 7;
-    return { search: `${lines[at]}\n${lines[at + 1]}\n`, replace: `${lines[at]}\n  changed(${at});\n${lines[at + 1]}\n` };
+    return {
+      search: `${lines[at]}\n${lines[at + 1]}\n`,
+      replace: `${lines[at]}\n  changed(${at});\n${lines[at + 1]}\n`,
+    };
   });
   const ms = medianSync(() => {
     if (!applyEdit(text, pairs).ok) throw new Error('bench: the edit did not apply');
@@ -196,7 +332,14 @@ async function parserRows(): Promise<Row[]> {
     const reply = realisticReply(mb * 1_000_000);
     const ms = medianSync(() => parseReply(reply), mb === 1 ? RUNS * 3 : RUNS);
     const speed = reply.length / 1e6 / (ms / 1000);
-    rows.push({ what: `Parse a ${mb} MB reply`, deepwork: `${speed.toFixed(0)} MB/s (${ms.toFixed(1)} ms)`, reference: '—', ratio: '—', target: '≥ 100 MB/s', met: speed >= 100 });
+    rows.push({
+      what: `Parse a ${mb} MB reply`,
+      deepwork: `${speed.toFixed(0)} MB/s (${ms.toFixed(1)} ms)`,
+      reference: '—',
+      ratio: '—',
+      target: '≥ 100 MB/s',
+      met: speed >= 100,
+    });
   }
   // The growth exponent over 0.5, 1, 2 and 4 MB (a least-squares fit of log time on log size), as the time factor for
   // twice the input: one pair of sizes is at the mercy of this VM's noise, four sizes much less.
@@ -207,17 +350,30 @@ async function parserRows(): Promise<Row[]> {
   let slowest = 0;
   for (const [name, make] of Object.entries(adversarialReplies)) {
     const oneMb = make(1_000_000);
-    slowest = Math.max(slowest, bestSync(() => parseReply(oneMb), RUNS));
-    const growth = await growthFactor(make, [500_000, 1_000_000, 2_000_000, 4_000_000], (reply) => parseReply(reply), RUNS * 2);
+    slowest = Math.max(
+      slowest,
+      bestSync(() => parseReply(oneMb), RUNS),
+    );
+    const growth = await growthFactor(
+      make,
+      [500_000, 1_000_000, 2_000_000, 4_000_000],
+      (reply) => parseReply(reply),
+      RUNS * 2,
+    );
     if (growth.withoutGc > worst.withoutGc) {
       worst = growth;
       worstName = name;
     }
   }
   const mb = (bytes: number | undefined) => ((bytes ?? 0) / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 });
-  rows.push({ what: `Adversarial replies: time for 2× input, fitted over ${mb(worst.sizes[0])}–${mb(worst.sizes.at(-1))} MB (the smallest took ${worst.smallestMs.toFixed(1)} ms; worst: ${worstName})`,
+  rows.push({
+    what: `Adversarial replies: time for 2× input, fitted over ${mb(worst.sizes[0])}–${mb(worst.sizes.at(-1))} MB (the smallest took ${worst.smallestMs.toFixed(1)} ms; worst: ${worstName})`,
     deepwork: `${worst.withoutGc.toFixed(2)}× time without the GC's pauses, ${worst.factor.toFixed(2)}× with them (GC ${(worst.gcShare * 100).toFixed(0)}% of the time); slowest 1 MB ${slowest.toFixed(1)} ms`,
-    reference: '—', ratio: '—', target: '≤ 2.2× time', met: worst.withoutGc <= 2.2 });
+    reference: '—',
+    ratio: '—',
+    target: '≤ 2.2× time',
+    met: worst.withoutGc <= 2.2,
+  });
   return rows;
 }
 
@@ -251,7 +407,17 @@ function medianSync(fn: () => unknown, runs: number): number {
 // its budget. Fitting one (rendering the results as text, counting, dropping older ones, assembling) is timed as the
 // time from a reply to the next message less the time the executor took to answer it.
 async function budgetRows(executor: Executor): Promise<Row[]> {
-  const big = ['typescript/lib/typescript.js:1-2000', 'lodash/lodash.js', 'rxjs/dist/cjs/internal/Observable.js', 'typescript/lib/typescript.js:2001-4000', 'lodash/lodash.js:3000-6000', 'typescript/lib/lib.dom.d.ts:1-3000', 'typescript/lib/typescript.js:4001-6000', 'typescript/lib/lib.es5.d.ts', 'lodash/lodash.js:9000-12000'];
+  const big = [
+    'typescript/lib/typescript.js:1-2000',
+    'lodash/lodash.js',
+    'rxjs/dist/cjs/internal/Observable.js',
+    'typescript/lib/typescript.js:2001-4000',
+    'lodash/lodash.js:3000-6000',
+    'typescript/lib/lib.dom.d.ts:1-3000',
+    'typescript/lib/typescript.js:4001-6000',
+    'typescript/lib/lib.es5.d.ts',
+    'lodash/lodash.js:9000-12000',
+  ];
   const replies = [...big.map((p) => `=== NEED: ${p} ===\n=== FIND: zzqq_${p.length} ===`), 'The answer.'];
   let over = 0;
   const fits: number[] = [];
@@ -269,7 +435,12 @@ async function budgetRows(executor: Executor): Promise<Row[]> {
     },
   };
   await runLoop({
-    bridge, executor: timed, texts: loadTexts(executor.limits), question: 'q', steps: 10, contextTokens: 32_768,
+    bridge,
+    executor: timed,
+    texts: loadTexts(executor.limits),
+    question: 'q',
+    steps: 10,
+    contextTokens: 32_768,
     onEvent: (e) => {
       if (e.kind === 'replied') repliedAt = performance.now();
       if (e.kind === 'sending') {
@@ -280,7 +451,14 @@ async function budgetRows(executor: Executor): Promise<Row[]> {
   });
   const slowest = Math.max(...fits);
   return [
-    { what: 'Ten steps reading big files in a 32,768-token window: messages over the budget', deepwork: String(over), reference: '—', ratio: '—', target: '0', met: over === 0 },
+    {
+      what: 'Ten steps reading big files in a 32,768-token window: messages over the budget',
+      deepwork: String(over),
+      reference: '—',
+      ratio: '—',
+      target: '0',
+      met: over === 0,
+    },
     absoluteRow('Fitting a message to the window (the slowest of those ten steps)', slowest, 5, 'ms'),
   ];
 }
@@ -304,10 +482,20 @@ async function stepRow(executor: Executor, where: string, replies: string[], tar
 
 // Peak RSS of a fresh process doing what a FIND-heavy run does on the corpus.
 function peakRssRow(): Row {
-  const probe = spawnSync(process.execPath, [fileURLToPath(new URL('./rss-probe.js', import.meta.url))], { encoding: 'utf8', cwd: path.dirname(BENCH) });
+  const probe = spawnSync(process.execPath, [fileURLToPath(new URL('./rss-probe.js', import.meta.url))], {
+    encoding: 'utf8',
+    cwd: path.dirname(BENCH),
+  });
   const kb = Number(probe.stdout.trim());
   const mb = kb / 1024;
-  return { what: 'Peak RSS during FIND on the corpus', deepwork: `${mb.toFixed(0)} MB`, reference: '—', ratio: '—', target: '≤ 200 MB', met: Number.isFinite(mb) ? mb <= 200 : false };
+  return {
+    what: 'Peak RSS during FIND on the corpus',
+    deepwork: `${mb.toFixed(0)} MB`,
+    reference: '—',
+    ratio: '—',
+    target: '≤ 200 MB',
+    met: Number.isFinite(mb) ? mb <= 200 : false,
+  };
 }
 
 type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: string[]; onlyRipgrep: string[] };
@@ -316,9 +504,13 @@ type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: stri
 async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
   const texts = ['toLocaleUpperCase', 'Symbol.asyncIterator', 'zzqqxxyy_rare'];
   const executor = createExecutor(CORPUS, { limits: { findHits: 1_000_000 } });
-  const results: Result[] = await executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
+  const results: Result[] = await executor.answer(
+    texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })),
+  );
   await executor.close();
-  const ours = new Set(results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])));
+  const ours = new Set(
+    results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])),
+  );
   const theirs = new Set<string>();
   for (const text of texts) {
     const out = processTime(`${rg} -F -n --no-heading ${skips} -- '${text}' .`, CORPUS).stdout;
@@ -328,7 +520,9 @@ async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
     }
   }
   return {
-    texts, ours: ours.size, ripgrep: theirs.size,
+    texts,
+    ours: ours.size,
+    ripgrep: theirs.size,
     onlyOurs: [...ours].filter((h) => !theirs.has(h)).slice(0, 5),
     onlyRipgrep: [...theirs].filter((h) => !ours.has(h)).slice(0, 5),
   };
@@ -337,21 +531,34 @@ async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
 function table(rows: Row[]): string {
   const head = '| what | deepwork | reference | ratio | target | met |\n|---|---|---|---|---|---|';
   const cell = (text: string) => text.replaceAll('|', '\\|');
-  const body = rows.map((r) => `| ${[r.what, r.deepwork, r.reference, r.ratio, r.target].map(cell).join(' | ')} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`);
+  const body = rows.map(
+    (r) =>
+      `| ${[r.what, r.deepwork, r.reference, r.ratio, r.target].map(cell).join(' | ')} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`,
+  );
   return [head, ...body].join('\n');
 }
 
 function print(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
   process.stdout.write(`\n${table(rows)}\n\n`);
   const same = check.onlyOurs.length === 0 && check.onlyRipgrep.length === 0;
-  process.stdout.write(`FIND hits vs ripgrep on ${check.texts.join(', ')}: ${check.ours} and ${check.ripgrep}, ${same ? 'the same' : 'DIFFERENT'}\n`);
-  if (!same) process.stdout.write(`  only deepwork: ${check.onlyOurs.join('; ')}\n  only ripgrep: ${check.onlyRipgrep.join('; ')}\n`);
-  process.stdout.write(`Corpus: ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB. Machine: ${machine()}.\n`);
+  process.stdout.write(
+    `FIND hits vs ripgrep on ${check.texts.join(', ')}: ${check.ours} and ${check.ripgrep}, ${same ? 'the same' : 'DIFFERENT'}\n`,
+  );
+  if (!same)
+    process.stdout.write(
+      `  only deepwork: ${check.onlyOurs.join('; ')}\n  only ripgrep: ${check.onlyRipgrep.join('; ')}\n`,
+    );
+  process.stdout.write(
+    `Corpus: ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB. Machine: ${machine()}.\n`,
+  );
 }
 
 function save(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
   const date = new Date().toISOString().slice(0, 10);
-  fs.writeFileSync(path.join(BENCH, 'results.json'), `${JSON.stringify({ date, machine: machine(), runs: RUNS, corpus, rows, hitCheck: check }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(BENCH, 'results.json'),
+    `${JSON.stringify({ date, machine: machine(), runs: RUNS, corpus, rows, hitCheck: check }, null, 2)}\n`,
+  );
   const readme = path.join(path.dirname(BENCH), 'README.md');
   const text = fs.readFileSync(readme, 'utf8');
   const start = '<!-- bench:start -->';

@@ -13,7 +13,10 @@ export const CORPUS = path.join(BENCH, 'corpus', 'node_modules');
 export function ensureCorpus(): void {
   if (fs.existsSync(CORPUS)) return;
   process.stderr.write('Installing the benchmark corpus (bench/corpus, from its lock file)…\n');
-  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: path.dirname(CORPUS), stdio: 'inherit' });
+  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: path.dirname(CORPUS),
+    stdio: 'inherit',
+  });
 }
 
 // ripgrep and fd from Debian's packages; installed when missing and this user may.
@@ -22,7 +25,11 @@ export function ensureTools(): { rg: string; fd: string } {
   if (find('rg') === '' || find('fdfind') === '') {
     if (process.getuid?.() !== 0) throw new Error('ripgrep and fd are needed: apt-get install ripgrep fd-find');
     process.stderr.write('Installing ripgrep and fd-find…\n');
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep fd-find >/dev/null'], { stdio: 'inherit' });
+    execFileSync(
+      'sh',
+      ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep fd-find >/dev/null'],
+      { stdio: 'inherit' },
+    );
   }
   return { rg: find('rg'), fd: find('fdfind') };
 }
@@ -34,11 +41,16 @@ export function median(values: number[]): number {
 }
 
 // A command's wall time in ms, and what it printed; exit 1 counts as a run (grep's "found nothing").
-export function timedRun(command: string, args: readonly string[], cwd: string): { ms: number; stdout: string; stderr: string } {
+export function timedRun(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): { ms: number; stdout: string; stderr: string } {
   const started = process.hrtime.bigint();
   const run = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (run.status !== 0 && run.status !== 1) throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  if (run.status !== 0 && run.status !== 1)
+    throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
   return { ms, stdout: run.stdout, stderr: run.stderr };
 }
 

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const entry = fileURLToPath(new URL('../dist/bundle/deepwork.cjs', import.meta.url));
 if (!existsSync(entry)) {
-  process.stderr.write(`deepwork: it is not built yet (${entry} is missing). Run "npm install" in deepwork's folder.\n`);
+  process.stderr.write(
+    `deepwork: it is not built yet (${entry} is missing). Run "npm install" in deepwork's folder.\n`,
+  );
   process.exit(1);
 }
 createRequire(import.meta.url)(entry).run(process.argv.slice(2));

@@ -25,7 +25,10 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
     return report('down', checkFailure(error, base, timeoutMs));
   }
   if (models.length > 0 && !models.some((name) => sameModel(name, model))) {
-    return report('down', `The bridge at ${base.origin} answers, but does not know the model "${model}". It has: ${models.join(', ')}. Set deepseekModel in config.json or pass --model.`);
+    return report(
+      'down',
+      `The bridge at ${base.origin} answers, but does not know the model "${model}". It has: ${models.join(', ')}. Set deepseekModel in config.json or pass --model.`,
+    );
   }
 
   let running: string[];
@@ -33,14 +36,20 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
     running = await runningModels(base, signal, timeoutMs);
   } catch (error) {
     if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP') {
-      return report('idle', `The bridge at ${base.origin} answers; it does not say whether "${model}" is up (no /api/ps). It starts on the first question.`);
+      return report(
+        'idle',
+        `The bridge at ${base.origin} answers; it does not say whether "${model}" is up (no /api/ps). It starts on the first question.`,
+      );
     }
     return report('down', messageOf(error));
   }
   if (running.some((name) => sameModel(name, model))) {
     return report('ready', `The bridge at ${base.origin} answers and "${model}" is up.`);
   }
-  return report('idle', `The bridge at ${base.origin} answers, but "${model}" is not up yet; it starts on the first question (for the DeepSeek bridge: its browser tab opens then).`);
+  return report(
+    'idle',
+    `The bridge at ${base.origin} answers, but "${model}" is not up yet; it starts on the first question (for the DeepSeek bridge: its browser tab opens then).`,
+  );
 }
 
 // Why the bridge is down, in the words of --check: its wait is fixed, and a 404 means the host is some other server.
@@ -62,7 +71,12 @@ function sameModel(listed: string, wanted: string): boolean {
 // --check for an OpenAI-compatible server: `GET /models`. Ready when the model is listed (llama.cpp serves its one
 // model whatever name is asked for); down otherwise, with the reason. There is no idle: such servers load on demand or
 // not at all.
-export async function checkOpenAi(host: string, model: string, key: { value: string; variable: string } | undefined, timeoutMs = 5_000): Promise<CheckReport> {
+export async function checkOpenAi(
+  host: string,
+  model: string,
+  key: { value: string; variable: string } | undefined,
+  timeoutMs = 5_000,
+): Promise<CheckReport> {
   const report = (state: BridgeState, message: string): CheckReport => ({ state, host, model, message });
   let base: URL;
   try {
@@ -78,20 +92,32 @@ export async function checkOpenAi(host: string, model: string, key: { value: str
     models = await modelList(base, headers, new AbortController().signal, timeoutMs, scrub);
   } catch (error) {
     if (error instanceof DeepworkError && error.code === 'BRIDGE_AUTH') {
-      const fix = key === undefined
-        ? 'It wants an API key: put it in an environment variable and name that variable in config.json, like "apiKeyEnv": "DEEPSEEK_API_KEY".'
-        : `It refused the key in ${key.variable}: check the key in that variable.`;
+      const fix =
+        key === undefined
+          ? 'It wants an API key: put it in an environment variable and name that variable in config.json, like "apiKeyEnv": "DEEPSEEK_API_KEY".'
+          : `It refused the key in ${key.variable}: check the key in that variable.`;
       return report('down', `${error.message} ${fix}`);
     }
     if (error instanceof DeepworkError && error.code === 'BRIDGE_HTTP' && error.status === 404) {
-      return report('down', `${error.message} deepseekHost must be the API's base URL with its /v1, like https://api.deepseek.com/v1 or http://localhost:8080/v1.`);
+      return report(
+        'down',
+        `${error.message} deepseekHost must be the API's base URL with its /v1, like https://api.deepseek.com/v1 or http://localhost:8080/v1.`,
+      );
     }
     return report('down', messageOf(error));
   }
   const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
-  if (models.some((m) => m.id === model)) return report('ready', `The server at ${where} answers and offers "${model}".`);
+  if (models.some((m) => m.id === model))
+    return report('ready', `The server at ${where} answers and offers "${model}".`);
   const only = models.length === 1 ? models[0] : undefined;
-  if (only?.llamaCpp === true) return report('ready', `The server at ${where} answers; it is llama.cpp and serves one model, "${only.id}", whatever name is asked for.`);
+  if (only?.llamaCpp === true)
+    return report(
+      'ready',
+      `The server at ${where} answers; it is llama.cpp and serves one model, "${only.id}", whatever name is asked for.`,
+    );
   const offered = models.length === 0 ? 'It lists no models.' : `It offers: ${models.map((m) => m.id).join(', ')}.`;
-  return report('down', `The server at ${where} answers, but does not offer the model "${model}". ${offered} Set deepseekModel in config.json or pass --model.`);
+  return report(
+    'down',
+    `The server at ${where} answers, but does not offer the model "${model}". ${offered} Set deepseekModel in config.json or pass --model.`,
+  );
 }

@@ -18,16 +18,28 @@ export type BridgeSettings = {
 };
 
 export async function createBridge(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<Bridge> {
-  const common = { host: config.deepseekHost, model: config.deepseekModel, timeoutMs: config.timeoutMinutes * 60_000, maxReplyChars: config.maxReplyChars };
+  const common = {
+    host: config.deepseekHost,
+    model: config.deepseekModel,
+    timeoutMs: config.timeoutMinutes * 60_000,
+    maxReplyChars: config.maxReplyChars,
+  };
   if (config.api === 'openai') {
     const { createOpenAiBridge, keyFrom } = await import('./openai.ts');
-    return createOpenAiBridge({ ...common, key: keyFrom(config.apiKeyEnv, env), maxReplyTokens: config.maxReplyTokens });
+    return createOpenAiBridge({
+      ...common,
+      key: keyFrom(config.apiKeyEnv, env),
+      maxReplyTokens: config.maxReplyTokens,
+    });
   }
   const { createOllamaBridge } = await import('./ollama.ts');
   return createOllamaBridge(common);
 }
 
-export async function checkConfigured(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<CheckReport> {
+export async function checkConfigured(
+  config: BridgeSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckReport> {
   const { checkBridge, checkOpenAi } = await import('./check.ts');
   if (config.api !== 'openai') return checkBridge(config.deepseekHost, config.deepseekModel);
   const { keyFrom } = await import('./openai.ts');

@@ -9,7 +9,9 @@ import { found as headings } from '../protocol/wire.ts';
 export const DEMO_LABEL = 'demo bridge (not a model)';
 
 const STOPWORDS = new Set(
-  'what where which when does this that with from have there their about into file files code project folder should would could make made used uses using find show tell please function decided'.split(' '),
+  'what where which when does this that with from have there their about into file files code project folder should would could make made used uses using find show tell please function decided'.split(
+    ' ',
+  ),
 );
 
 export function createDemoBridge(): Bridge {
@@ -35,15 +37,24 @@ function replyTo(message: string): string {
     return `${header}\n\nLooking for ${words.map((w) => `"${w}"`).join(', ')}.\n\n${finds}\n${requestLine({ kind: 'list', mask: `**/*${words[0] ?? ''}*`, line: 0 })}`;
   }
   const results = lastResults(message);
-  const hits = [...results.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)].map((m) => ({ path: m[1] ?? '', line: Number(m[2]), text: m[3] ?? '' }));
+  const hits = [...results.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)].map((m) => ({
+    path: m[1] ?? '',
+    line: Number(m[2]),
+    text: m[3] ?? '',
+  }));
   if (step === 2 && hits.length > 0) {
     const counts = new Map<string, number>();
     for (const h of hits) counts.set(h.path, (counts.get(h.path) ?? 0) + 1);
-    const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([p]) => p);
+    const top = [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 2)
+      .map(([p]) => p);
     return `${header}\n\nFound ${hits.length} hits; reading the files with most of them.\n\n${requestLine({ kind: 'need', paths: top, line: 0 })}`;
   }
   const earlier = allResults(message);
-  const found = [...earlier.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)].slice(0, 8).map((m) => `- \`${m[1]}\` line ${m[2]}: \`${(m[3] ?? '').slice(0, 80)}\``);
+  const found = [...earlier.matchAll(/^([^\s:][^:\n]*):(\d+): (.*)$/gm)]
+    .slice(0, 8)
+    .map((m) => `- \`${m[1]}\` line ${m[2]}: \`${(m[3] ?? '').slice(0, 80)}\``);
   const read = [...earlier.matchAll(headings.fileResult)].map((m) => `- \`${m[1]}\` (${m[2]} lines)`);
   if (found.length === 0) {
     return `${header}\n\nNothing in this folder contains ${words.map((w) => `"${w}"`).join(' or ')}.`;
@@ -68,7 +79,9 @@ function questionOf(message: string): string {
 // Identifiers first (camelCase, snake_case, dotted), then long words; at most three.
 function keywords(question: string): string[] {
   const words = question.match(/[A-Za-z_$][\w$.-]{2,}/g) ?? [];
-  const candidates = [...new Set(words.map((w) => w.replace(/[.-]+$/, '')))].filter((w) => w.length >= 4 && !STOPWORDS.has(w.toLowerCase()));
+  const candidates = [...new Set(words.map((w) => w.replace(/[.-]+$/, '')))].filter(
+    (w) => w.length >= 4 && !STOPWORDS.has(w.toLowerCase()),
+  );
   const identifier = (w: string) => /[a-z][A-Z]|_|\./.test(w);
   return candidates.sort((a, b) => Number(identifier(b)) - Number(identifier(a)) || b.length - a.length).slice(0, 3);
 }

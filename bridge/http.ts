@@ -6,10 +6,21 @@ import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts'
 import { formatCount, formatDuration } from '../common/text.ts';
 
 // `header(name)`: a response header by its lower-case name (the first, when it came more than once).
-export type Response = { status: number; contentType: string; header: (name: string) => string | undefined; body: AsyncIterable<Buffer> };
+export type Response = {
+  status: number;
+  contentType: string;
+  header: (name: string) => string | undefined;
+  body: AsyncIterable<Buffer>;
+};
 
 // `headers`: sent on top of the content type and length (an API key's Authorization).
-export type RequestOptions = { method: 'GET' | 'POST'; body?: string; headers?: Record<string, string>; signal: AbortSignal; timeoutMs: number };
+export type RequestOptions = {
+  method: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+  signal: AbortSignal;
+  timeoutMs: number;
+};
 
 // Sends a request; resolves once the headers arrive. The timeout covers the whole exchange, body included, and is
 // reported as BRIDGE_TIMEOUT; an abort through `signal` as ABORTED. A kept-alive connection that the bridge closed
@@ -28,10 +39,21 @@ async function send(url: URL, options: RequestOptions, retry: boolean): Promise<
       method: options.method,
       headers: {
         ...options.headers,
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) }),
+        ...(options.body === undefined
+          ? {}
+          : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body) }),
       },
     });
-    const timer = setTimeout(() => req.destroy(new DeepworkError('BRIDGE_TIMEOUT', `The bridge at ${url.origin} gave no full answer within ${formatDuration(options.timeoutMs)}. Raise timeoutMinutes in config.json, or check the bridge.`)), options.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        req.destroy(
+          new DeepworkError(
+            'BRIDGE_TIMEOUT',
+            `The bridge at ${url.origin} gave no full answer within ${formatDuration(options.timeoutMs)}. Raise timeoutMinutes in config.json, or check the bridge.`,
+          ),
+        ),
+      options.timeoutMs,
+    );
     const onAbort = () => req.destroy(stopped());
     options.signal.addEventListener('abort', onAbort, { once: true });
     const cleanup = () => {
@@ -55,7 +77,12 @@ async function send(url: URL, options: RequestOptions, retry: boolean): Promise<
         const value = res.headers[name];
         return Array.isArray(value) ? value[0] : value;
       };
-      resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), header, body: bodyOf(res, req) });
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: String(res.headers['content-type'] ?? ''),
+        header,
+        body: bodyOf(res, req),
+      });
     });
     req.end(options.body);
   });
@@ -70,7 +97,15 @@ async function* bodyOf(res: http.IncomingMessage, req: http.ClientRequest): Asyn
   try {
     for await (const chunk of res) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
   } catch (error) {
-    throw failure instanceof DeepworkError ? failure : error instanceof DeepworkError ? error : new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${req.host} broke off: ${messageOf(failure ?? error)}.`, { cause: error });
+    throw failure instanceof DeepworkError
+      ? failure
+      : error instanceof DeepworkError
+        ? error
+        : new DeepworkError(
+            'BRIDGE_PROTOCOL',
+            `The answer from ${req.host} broke off: ${messageOf(failure ?? error)}.`,
+            { cause: error },
+          );
   }
   if (failure instanceof DeepworkError) throw failure;
 }
@@ -83,7 +118,11 @@ export async function readAll(body: AsyncIterable<Buffer>, limit = 16 << 20): Pr
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > limit) throw new DeepworkError('BRIDGE_PROTOCOL', `The bridge sent more than ${formatCount(limit)} bytes in one answer; no answer of a bridge is that long, so it is broken or is not a bridge. Check it, or deepseekHost in config.json (or --host).`);
+    if (size > limit)
+      throw new DeepworkError(
+        'BRIDGE_PROTOCOL',
+        `The bridge sent more than ${formatCount(limit)} bytes in one answer; no answer of a bridge is that long, so it is broken or is not a bridge. Check it, or deepseekHost in config.json (or --host).`,
+      );
     parts.push(chunk);
   }
   return Buffer.concat(parts).toString('utf8');
@@ -92,12 +131,24 @@ export async function readAll(body: AsyncIterable<Buffer>, limit = 16 << 20): Pr
 function connectionError(url: URL, error: unknown): DeepworkError {
   const code = errnoOf(error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new DeepworkError('BRIDGE_DOWN', `The host name "${url.hostname}" does not resolve (${code}): no such machine is known${code === 'EAI_AGAIN' ? ' right now (the name server did not answer)' : ''}. Check the spelling of deepseekHost in config.json or --host, and the network.`, { cause: error });
+    return new DeepworkError(
+      'BRIDGE_DOWN',
+      `The host name "${url.hostname}" does not resolve (${code}): no such machine is known${code === 'EAI_AGAIN' ? ' right now (the name server did not answer)' : ''}. Check the spelling of deepseekHost in config.json or --host, and the network.`,
+      { cause: error },
+    );
   }
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') {
-    return new DeepworkError('BRIDGE_DOWN', `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge or server (deepseek-api: its start.cmd; Ollama: ollama serve; llama.cpp: llama-server), or point deepseekHost in config.json or --host at it.`, { cause: error });
+    return new DeepworkError(
+      'BRIDGE_DOWN',
+      `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge or server (deepseek-api: its start.cmd; Ollama: ollama serve; llama.cpp: llama-server), or point deepseekHost in config.json or --host at it.`,
+      { cause: error },
+    );
   }
-  return new DeepworkError('BRIDGE_DOWN', `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`, { cause: error });
+  return new DeepworkError(
+    'BRIDGE_DOWN',
+    `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`,
+    { cause: error },
+  );
 }
 
 // The bridge's host as a URL ending in `/`, or a clear error for a malformed one.
@@ -106,10 +157,16 @@ export function baseUrl(host: string): URL {
   try {
     url = new URL(host);
   } catch {
-    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not a URL. Write it like http://localhost:11500.`);
+    throw new DeepworkError(
+      'CONFIG_INVALID',
+      `The bridge host "${host}" is not a URL. Write it like http://localhost:11500.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new DeepworkError('CONFIG_INVALID', `The bridge host "${host}" is not an http:// or https:// URL. Write it like http://localhost:11500.`);
+    throw new DeepworkError(
+      'CONFIG_INVALID',
+      `The bridge host "${host}" is not an http:// or https:// URL. Write it like http://localhost:11500.`,
+    );
   }
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
@@ -118,6 +175,8 @@ export function baseUrl(host: string): URL {
 // A server's body as a short quote: an HTML error page is reduced to its text, whitespace to single spaces. `scrub`
 // runs on the text as it will be shown and before it is cut, so a secret in it is replaced whole, never cut to a part.
 export function quoteBody(text: string, max = 300, scrub: (text: string) => string = (t) => t): string {
-  const plain = /^\s*</.test(text) ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text;
+  const plain = /^\s*</.test(text)
+    ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ')
+    : text;
   return scrub(plain.replace(/\s+/g, ' ').trim()).slice(0, max);
 }

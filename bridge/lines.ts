@@ -36,14 +36,22 @@ export async function* lines(body: AsyncIterable<Buffer>, maxLineBytes: number, 
 }
 
 function tooLong(what: string, max: number): DeepworkError {
-  return new DeepworkError('BRIDGE_PROTOCOL', `${what} sent a line of more than ${formatCount(max)} bytes without a line end; that is not an answer. Check the bridge, or raise maxReplyChars in config.json if the answer was real.`);
+  return new DeepworkError(
+    'BRIDGE_PROTOCOL',
+    `${what} sent a line of more than ${formatCount(max)} bytes without a line end; that is not an answer. Check the bridge, or raise maxReplyChars in config.json if the answer was real.`,
+  );
 }
 
 // Text gathered from pieces up to `max` characters: an answer from its deltas, an event from its data lines, a body
 // from its lines. One more character ends the stream with the error `tooLong` makes, as the piece arrives, so no
 // more than `max` characters are ever held, in about as many bytes however many pieces they came in. `take`: the text,
 // which is then let go.
-export type Gathered = { add: (piece: string) => void; readonly length: number; readonly pieces: number; take: () => string };
+export type Gathered = {
+  add: (piece: string) => void;
+  readonly length: number;
+  readonly pieces: number;
+  take: () => string;
+};
 
 export function gathered(max: number, tooLong: () => Error): Gathered {
   const held = pile<string>((parts) => parts.join(''));

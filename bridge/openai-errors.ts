@@ -12,12 +12,24 @@ import { quoteBody } from './http.ts';
 // after it is decoded, before it is cut to a quote.
 export function scrubberOf(key: string | undefined): (text: string) => string {
   if (key === undefined || key.length < 4) return (text) => text;
-  const spelled = new RegExp(Array.from({ length: key.length }, (_, i) => spellingsOf(key.charCodeAt(i))).join(''), 'g');
+  const spelled = new RegExp(
+    Array.from({ length: key.length }, (_, i) => spellingsOf(key.charCodeAt(i))).join(''),
+    'g',
+  );
   return (text) => text.replace(spelled, '[the API key]');
 }
 
 // JSON's short escapes (RFC 8259, section 7), as regular expressions for what follows the backslash.
-const SHORT_ESCAPES: Record<number, string> = { 0x22: '"', 0x5c: '\\\\', 0x2f: '\\/', 0x08: 'b', 0x0c: 'f', 0x0a: 'n', 0x0d: 'r', 0x09: 't' };
+const SHORT_ESCAPES: Record<number, string> = {
+  0x22: '"',
+  0x5c: '\\\\',
+  0x2f: '\\/',
+  0x08: 'b',
+  0x0c: 'f',
+  0x0a: 'n',
+  0x0d: 'r',
+  0x09: 't',
+};
 
 // A regular expression for one UTF-16 code unit and each way JSON can write it: itself, `\uXXXX` with hex digits in
 // either case, and its short escape if it has one.
@@ -61,15 +73,24 @@ export function parseJson(text: string, where: string, scrub: (text: string) => 
 }
 
 export function tooLong(where: string, maxChars: number): DeepworkError {
-  return new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the server is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`);
+  return new DeepworkError(
+    'BRIDGE_PROTOCOL',
+    `The answer from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json); no model writes that much, so the server is looping or broken. Check its log, or raise maxReplyChars if the answer was real.`,
+  );
 }
 
 // The reasoning is not kept, only counted; a server that reasons on forever is stopped by the same cap as the answer.
 export function tooLongThinking(where: string, maxChars: number): DeepworkError {
-  return new DeepworkError('BRIDGE_PROTOCOL', `The reasoning from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json) before the answer ended; no model thinks that long, so the server is looping or broken. Check its log, or raise maxReplyChars if the reasoning was real.`);
+  return new DeepworkError(
+    'BRIDGE_PROTOCOL',
+    `The reasoning from ${where} passed ${formatCount(maxChars)} characters (maxReplyChars in config.json) before the answer ended; no model thinks that long, so the server is looping or broken. Check its log, or raise maxReplyChars if the reasoning was real.`,
+  );
 }
 
 export function notOpenAi(where: string, text: string, scrub: (text: string) => string): DeepworkError {
   const start = quoteBody(text, 120, scrub);
-  return new DeepworkError('BRIDGE_PROTOCOL', `The host ${where} answers, but not as an OpenAI-compatible API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check deepseekHost: it is the API's base URL with its /v1, like http://localhost:8080/v1; for an Ollama-style bridge set "api": "ollama".`);
+  return new DeepworkError(
+    'BRIDGE_PROTOCOL',
+    `The host ${where} answers, but not as an OpenAI-compatible API (it sent: ${start === '' ? 'an empty body' : `"${start}"`}). Check deepseekHost: it is the API's base URL with its /v1, like http://localhost:8080/v1; for an Ollama-style bridge set "api": "ollama".`,
+  );
 }

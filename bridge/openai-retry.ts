@@ -9,7 +9,11 @@ export const MAX_RETRY_WAIT_MS = 60_000;
 
 // Sends; a 429 or 5xx is sent once more after the wait the server asks for (Retry-After, in seconds or as a date),
 // or a short default. A wait past a minute is not made: the answer stands, and its message says how long.
-export async function withOneRetry(send: () => Promise<Response>, signal: AbortSignal, delayMs: number): Promise<Response> {
+export async function withOneRetry(
+  send: () => Promise<Response>,
+  signal: AbortSignal,
+  delayMs: number,
+): Promise<Response> {
   const first = await send();
   if (!retryable(first.status)) return first;
   const wait = retryAfterMs(first) ?? delayMs;

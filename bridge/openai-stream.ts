@@ -9,7 +9,13 @@ import { collectReply } from './reply.ts';
 import { errorText, MAX_QUOTE, notOpenAi, parseJson, tooLong, tooLongThinking } from './openai-errors.ts';
 
 // An answer, or one streamed piece of it: its text, the characters of reasoning, why it ended, and the token counts.
-export type Completion = { content: string; thinking: number; finish: string | undefined; promptTokens?: number; completionTokens?: number };
+export type Completion = {
+  content: string;
+  thinking: number;
+  finish: string | undefined;
+  promptTokens?: number;
+  completionTokens?: number;
+};
 
 // Reads an answer: server-sent events (`data:` lines, `:` comments, `[DONE]`), or one JSON body from a server that
 // does not stream. An error event ends it with the server's message; a stream that stops before its end is not an
@@ -18,10 +24,23 @@ export type Completion = { content: string; thinking: number; finish: string | u
 // make a character six). Nothing else is kept, so the memory stays within a few times the cap however the server
 // sends: endless data lines with no blank line to end the event, millions of tiny events, or a reasoning that never
 // ends.
-export async function readCompletion(res: Response, where: string, maxChars: number, scrub: (text: string) => string, onProgress?: (chars: number, thinking: number) => void, onText?: (text: string) => void): Promise<Completion> {
+export async function readCompletion(
+  res: Response,
+  where: string,
+  maxChars: number,
+  scrub: (text: string) => string,
+  onProgress?: (chars: number, thinking: number) => void,
+  onText?: (text: string) => void,
+): Promise<Completion> {
   const maxBytes = maxChars * 6 + (1 << 20);
   const tooMuch = () => tooLong(where, maxChars);
-  const reply = collectReply({ maxChars, tooLong: tooMuch, tooLongThinking: () => tooLongThinking(where, maxChars), onProgress, onText });
+  const reply = collectReply({
+    maxChars,
+    tooLong: tooMuch,
+    tooLongThinking: () => tooLongThinking(where, maxChars),
+    onProgress,
+    onText,
+  });
   const result: Completion = { content: '', thinking: 0, finish: undefined };
   let ended = false;
   let events = 0;
@@ -74,19 +93,30 @@ export async function readCompletion(res: Response, where: string, maxChars: num
   }
   if (events === 0) throw notOpenAi(where, '', scrub);
   if (!ended && result.finish === undefined) {
-    throw new DeepworkError('BRIDGE_PROTOCOL', `The answer from ${where} ended before its end (${formatCount(reply.chars)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`);
+    throw new DeepworkError(
+      'BRIDGE_PROTOCOL',
+      `The answer from ${where} ended before its end (${formatCount(reply.chars)} characters arrived, no finish_reason, no [DONE]): the server stopped mid-answer. Ask again, or check the server's log.`,
+    );
   }
   return { ...result, content: reply.text() };
 }
 
 // One streamed chunk (`choices[0].delta`) or a whole answer (`choices[0].message`); an `error` object ends the call.
 // DeepSeek sends its reasoning as `reasoning_content`, vLLM and OpenRouter as `reasoning`: counted, never answer.
-function chunkOf(value: unknown, where: string, scrub: (text: string) => string, part: 'delta' | 'message'): Completion {
+function chunkOf(
+  value: unknown,
+  where: string,
+  scrub: (text: string) => string,
+  part: 'delta' | 'message',
+): Completion {
   if (!isRecord(value)) throw notOpenAi(where, JSON.stringify(value), scrub);
   // vLLM's older streams send `{"object": "error", "message"}` instead of an `error` object.
   const error = value.error ?? (value.object === 'error' ? value : undefined);
   if (error !== undefined && error !== null) {
-    throw new DeepworkError('BRIDGE_ERROR', `The server at ${where} answered with an error: "${scrub(errorText(error)).slice(0, MAX_QUOTE)}". Ask again, or check the server's log.`);
+    throw new DeepworkError(
+      'BRIDGE_ERROR',
+      `The server at ${where} answered with an error: "${scrub(errorText(error)).slice(0, MAX_QUOTE)}". Ask again, or check the server's log.`,
+    );
   }
   const usage = isRecord(value.usage) ? value.usage : undefined;
   const tokens = {
@@ -100,7 +130,12 @@ function chunkOf(value: unknown, where: string, scrub: (text: string) => string,
   if (!isRecord(choice)) throw notOpenAi(where, JSON.stringify(value), scrub);
   const message = isRecord(choice[part]) ? choice[part] : {};
   const content = typeof message.content === 'string' ? message.content : '';
-  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+  const reasoning =
+    typeof message.reasoning_content === 'string'
+      ? message.reasoning_content
+      : typeof message.reasoning === 'string'
+        ? message.reasoning
+        : '';
   const finish = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
   return { content, thinking: reasoning.length, finish, ...tokens };
 }

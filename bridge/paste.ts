@@ -15,7 +15,13 @@ const CHARS_PER_TOKEN = 3.5;
 
 // A step waiting for its reply: the message to copy, and how to hand the reply back (or end the step with an error);
 // `signal` is the run's, aborted when it is stopped.
-export type PasteStep = { message: string; tokens: number; signal: AbortSignal; supply: (reply: string) => void; fail: (error: unknown) => void };
+export type PasteStep = {
+  message: string;
+  tokens: number;
+  signal: AbortSignal;
+  supply: (reply: string) => void;
+  fail: (error: unknown) => void;
+};
 
 export type PasteOptions = {
   maxChars: number;
@@ -33,7 +39,9 @@ export function createPasteBridge(options: PasteOptions): Bridge {
         const onAbort = () => reject(stopped());
         signal.addEventListener('abort', onAbort, { once: true });
         options.onMessage({
-          message, tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN), signal,
+          message,
+          tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN),
+          signal,
           supply: (reply) => {
             signal.removeEventListener('abort', onAbort);
             resolve({ text: reply });
@@ -83,12 +91,20 @@ export function cleanReply(pasted: string): string {
   const first = lines[0]?.trim() ?? '';
   const last = lines.at(-1)?.trim() ?? '';
   const fence = /^(`{3,}|~{3,})[\w-]*$/.exec(first);
-  if (fence !== null && lines.length >= 2 && last === fence[1] && !lines.slice(1, -1).some((l) => l.trim() === fence[1])) {
+  if (
+    fence !== null &&
+    lines.length >= 2 &&
+    last === fence[1] &&
+    !lines.slice(1, -1).some((l) => l.trim() === fence[1])
+  ) {
     lines = lines.slice(1, -1);
   }
   const reply = lines.join('\n').trim();
   if (reply === '') {
-    throw new DeepworkError('BAD_REQUEST', "The reply is empty: paste the model's whole reply (its Copy button copies it), then send it.");
+    throw new DeepworkError(
+      'BAD_REQUEST',
+      "The reply is empty: paste the model's whole reply (its Copy button copies it), then send it.",
+    );
   }
   return reply;
 }

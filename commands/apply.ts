@@ -13,7 +13,9 @@ export async function run(context: Context): Promise<number> {
   const box = createSandbox(context.cwd, options);
   const saved = loadRun(config.stateDir, box.root);
   if (saved === undefined || saved.files.length === 0) {
-    io.err(`deepwork: ${saved === undefined ? 'no run of deepwork in this folder yet' : 'the last run proposed no files'}; nothing to apply. Ask a question first.`);
+    io.err(
+      `deepwork: ${saved === undefined ? 'no run of deepwork in this folder yet' : 'the last run proposed no files'}; nothing to apply. Ask a question first.`,
+    );
     return EXIT.failure;
   }
   const { report, code } = await writeFiles(box, saved.files, config.backupDir, write);

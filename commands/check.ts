@@ -8,7 +8,8 @@ export async function run(context: Context): Promise<number> {
   const { io } = context;
   const { config } = settingsOf(context);
   const report = await checkConfigured(config);
-  if (context.flags.json === true) printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
+  if (context.flags.json === true)
+    printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
   else io.out(`${report.state}: ${report.message}`);
   return report.state === 'ready' ? EXIT.ok : report.state === 'idle' ? EXIT.idle : EXIT.failure;
 }

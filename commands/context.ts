@@ -40,7 +40,10 @@ export function settingsOf(context: Context): Settings {
 function sandboxOf(config: Config, configFile: string): SandboxOptions {
   return {
     backupDir: config.backupDir,
-    guard: [{ path: config.stateDir, what: "deepwork's state folder" }, { path: configFile, what: "deepwork's config file" }],
+    guard: [
+      { path: config.stateDir, what: "deepwork's state folder" },
+      { path: configFile, what: "deepwork's config file" },
+    ],
     secretNames: config.secretNames,
   };
 }
@@ -50,7 +53,11 @@ function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv): Config
   const result = { ...config };
   const fromEnv = (name: string) => (env[name]?.trim() === '' ? undefined : env[name]?.trim());
   if (flags.api !== undefined) {
-    if (!isApi(flags.api)) throw new DeepworkError('USAGE', `--api must be ollama (Ollama's /api/chat: the DeepSeek bridge, Ollama) or openai (chat completions: DeepSeek's API, llama.cpp, vLLM, LM Studio, OpenRouter), not "${flags.api}".`);
+    if (!isApi(flags.api))
+      throw new DeepworkError(
+        'USAGE',
+        `--api must be ollama (Ollama's /api/chat: the DeepSeek bridge, Ollama) or openai (chat completions: DeepSeek's API, llama.cpp, vLLM, LM Studio, OpenRouter), not "${flags.api}".`,
+      );
     result.api = flags.api;
   }
   if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, STEPS.min, STEPS.max);
@@ -59,20 +66,26 @@ function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv): Config
   const model = flags.model ?? fromEnv('DEEPWORK_MODEL');
   if (model !== undefined) result.deepseekModel = model;
   if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
-  if (flags['context-tokens'] !== undefined) result.contextTokens = wholeNumber('--context-tokens', flags['context-tokens'], 2_048, 9_999_999);
+  if (flags['context-tokens'] !== undefined)
+    result.contextTokens = wholeNumber('--context-tokens', flags['context-tokens'], 2_048, 9_999_999);
   return result;
 }
 
 function hostOf(text: string, source: string): string {
   const host = normalizeHost(text);
-  if ('problem' in host) throw new DeepworkError('USAGE', `${source} "${text}" ${host.problem}. Write it like http://localhost:11434, or localhost:11434.`);
+  if ('problem' in host)
+    throw new DeepworkError(
+      'USAGE',
+      `${source} "${text}" ${host.problem}. Write it like http://localhost:11434, or localhost:11434.`,
+    );
   return host.url;
 }
 
 // A flag's number: decimal digits only (`1e9`, `0x10` and ` 4` are refused), within its range.
 function wholeNumber(flag: string, text: string, min: number, max: number, note = ''): number {
   const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max)) throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
+  if (!(value >= min && value <= max))
+    throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
   return value;
 }
 
@@ -89,12 +102,20 @@ export function projectFolder(cwd: string, anyFolder: boolean): string {
   const isRoot = path.parse(real).root === real;
   const home = os.homedir();
   if (isRoot || (home !== '' && path.resolve(home) === real)) {
-    throw new DeepworkError('USAGE', `${real} is ${isRoot ? 'the root of a disk' : 'your home folder itself'}, not a project folder: deepwork would walk ${isRoot ? 'the whole disk' : 'every folder in it'} and could send any file in it to the model. cd into the project folder first, or add --any-folder if you mean it.`);
+    throw new DeepworkError(
+      'USAGE',
+      `${real} is ${isRoot ? 'the root of a disk' : 'your home folder itself'}, not a project folder: deepwork would walk ${isRoot ? 'the whole disk' : 'every folder in it'} and could send any file in it to the model. cd into the project folder first, or add --any-folder if you mean it.`,
+    );
   }
   return cwd;
 }
 
 // A flag's comma-separated paths (--files, --trust).
 export function listOf(value: string | undefined): string[] {
-  return value === undefined ? [] : value.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  return value === undefined
+    ? []
+    : value
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== '');
 }

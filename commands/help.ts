@@ -12,7 +12,12 @@ export function run(context: Context): Promise<number> {
   let places: { config: string; state: string; backups: string; note?: string };
   try {
     const config = loadConfig(where.file, where.explicit, homeOf(context.env));
-    places = { config: where.file, state: config.stateDir, backups: config.backupDir, ...(fs.existsSync(where.file) ? {} : { note: 'not there: the defaults apply' }) };
+    places = {
+      config: where.file,
+      state: config.stateDir,
+      backups: config.backupDir,
+      ...(fs.existsSync(where.file) ? {} : { note: 'not there: the defaults apply' }),
+    };
   } catch (error) {
     places = { config: where.file, state: '?', backups: '?', note: `it does not load: ${messageOf(error)}` };
   }

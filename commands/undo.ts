@@ -15,15 +15,35 @@ export async function run(context: Context): Promise<number> {
   if (flags.list === true) {
     const sets = setsOf(config.backupDir, box.root);
     if (json) {
-      printJson(io, { backupDir: config.backupDir, sets: sets.map((set) => ({ name: set.name, undone: set.manifest.undone, files: set.manifest.files.filter((f) => f.written).map((f) => f.path) })) });
+      printJson(io, {
+        backupDir: config.backupDir,
+        sets: sets.map((set) => ({
+          name: set.name,
+          undone: set.manifest.undone,
+          files: set.manifest.files.filter((f) => f.written).map((f) => f.path),
+        })),
+      });
     } else {
       io.out(`Backup sets of ${box.root}, kept in ${config.backupDir}:\n${listSets(sets)}`);
     }
     return EXIT.ok;
   }
   const report = undoLast(box, config.backupDir);
-  if (report.set === undefined) throw new DeepworkError('NOT_FOUND', `No applied set of this folder to undo (backups are kept in ${config.backupDir}).`);
-  if (json) printJson(io, { set: report.set.name, files: report.files.map((f) => ({ path: f.path, action: f.action, ...(f.reason === undefined ? {} : { reason: f.reason }) })), ...(report.later.length > 0 ? { later: report.later } : {}) });
+  if (report.set === undefined)
+    throw new DeepworkError(
+      'NOT_FOUND',
+      `No applied set of this folder to undo (backups are kept in ${config.backupDir}).`,
+    );
+  if (json)
+    printJson(io, {
+      set: report.set.name,
+      files: report.files.map((f) => ({
+        path: f.path,
+        action: f.action,
+        ...(f.reason === undefined ? {} : { reason: f.reason }),
+      })),
+      ...(report.later.length > 0 ? { later: report.later } : {}),
+    });
   else io.out(undoneReport({ ...report, set: report.set }));
   return report.later.length > 0 || report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }

@@ -12,17 +12,37 @@ import { EXIT, listOf } from './context.ts';
 export type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean };
 
 export function writeOf(flags: Flags): Write {
-  return { force: flags.force === true, trust: listOf(flags.trust), diff: flags.diff === true, json: flags.json === true };
+  return {
+    force: flags.force === true,
+    trust: listOf(flags.trust),
+    diff: flags.diff === true,
+    json: flags.json === true,
+  };
 }
 
-export async function writeFiles(box: Sandbox, files: readonly Proposal[], backupDir: string, write: Write): Promise<{ report: ApplyReport; code: number }> {
+export async function writeFiles(
+  box: Sandbox,
+  files: readonly Proposal[],
+  backupDir: string,
+  write: Write,
+): Promise<{ report: ApplyReport; code: number }> {
   if (files.length === 0) return { report: { files: [], backupSet: undefined }, code: EXIT.ok };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const report = await applyFiles(box, files, { backupDir, force: write.force, trust: write.trust, diff: write.diff, signal: controller.signal });
-    const code = controller.signal.aborted ? EXIT.interrupted : report.files.some((f) => f.status === 'failed') ? EXIT.failure : EXIT.ok;
+    const report = await applyFiles(box, files, {
+      backupDir,
+      force: write.force,
+      trust: write.trust,
+      diff: write.diff,
+      signal: controller.signal,
+    });
+    const code = controller.signal.aborted
+      ? EXIT.interrupted
+      : report.files.some((f) => f.status === 'failed')
+        ? EXIT.failure
+        : EXIT.ok;
     return { report, code };
   } finally {
     process.off('SIGINT', onSigint);

@@ -7,7 +7,10 @@ import path from 'node:path';
 
 // The current folder to start a program in: Windows' System32, or / elsewhere (not the temp folder: anyone may write
 // there).
-export function programFolder(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function programFolder(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return platform === 'win32' ? path.win32.join(systemRoot(env), 'System32') : '/';
 }
 

@@ -19,7 +19,8 @@ export function estimateTokens(text: string): number {
     const c = text.charCodeAt(i);
     if (c < 0x80) ascii++;
     else if (c >= 0x3000 && c < 0xa000) cjk++;
-    else if (c >= 0xdc00 && c < 0xe000) continue; // the second half of a surrogate pair: counted with the first
+    else if (c >= 0xdc00 && c < 0xe000)
+      continue; // the second half of a surrogate pair: counted with the first
     else other++;
   }
   return Math.ceil(ascii / ASCII_PER_TOKEN + other / OTHER_PER_TOKEN + cjk * CJK_TOKENS);

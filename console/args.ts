@@ -12,25 +12,85 @@ type Spec = { type: 'string' | 'boolean'; short?: string; value?: string; what: 
 const EVERY: readonly Command[] = ['ask', 'apply', 'undo', 'ui', 'check', 'selftest', 'help', 'version'];
 
 export const FLAGS = {
-  files: { type: 'string', value: 'a.js,b.js', what: 'send these files with the question (each must exist and be readable)', for: ['ask'] },
-  apply: { type: 'boolean', what: 'write the proposed files (the old versions go to a backup set first)', for: ['ask'] },
+  files: {
+    type: 'string',
+    value: 'a.js,b.js',
+    what: 'send these files with the question (each must exist and be readable)',
+    for: ['ask'],
+  },
+  apply: {
+    type: 'boolean',
+    what: 'write the proposed files (the old versions go to a backup set first)',
+    for: ['ask'],
+  },
   diff: { type: 'boolean', what: 'show a unified diff of each proposed file', for: ['ask', 'apply'] },
-  force: { type: 'boolean', what: 'also write files held back for looking elided ("rest unchanged")', for: ['ask', 'apply'] },
-  trust: { type: 'string', value: 'a,b', what: 'also write these files, held back because tools run them by themselves (git hooks, CI, editor tasks); read their diffs first', for: ['ask', 'apply'] },
+  force: {
+    type: 'boolean',
+    what: 'also write files held back for looking elided ("rest unchanged")',
+    for: ['ask', 'apply'],
+  },
+  trust: {
+    type: 'string',
+    value: 'a,b',
+    what: 'also write these files, held back because tools run them by themselves (git hooks, CI, editor tasks); read their diffs first',
+    for: ['ask', 'apply'],
+  },
   continue: { type: 'boolean', short: 'c', what: "continue this folder's last conversation", for: ['ask'] },
   steps: { type: 'string', value: 'N', what: 'bridge calls per question, 1 to 50 (config: steps)', for: ['ask', 'ui'] },
-  'context-tokens': { type: 'string', value: 'N', what: "the model's window in tokens (config: contextTokens; else asked of the bridge)", for: ['ask', 'ui'] },
-  api: { type: 'string', value: 'ollama|openai', what: "how the bridge is spoken to: Ollama's /api/chat or OpenAI's chat completions (config: api)", for: ['ask', 'ui', 'check'] },
-  host: { type: 'string', value: 'URL', what: 'the bridge, like http://localhost:11434 or localhost:11434 (config: deepseekHost; env DEEPWORK_HOST)', for: ['ask', 'ui', 'check'] },
-  model: { type: 'string', value: 'NAME', what: 'the model to ask for (config: deepseekModel; env DEEPWORK_MODEL)', for: ['ask', 'ui', 'check'] },
+  'context-tokens': {
+    type: 'string',
+    value: 'N',
+    what: "the model's window in tokens (config: contextTokens; else asked of the bridge)",
+    for: ['ask', 'ui'],
+  },
+  api: {
+    type: 'string',
+    value: 'ollama|openai',
+    what: "how the bridge is spoken to: Ollama's /api/chat or OpenAI's chat completions (config: api)",
+    for: ['ask', 'ui', 'check'],
+  },
+  host: {
+    type: 'string',
+    value: 'URL',
+    what: 'the bridge, like http://localhost:11434 or localhost:11434 (config: deepseekHost; env DEEPWORK_HOST)',
+    for: ['ask', 'ui', 'check'],
+  },
+  model: {
+    type: 'string',
+    value: 'NAME',
+    what: 'the model to ask for (config: deepseekModel; env DEEPWORK_MODEL)',
+    for: ['ask', 'ui', 'check'],
+  },
   demo: { type: 'boolean', what: 'an offline demo bridge instead of a model, to see the loop', for: ['ask'] },
-  paste: { type: 'boolean', what: 'be the bridge yourself: each message goes to the clipboard and a file for any web chat, and its reply comes back here', for: ['ask'] },
-  json: { type: 'boolean', what: 'print one JSON object on stdout, also for a failure ({"error": {"code", "message"}})', for: ['ask', 'apply', 'undo', 'check'] },
+  paste: {
+    type: 'boolean',
+    what: 'be the bridge yourself: each message goes to the clipboard and a file for any web chat, and its reply comes back here',
+    for: ['ask'],
+  },
+  json: {
+    type: 'boolean',
+    what: 'print one JSON object on stdout, also for a failure ({"error": {"code", "message"}})',
+    for: ['ask', 'apply', 'undo', 'check'],
+  },
   list: { type: 'boolean', what: 'list the backup sets of this folder instead of undoing', for: ['undo'] },
-  port: { type: 'string', value: 'N', what: "the pult's port on 127.0.0.1, 0 for any free one (config: port; the next free one when it is taken)", for: ['ui'] },
+  port: {
+    type: 'string',
+    value: 'N',
+    what: "the pult's port on 127.0.0.1, 0 for any free one (config: port; the next free one when it is taken)",
+    for: ['ui'],
+  },
   'no-open': { type: 'boolean', what: 'do not open the browser; the URL is printed', for: ['ui'] },
-  'any-folder': { type: 'boolean', what: 'run even in a filesystem root or the home folder itself', for: ['ask', 'ui'] },
-  config: { type: 'string', value: 'PATH', what: 'the config file (env DEEPWORK_CONFIG)', for: ['ask', 'apply', 'undo', 'ui', 'check', 'selftest'] },
+  'any-folder': {
+    type: 'boolean',
+    what: 'run even in a filesystem root or the home folder itself',
+    for: ['ask', 'ui'],
+  },
+  config: {
+    type: 'string',
+    value: 'PATH',
+    what: 'the config file (env DEEPWORK_CONFIG)',
+    for: ['ask', 'apply', 'undo', 'ui', 'check', 'selftest'],
+  },
   check: { type: 'boolean', what: 'is the bridge up, and its model? exit 0 ready, 3 idle, 1 down', for: ['check'] },
   selftest: { type: 'boolean', what: 'built-in checks; sends nothing anywhere', for: ['selftest'] },
   version: { type: 'boolean', short: 'v', what: 'the version', for: EVERY },
@@ -41,18 +101,29 @@ export type FlagName = keyof typeof FLAGS;
 export type Flags = { [K in FlagName]?: (typeof FLAGS)[K]['type'] extends 'string' ? string : boolean };
 
 // The words that name a command; any other first word starts a question.
-const COMMAND_WORDS = { apply: 'apply', undo: 'undo', ui: 'ui', help: 'help' } as const satisfies Record<string, Command>;
+const COMMAND_WORDS = { apply: 'apply', undo: 'undo', ui: 'ui', help: 'help' } as const satisfies Record<
+  string,
+  Command
+>;
 
 const NAMES: Record<Command, string> = {
-  ask: 'a question', apply: 'deepwork apply', undo: 'deepwork undo', ui: 'deepwork ui', check: 'deepwork --check',
-  selftest: 'deepwork --selftest', help: 'deepwork --help', version: 'deepwork --version',
+  ask: 'a question',
+  apply: 'deepwork apply',
+  undo: 'deepwork undo',
+  ui: 'deepwork ui',
+  check: 'deepwork --check',
+  selftest: 'deepwork --selftest',
+  help: 'deepwork --help',
+  version: 'deepwork --version',
 };
 
 export type Parsed = { command: Command; flags: Flags; question: string };
 
 // The command, its flags and the question. Every mistake is a USAGE error that names the word and the fix.
 export function parseCommandLine(argv: readonly string[]): Parsed {
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; allowPositionals: true; tokens: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{ args: string[]; options: typeof FLAGS; allowPositionals: true; tokens: true }>
+  >;
   try {
     parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, tokens: true });
   } catch (error) {
@@ -61,28 +132,50 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   const flags: Flags = parsed.values;
   const modes = (['help', 'version', 'check', 'selftest'] as const).filter((m) => flags[m] === true);
   const terminator = parsed.tokens.findIndex((t) => t.kind === 'option-terminator');
-  const words = parsed.tokens.flatMap((t, i) => (t.kind === 'positional' ? [{ value: t.value, quoted: terminator !== -1 && i > terminator }] : []));
+  const words = parsed.tokens.flatMap((t, i) =>
+    t.kind === 'positional' ? [{ value: t.value, quoted: terminator !== -1 && i > terminator }] : [],
+  );
   const first = words[0];
 
   let command: Command;
   let question = '';
   if (modes.includes('help')) command = 'help';
   else if (modes.includes('version')) command = 'version';
-  else if (modes.length > 1) throw new DeepworkError('USAGE', `--${modes[0]} and --${modes[1]} are separate commands; give one of them.`);
+  else if (modes.length > 1)
+    throw new DeepworkError('USAGE', `--${modes[0]} and --${modes[1]} are separate commands; give one of them.`);
   else if (modes[0] !== undefined) {
     command = modes[0];
-    if (first !== undefined) throw new DeepworkError('USAGE', `deepwork --${command} takes no words, but got "${first.value}". Ask a question without --${command}.`);
+    if (first !== undefined)
+      throw new DeepworkError(
+        'USAGE',
+        `deepwork --${command} takes no words, but got "${first.value}". Ask a question without --${command}.`,
+      );
   } else if (first !== undefined && !first.quoted && Object.hasOwn(COMMAND_WORDS, first.value)) {
     command = COMMAND_WORDS[first.value as keyof typeof COMMAND_WORDS];
     const extra = words[1];
     if (extra !== undefined) {
-      const hint = command === 'undo' && extra.value === 'list' ? ' For the list of backup sets: deepwork undo --list.' : command === 'ui' && /^\d+$/.test(extra.value) ? ` For a port: deepwork ui --port ${extra.value}.` : '';
-      throw new DeepworkError('USAGE', `${NAMES[command]} takes no more words, but got "${extra.value}".${hint} To ask a question that starts with the word "${first.value}", put it after --: deepwork -- "${first.value} ${extra.value}".`);
+      const hint =
+        command === 'undo' && extra.value === 'list'
+          ? ' For the list of backup sets: deepwork undo --list.'
+          : command === 'ui' && /^\d+$/.test(extra.value)
+            ? ` For a port: deepwork ui --port ${extra.value}.`
+            : '';
+      throw new DeepworkError(
+        'USAGE',
+        `${NAMES[command]} takes no more words, but got "${extra.value}".${hint} To ask a question that starts with the word "${first.value}", put it after --: deepwork -- "${first.value} ${extra.value}".`,
+      );
     }
   } else {
     command = 'ask';
-    question = words.map((w) => w.value).join(' ').trim();
-    if (question === '') throw new DeepworkError('USAGE', 'No question given. Ask like this: deepwork "where is the login checked?" (deepwork --help lists the commands).');
+    question = words
+      .map((w) => w.value)
+      .join(' ')
+      .trim();
+    if (question === '')
+      throw new DeepworkError(
+        'USAGE',
+        'No question given. Ask like this: deepwork "where is the login checked?" (deepwork --help lists the commands).',
+      );
   }
 
   if (command !== 'help' && command !== 'version') {
@@ -91,7 +184,10 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
       const spec: Spec = FLAGS[token.name as FlagName];
       if (!spec.for.includes(command)) {
         const takers = spec.for.filter((c) => c !== 'help' && c !== 'version').map((c) => NAMES[c]);
-        throw new DeepworkError('USAGE', `${token.rawName} is for ${takers.join(' and ')}; ${NAMES[command]} does not take it.`);
+        throw new DeepworkError(
+          'USAGE',
+          `${token.rawName} is for ${takers.join(' and ')}; ${NAMES[command]} does not take it.`,
+        );
       }
     }
   }
@@ -110,7 +206,8 @@ function flagProblem(error: unknown): string {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const name = named.replace(/^-+/, '').split(/[ =]/)[0] ?? '';
     const spec = Object.hasOwn(FLAGS, name) ? FLAGS[name as FlagName] : undefined;
-    if (spec !== undefined && spec.type === 'string') return `--${name} needs a value: --${name} ${'value' in spec ? spec.value : 'VALUE'}.`;
+    if (spec !== undefined && spec.type === 'string')
+      return `--${name} needs a value: --${name} ${'value' in spec ? spec.value : 'VALUE'}.`;
     if (spec !== undefined) return `--${name} takes no value; write just --${name}.`;
   }
   return message;
@@ -144,7 +241,7 @@ export function helpText(places: { config: string; state: string; backups: strin
     'Commands (run them in the project folder):',
     '  deepwork "question" [flags]     ask; the step log goes to stderr, the answer to stdout',
     '  git diff | deepwork "question"  what is piped in goes with the question',
-    '  deepwork apply                  write the last run\'s proposals without asking again',
+    "  deepwork apply                  write the last run's proposals without asking again",
     '  deepwork undo                   put back the files of the last applied set',
     '  deepwork ui                     the pult: the same in a local web page',
     '  deepwork --check                is the bridge up, and its model?',
@@ -155,7 +252,7 @@ export function helpText(places: { config: string; state: string; backups: strin
     ...flagLines,
     '',
     'Environment: DEEPWORK_HOST, DEEPWORK_MODEL and DEEPWORK_CONFIG stand in for --host, --model and --config (flags',
-    'win); DEEPWORK_HOME moves config.json, state and backups out of deepwork\'s folder; the variable named by apiKeyEnv',
+    "win); DEEPWORK_HOME moves config.json, state and backups out of deepwork's folder; the variable named by apiKeyEnv",
     'holds an API key.',
     '',
     `Config:  ${places.config}${places.note === undefined ? '' : ` (${places.note})`}`,

@@ -15,8 +15,15 @@ import { CONTROLS_JSON_LEAVES, escapeControls, formatCount, formatDuration } fro
 // is, without a line end (a reply as it streams in). `outTTY`: stdout is a terminal. `own` prints deepwork's own lines
 // on stdout, bold when `colour` says stdout takes it (see printAnswer).
 export type Io = {
-  out: (text: string) => void; err: (text: string) => void; isTTY: boolean; json?: (text: string) => void; status?: (text: string) => void; stream?: (text: string) => void;
-  outTTY?: boolean; own?: (text: string) => void; colour?: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+  isTTY: boolean;
+  json?: (text: string) => void;
+  status?: (text: string) => void;
+  stream?: (text: string) => void;
+  outTTY?: boolean;
+  own?: (text: string) => void;
+  colour?: boolean;
 };
 
 // The same console with control characters made visible in all text for people: a model's answer, paths and messages
@@ -26,24 +33,45 @@ export type Io = {
 export function forPeople(raw: Io, env: NodeJS.ProcessEnv = {}): Io {
   const stream = raw.stream;
   const colour = raw.outTTY === true && (env.NO_COLOR ?? '') === '' && env.TERM !== 'dumb';
-  const bold = (text: string) => text.split('\n').map((line) => (line === '' ? line : `\x1b[1m${line}\x1b[22m`)).join('\n');
+  const bold = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => (line === '' ? line : `\x1b[1m${line}\x1b[22m`))
+      .join('\n');
   return {
-    out: (text) => raw.out(escapeControls(text)), err: (text) => raw.err(escapeControls(text)), isTTY: raw.isTTY, json: raw.out, status: raw.err,
+    out: (text) => raw.out(escapeControls(text)),
+    err: (text) => raw.err(escapeControls(text)),
+    isTTY: raw.isTTY,
+    json: raw.out,
+    status: raw.err,
     ...(stream === undefined ? {} : { stream: (text: string) => stream(escapeControls(text)) }),
-    outTTY: raw.outTTY === true, colour, own: colour ? (text) => raw.out(bold(escapeControls(text))) : (text) => raw.out(escapeControls(text)),
+    outTTY: raw.outTTY === true,
+    colour,
+    own: colour ? (text) => raw.out(bold(escapeControls(text))) : (text) => raw.out(escapeControls(text)),
   };
 }
 
 // JSON on stdout with every character a terminal could act on escaped: JSON.stringify leaves DEL, C1 controls and
 // bidirectional overrides as they are.
 export function printJson(io: Io, value: unknown): void {
-  const text = JSON.stringify(value).replace(CONTROLS_JSON_LEAVES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const text = JSON.stringify(value).replace(
+    CONTROLS_JSON_LEAVES,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   (io.json ?? io.out)(text);
 }
 
-export function filesJson(report: ApplyReport): { files: Array<{ path: string; status: string; applied: boolean; reason?: string }>; backupSet: string | null } {
+export function filesJson(report: ApplyReport): {
+  files: Array<{ path: string; status: string; applied: boolean; reason?: string }>;
+  backupSet: string | null;
+} {
   return {
-    files: report.files.map((f) => ({ path: f.path, status: f.status, applied: f.written, ...(f.reason === undefined ? {} : { reason: f.reason }) })),
+    files: report.files.map((f) => ({
+      path: f.path,
+      status: f.status,
+      applied: f.written,
+      ...(f.reason === undefined ? {} : { reason: f.reason }),
+    })),
     backupSet: report.backupSet ?? null,
   };
 }
@@ -68,9 +96,27 @@ export function answerParts(answer: string, report: ApplyReport, leftOutFrom?: n
     // A block left out was never kept: what is listed for its path came from another block.
     const leftOut = leftOutFrom !== undefined && i >= leftOutFrom;
     const fate = leftOut ? undefined : fates.get(tidyPath(block.path));
-    const counts = fate === undefined ? '' : fate.status === 'new' ? `, +${fate.added}` : fate.status === 'changed' || fate.status === 'held back' ? `, +${fate.added} -${fate.removed}` : '';
-    const what = leftOut ? 'left out: past what one reply may propose' : !block.complete ? 'incomplete: the reply ended before its END line' : fate === undefined ? 'replaced by a later proposal' : fate.status === 'failed' ? `not applied: ${fate.reason ?? 'failed'}` : fate.status;
-    parts.push({ from: 'deepwork', text: `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]` });
+    const counts =
+      fate === undefined
+        ? ''
+        : fate.status === 'new'
+          ? `, +${fate.added}`
+          : fate.status === 'changed' || fate.status === 'held back'
+            ? `, +${fate.added} -${fate.removed}`
+            : '';
+    const what = leftOut
+      ? 'left out: past what one reply may propose'
+      : !block.complete
+        ? 'incomplete: the reply ended before its END line'
+        : fate === undefined
+          ? 'replaced by a later proposal'
+          : fate.status === 'failed'
+            ? `not applied: ${fate.reason ?? 'failed'}`
+            : fate.status;
+    parts.push({
+      from: 'deepwork',
+      text: `[${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}: ${what}${counts}; see the list below]`,
+    });
   }
   prose(answer.slice(at).trimEnd());
   return parts;
@@ -83,12 +129,25 @@ const MODEL_MARK = '(model) ';
 // Such a line, behind any markdown or dashes it wears: a frame line, one that starts like it or says what it says, a
 // line standing for a FILE or EDIT block or a note of deepwork's, the heading of the proposals list, one of its lines,
 // the backup line.
-const POSES_AS_OWN = new RegExp([
-  '^[\\s>*_#`|+-]*(?:',
-  ['={3}', '[─━═]{3}', '\\[(?:FILE|EDIT|deepwork)\\b', 'deepwork:', 'files:', 'proposed files\\b', 'previous versions saved\\b',
-    '(?:new|changed|held back|refused|failed|unchanged|stopped) {2,}\\S', 'incomplete \\S', "(?:end of )?(?:the )?model's answer"].join('|'),
-  ')',
-].join(''), 'i');
+const POSES_AS_OWN = new RegExp(
+  [
+    '^[\\s>*_#`|+-]*(?:',
+    [
+      '={3}',
+      '[─━═]{3}',
+      '\\[(?:FILE|EDIT|deepwork)\\b',
+      'deepwork:',
+      'files:',
+      'proposed files\\b',
+      'previous versions saved\\b',
+      '(?:new|changed|held back|refused|failed|unchanged|stopped) {2,}\\S',
+      'incomplete \\S',
+      "(?:end of )?(?:the )?model's answer",
+    ].join('|'),
+    ')',
+  ].join(''),
+  'i',
+);
 
 // Prints an answer so that no line of the model's can pass for deepwork's own (a forged list of proposals, a forged
 // backup line, a forged end of the answer): the model's lines that look like deepwork's are marked "(model)";
@@ -128,32 +187,57 @@ export function printAnswer(io: Io, parts: readonly AnswerPart[], after: readonl
 // did not reach on one line.
 export function listFiles(report: ApplyReport, applied: boolean, diff: boolean): string {
   const stopped = report.files.filter((f) => f.status === 'stopped');
-  const lines = report.files.filter((f) => f.status !== 'stopped').map((f) => {
-    const counts = f.status === 'changed' || f.status === 'held back' ? ` +${f.added} -${f.removed}` : f.status === 'new' ? ` +${f.added}` : '';
-    const state = !applied ? '' : f.written ? '  written' : '  not written';
-    const reason = f.reason === undefined ? '' : `: ${f.reason}`;
-    const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
-    return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
-  });
-  if (stopped.length > 0) lines.push(`  stopped    ${formatCount(stopped.length)} more file${stopped.length === 1 ? '' : 's'} not written: Ctrl-C stopped the apply before them; they are as they were`);
+  const lines = report.files
+    .filter((f) => f.status !== 'stopped')
+    .map((f) => {
+      const counts =
+        f.status === 'changed' || f.status === 'held back'
+          ? ` +${f.added} -${f.removed}`
+          : f.status === 'new'
+            ? ` +${f.added}`
+            : '';
+      const state = !applied ? '' : f.written ? '  written' : '  not written';
+      const reason = f.reason === undefined ? '' : `: ${f.reason}`;
+      const text = `  ${f.status.padEnd(10)} ${f.path}${counts}${state}${reason}`;
+      return diff && f.diff !== undefined ? `${text}\n${f.diff}` : text;
+    });
+  if (stopped.length > 0)
+    lines.push(
+      `  stopped    ${formatCount(stopped.length)} more file${stopped.length === 1 ? '' : 's'} not written: Ctrl-C stopped the apply before them; they are as they were`,
+    );
   const head = applied ? 'Files:' : 'Proposed files (not written; --apply writes them, or `deepwork apply` now):';
-  const backup = report.backupSet === undefined ? '' : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
+  const backup =
+    report.backupSet === undefined
+      ? ''
+      : `\nPrevious versions saved in ${report.backupSet} (deepwork undo puts them back).`;
   return `${head}\n${lines.join('\n')}${backup}`;
 }
 
 export function listSets(sets: readonly SetInfo[]): string {
   if (sets.length === 0) return 'No applied sets for this folder.';
-  return sets.map((set) => {
-    const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
-    const state = set.manifest.undone ? ' (undone)' : set.manifest.complete ? '' : ` (cut short: ${files.length} of ${set.manifest.files.length} files written)`;
-    return `${set.name}${state}: ${files.join(', ')}`;
-  }).join('\n');
+  return sets
+    .map((set) => {
+      const files = set.manifest.files.filter((f) => f.written).map((f) => `${f.existed ? '' : '+'}${f.path}`);
+      const state = set.manifest.undone
+        ? ' (undone)'
+        : set.manifest.complete
+          ? ''
+          : ` (cut short: ${files.length} of ${set.manifest.files.length} files written)`;
+      return `${set.name}${state}: ${files.join(', ')}`;
+    })
+    .join('\n');
 }
 
 export function undoneReport(report: UndoReport & { set: SetInfo }): string {
-  if (report.later.length > 0) return `Not undoing ${report.set.name}: ${laterWrites(report.later)}. Undoing it would throw that later write away; undo the later set first, then this one. Nothing was changed.`;
-  const lines = report.files.map((f) => `  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`);
-  return [`Undoing ${report.set.name}:`, ...(lines.length === 0 ? ['  nothing to put back: no file of the set was written'] : lines)].join('\n');
+  if (report.later.length > 0)
+    return `Not undoing ${report.set.name}: ${laterWrites(report.later)}. Undoing it would throw that later write away; undo the later set first, then this one. Nothing was changed.`;
+  const lines = report.files.map(
+    (f) => `  ${f.action.padEnd(9)} ${f.path}${f.reason === undefined ? '' : ` (${f.reason})`}`,
+  );
+  return [
+    `Undoing ${report.set.name}:`,
+    ...(lines.length === 0 ? ['  nothing to put back: no file of the set was written'] : lines),
+  ].join('\n');
 }
 
 // What has arrived of a reply: ", thinking, 1,200 characters" while the model reasons, then the answer's characters.
@@ -186,13 +270,18 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
     status('\r\x1b[0m');
   };
   const tick = () => {
-    status(`\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${receivedSoFar(received, thought)}`);
+    status(
+      `\r\x1b[Kstep ${waitingStep}: waiting ${formatDuration(Date.now() - started)}${receivedSoFar(received, thought)}`,
+    );
   };
   return {
     event(e) {
       if (e.kind === 'sending') {
-        const dropped = e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
-        io.err(`step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of ${formatCount(e.budget)}${dropped}`);
+        const dropped =
+          e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
+        io.err(
+          `step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of ${formatCount(e.budget)}${dropped}`,
+        );
         started = Date.now();
         received = 0;
         thought = 0;
@@ -219,7 +308,9 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
         clear();
         const asks = e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer';
         const files = e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : '';
-        io.err(`step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`);
+        io.err(
+          `step ${e.step}/${steps}: reply of ${formatCount(e.chars)} characters in ${formatDuration(e.ms)}; ${asks}${files}`,
+        );
       }
     },
     stop: () => {

@@ -21,7 +21,8 @@ type Clipboard = { copy: (text: string, file: string) => boolean; read: () => st
 // started in the project folder, and PowerShell by its full path (see common/programs.ts).
 function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Clipboard | undefined {
   const cwd = programFolder(platform, env);
-  const has = (tool: string) => spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env, cwd, stdio: 'ignore' }).status === 0;
+  const has = (tool: string) =>
+    spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env, cwd, stdio: 'ignore' }).status === 0;
   const run = (command: string, args: string[], input?: string) => {
     const result = spawnSync(command, args, { env, cwd, input, encoding: 'utf8', timeout: 5_000, maxBuffer: 64 << 20 });
     return result.status === 0 ? result.stdout : undefined;
@@ -30,28 +31,71 @@ function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process
     const powershell = windowsProgram('WindowsPowerShell\\v1.0\\powershell.exe', env);
     return {
       name: 'the Windows clipboard',
-      copy: (_text, file) => run(powershell, ['-NoProfile', '-Command', `Get-Content -Raw -Encoding UTF8 -LiteralPath '${file.replaceAll("'", "''")}' | Set-Clipboard`]) !== undefined,
-      read: () => run(powershell, ['-NoProfile', '-Command', '[Console]::OutputEncoding = [Text.Encoding]::UTF8; Get-Clipboard -Raw']),
+      copy: (_text, file) =>
+        run(powershell, [
+          '-NoProfile',
+          '-Command',
+          `Get-Content -Raw -Encoding UTF8 -LiteralPath '${file.replaceAll("'", "''")}' | Set-Clipboard`,
+        ]) !== undefined,
+      read: () =>
+        run(powershell, [
+          '-NoProfile',
+          '-Command',
+          '[Console]::OutputEncoding = [Text.Encoding]::UTF8; Get-Clipboard -Raw',
+        ]),
     };
   }
-  if (platform === 'darwin' && has('pbcopy')) return { name: 'the clipboard', copy: (text) => run('pbcopy', [], text) !== undefined, read: () => run('pbpaste', []) };
-  if (env.WAYLAND_DISPLAY !== undefined && has('wl-copy')) return { name: 'the clipboard (wl-copy)', copy: (text) => run('wl-copy', [], text) !== undefined, read: () => run('wl-paste', ['--no-newline']) };
-  if (env.DISPLAY !== undefined && has('xclip')) return { name: 'the clipboard (xclip)', copy: (text) => run('xclip', ['-selection', 'clipboard'], text) !== undefined, read: () => run('xclip', ['-selection', 'clipboard', '-o']) };
-  if (env.DISPLAY !== undefined && has('xsel')) return { name: 'the clipboard (xsel)', copy: (text) => run('xsel', ['--clipboard', '--input'], text) !== undefined, read: () => run('xsel', ['--clipboard', '--output']) };
+  if (platform === 'darwin' && has('pbcopy'))
+    return {
+      name: 'the clipboard',
+      copy: (text) => run('pbcopy', [], text) !== undefined,
+      read: () => run('pbpaste', []),
+    };
+  if (env.WAYLAND_DISPLAY !== undefined && has('wl-copy'))
+    return {
+      name: 'the clipboard (wl-copy)',
+      copy: (text) => run('wl-copy', [], text) !== undefined,
+      read: () => run('wl-paste', ['--no-newline']),
+    };
+  if (env.DISPLAY !== undefined && has('xclip'))
+    return {
+      name: 'the clipboard (xclip)',
+      copy: (text) => run('xclip', ['-selection', 'clipboard'], text) !== undefined,
+      read: () => run('xclip', ['-selection', 'clipboard', '-o']),
+    };
+  if (env.DISPLAY !== undefined && has('xsel'))
+    return {
+      name: 'the clipboard (xsel)',
+      copy: (text) => run('xsel', ['--clipboard', '--input'], text) !== undefined,
+      read: () => run('xsel', ['--clipboard', '--output']),
+    };
   return undefined;
 }
 
 // The messages of one run, as files: in a folder of the run's own under `parent`, named after the project (another
 // project's run, or another at the same time, never overwrites them), readable by this user only (a message holds the
 // project's files: the folder 0700, each file 0600, whatever the umask), and removed with the folder when the run ends.
-function messageFiles(parent: string, project: string): { write: (step: number, text: string) => string; remove: () => void } {
+function messageFiles(
+  parent: string,
+  project: string,
+): { write: (step: number, text: string) => string; remove: () => void } {
   let dir: string | undefined;
   return {
     write: (step, text) => {
       if (dir === undefined) {
         fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
         // mkdtemp makes the folder 0700 under a name no other run has.
-        dir = fs.mkdtempSync(path.join(parent, `${path.basename(project).replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 60) || 'project'}-`));
+        dir = fs.mkdtempSync(
+          path.join(
+            parent,
+            `${
+              path
+                .basename(project)
+                .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+                .slice(0, 60) || 'project'
+            }-`,
+          ),
+        );
       }
       const file = path.join(dir, `message-${step}.txt`);
       fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
@@ -72,7 +116,14 @@ function messageFiles(parent: string, project: string): { write: (step: number, 
 export type ConsolePaste = { bridge: Bridge; close: () => void };
 
 // `folder`: where each run's messages go (a folder per run in it); `project`: the project folder, which names them.
-export function createConsolePaste(options: { io: Io; folder: string; project: string; maxChars: number; env: NodeJS.ProcessEnv; input: NodeJS.ReadableStream }): ConsolePaste {
+export function createConsolePaste(options: {
+  io: Io;
+  folder: string;
+  project: string;
+  maxChars: number;
+  env: NodeJS.ProcessEnv;
+  input: NodeJS.ReadableStream;
+}): ConsolePaste {
   const { io } = options;
   const clipboard = clipboardOf(options.env);
   const files = messageFiles(options.folder, options.project);
@@ -105,22 +156,35 @@ export function createConsolePaste(options: { io: Io; folder: string; project: s
   const readReply = async (signal: AbortSignal): Promise<string> => {
     for (;;) {
       const first = await nextLine(signal);
-      if (first === undefined) throw new DeepworkError('BAD_REQUEST', `Standard input ended before the reply to message ${steps} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`);
+      if (first === undefined)
+        throw new DeepworkError(
+          'BAD_REQUEST',
+          `Standard input ended before the reply to message ${steps} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`,
+        );
       let text: string;
       if (first.trim() === '') {
         if (clipboard === undefined) {
-          io.err('deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.');
+          io.err(
+            'deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.',
+          );
           continue;
         }
         text = clipboard.read() ?? '';
       } else {
         const collected = [first];
-        for (let line = await nextLine(signal); line !== undefined && line.trim() !== '.'; line = await nextLine(signal)) collected.push(line);
+        for (
+          let line = await nextLine(signal);
+          line !== undefined && line.trim() !== '.';
+          line = await nextLine(signal)
+        )
+          collected.push(line);
         text = collected.join('\n');
       }
       try {
         const reply = cleanReply(text);
-        io.err(`deepwork: took a reply of ${formatCount(reply.length)} characters${first.trim() === '' ? ` from ${clipboard?.name ?? 'the clipboard'}` : ''}.`);
+        io.err(
+          `deepwork: took a reply of ${formatCount(reply.length)} characters${first.trim() === '' ? ` from ${clipboard?.name ?? 'the clipboard'}` : ''}.`,
+        );
         return reply;
       } catch (error) {
         io.err(`deepwork: ${messageOf(error)}`);
@@ -141,18 +205,31 @@ export function createConsolePaste(options: { io: Io; folder: string; project: s
         unwritten = `${options.folder} (${errnoOf(error) ?? messageOf(error)})`;
       }
       // The clipboard tool on Windows reads the file; elsewhere the text goes in through standard input.
-      const copied = clipboard !== undefined && (file !== undefined || process.platform !== 'win32') && clipboard.copy(step.message, file ?? '');
+      const copied =
+        clipboard !== undefined &&
+        (file !== undefined || process.platform !== 'win32') &&
+        clipboard.copy(step.message, file ?? '');
       if (!copied && file === undefined) {
-        step.fail(new DeepworkError('STATE_INVALID', `Message ${steps} could not be written to ${unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`));
+        step.fail(
+          new DeepworkError(
+            'STATE_INVALID',
+            `Message ${steps} could not be written to ${unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`,
+          ),
+        );
         return;
       }
       const warning = sizeWarning(step.message.length, options.maxChars);
       if (warning !== undefined) io.err(`deepwork: ${warning}`);
-      const how = clipboard === undefined
-        ? 'paste the reply here and end it with a line holding only a dot'
-        : "copy the chat's whole reply (its Copy button), then press Enter here; or paste it here and end it with a line holding only a dot";
-      const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`].filter((w) => w !== '').join(' and ');
-      io.err(`deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into any web chat; then ${how}.`);
+      const how =
+        clipboard === undefined
+          ? 'paste the reply here and end it with a line holding only a dot'
+          : "copy the chat's whole reply (its Copy button), then press Enter here; or paste it here and end it with a line holding only a dot";
+      const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`]
+        .filter((w) => w !== '')
+        .join(' and ');
+      io.err(
+        `deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into any web chat; then ${how}.`,
+      );
       readReply(step.signal).then(step.supply, step.fail);
     },
   });

@@ -18,13 +18,19 @@ export type Bridge = {
 
 // `onProgress`: the characters of the answer so far, and of the model's reasoning, which is not part of it;
 // `onText`: each piece of the answer as it arrives, for a console that shows it streaming.
-export type ChatOptions = { signal: AbortSignal; onProgress?: (chars: number, thinking: number) => void; onText?: (text: string) => void; tokens?: number; window?: number };
+export type ChatOptions = {
+  signal: AbortSignal;
+  onProgress?: (chars: number, thinking: number) => void;
+  onText?: (text: string) => void;
+  tokens?: number;
+  window?: number;
+};
 
 // The model's reply. `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that
 // it cut the prompt; `cut`: the server's word that it cut the reply at its output limit.
 export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string };
 
-// The project folder, read-only, as the loop reads it (reading/execute.ts is the one there is).
+// The project folder, read-only, as the loop reads it (reading/executor.ts is the one there is).
 export type Reader = {
   limits: Limits;
   // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.

@@ -55,7 +55,13 @@ export type Conversation = {
 // `earlier`: the questions before this one in a continued conversation, oldest first.
 // `piped`: text given with the question (what was piped in).
 export type Start = {
-  texts: Texts; tree: string; attached: readonly Result[]; piped?: string | undefined; question: string; window: Window; earlier?: readonly Turn[];
+  texts: Texts;
+  tree: string;
+  attached: readonly Result[];
+  piped?: string | undefined;
+  question: string;
+  window: Window;
+  earlier?: readonly Turn[];
 };
 
 export function createConversation(start: Start): Conversation {
@@ -63,7 +69,8 @@ export function createConversation(start: Start): Conversation {
   const attachedText = start.attached.map(renderResult).join('\n\n');
   const headParts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
   if (attachedText !== '') headParts.push(`${heading.attached}\n${attachedText}`);
-  if (start.piped !== undefined) headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
+  if (start.piped !== undefined)
+    headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
   const head = headParts.join('\n\n');
   const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
   const fixedTokens = estimateTokens(head) + estimateTokens(question);
@@ -81,7 +88,8 @@ export function createConversation(start: Start): Conversation {
       parts.push(turn.question.text);
       for (const s of turn.steps) {
         parts.push(shown(s.answer));
-        if (s.results.length > 0) parts.push(`${heading.results(s.step, turn.number)}\n${s.results.map(shown).join('\n\n')}`);
+        if (s.results.length > 0)
+          parts.push(`${heading.results(s.step, turn.number)}\n${s.results.map(shown).join('\n\n')}`);
       }
       parts.push(shown(turn.answer));
     }
@@ -102,7 +110,10 @@ export function createConversation(start: Start): Conversation {
       steps.push({
         step,
         said: trimmed,
-        answer: piece(`${heading.answer(step)}\n${trimmed}\n${heading.answerEnd}`, `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`),
+        answer: piece(
+          `${heading.answer(step)}\n${trimmed}\n${heading.answerEnd}`,
+          `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`,
+        ),
         results: results.map((r) => {
           const made = piece(renderResult(r), droppedNote(r, step));
           return { ...made, unsent: unsentNote(r, made.tokens) };
@@ -126,8 +137,19 @@ export function createConversation(start: Start): Conversation {
       ];
       // Markers and joins cost a few tokens each; the closing reminder about TAIL_TOKENS.
       const cost = (p: Piece) => (p.dropped ? NOTE_TOKENS : p.tokens + 4);
-      const earlierTokens = earlier.reduce((sum, t) => sum + t.question.tokens + cost(t.answer) + t.steps.reduce((a, s) => a + cost(s.answer) + 20 + s.results.reduce((b, r) => b + cost(r), 0), 0), 0);
-      let estimate = fixedTokens + TAIL_TOKENS + earlierTokens + steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
+      const earlierTokens = earlier.reduce(
+        (sum, t) =>
+          sum +
+          t.question.tokens +
+          cost(t.answer) +
+          t.steps.reduce((a, s) => a + cost(s.answer) + 20 + s.results.reduce((b, r) => b + cost(r), 0), 0),
+        0,
+      );
+      let estimate =
+        fixedTokens +
+        TAIL_TOKENS +
+        earlierTokens +
+        steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
       for (const p of pieces) {
         if (estimate <= window.promptTokens) break;
         if (p.dropped || p.tokens < NOTE_TOKENS * 2) continue;
@@ -137,7 +159,10 @@ export function createConversation(start: Start): Conversation {
       }
       const dropped = pieces.filter((p) => p.dropped).length;
       if (estimate > window.promptTokens) {
-        throw new DeepworkError('CONTEXT_FULL', `The message would take about ${formatCount(estimate)} tokens, over the ${formatCount(window.promptTokens)} the model's window leaves for it, even with every earlier result dropped: the instructions, the folder tree, the attached files, the question and the latest answer take that much. Attach fewer files (or ranges of lines), or raise contextTokens in config.json (--context-tokens) if the model's window is larger.`);
+        throw new DeepworkError(
+          'CONTEXT_FULL',
+          `The message would take about ${formatCount(estimate)} tokens, over the ${formatCount(window.promptTokens)} the model's window leaves for it, even with every earlier result dropped: the instructions, the folder tree, the attached files, the question and the latest answer take that much. Attach fewer files (or ranges of lines), or raise contextTokens in config.json (--context-tokens) if the model's window is larger.`,
+        );
       }
       const message = assemble(step, total, window.promptTokens - estimate);
       return { message, tokens: estimateTokens(message), dropped };
@@ -154,14 +179,23 @@ export function createConversation(start: Start): Conversation {
     turn(answer) {
       return {
         question: start.question.trim(),
-        steps: steps.map((s) => ({ step: s.step, answer: s.said, results: s.results.map((r) => ({ text: r.text, note: r.note })) })),
+        steps: steps.map((s) => ({
+          step: s.step,
+          answer: s.said,
+          results: s.results.map((r) => ({ text: r.text, note: r.note })),
+        })),
         answer: answer.trim(),
       };
     },
   };
 }
 
-type EarlierTurn = { number: number; question: { text: string; tokens: number }; steps: Array<{ step: number; answer: Piece; results: Piece[] }>; answer: Piece };
+type EarlierTurn = {
+  number: number;
+  question: { text: string; tokens: number };
+  steps: Array<{ step: number; answer: Piece; results: Piece[] }>;
+  answer: Piece;
+};
 
 function earlierPieces(turn: Turn, index: number): EarlierTurn {
   const number = index + 1;
@@ -171,10 +205,16 @@ function earlierPieces(turn: Turn, index: number): EarlierTurn {
     question: { text: question, tokens: estimateTokens(question) },
     steps: turn.steps.map((s) => ({
       step: s.step,
-      answer: piece(`${heading.answer(s.step, number)}\n${s.answer}\n${heading.answerEnd}`, `[Your answer at step ${s.step} of question ${number} (${formatCount(s.answer.length)} characters) was dropped to fit the window.]`),
+      answer: piece(
+        `${heading.answer(s.step, number)}\n${s.answer}\n${heading.answerEnd}`,
+        `[Your answer at step ${s.step} of question ${number} (${formatCount(s.answer.length)} characters) was dropped to fit the window.]`,
+      ),
       results: s.results.map((r) => piece(r.text, r.note)),
     })),
-    answer: piece(`${heading.finalAnswer(number)}\n${turn.answer}\n${heading.answerEnd}`, `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`),
+    answer: piece(
+      `${heading.finalAnswer(number)}\n${turn.answer}\n${heading.answerEnd}`,
+      `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`,
+    ),
   };
 }
 
@@ -188,5 +228,8 @@ function shown(p: Piece): string {
 
 // The line that stands for a result of the latest step that did not fit at all: the model never saw it.
 function unsentNote(r: Result, tokens: number): string {
-  return heading.result(r.request, `not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask)`);
+  return heading.result(
+    r.request,
+    `not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask)`,
+  );
 }

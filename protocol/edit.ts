@@ -21,7 +21,8 @@ const CLOSEST_MAX = 40;
 
 export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome {
   // Each pair costs passes over the file: an EDIT of 100,000 pairs on a 200,000-line file took most of a minute.
-  if (pairs.length > MAX_PAIRS_PER_EDIT) return { ok: false, pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' };
+  if (pairs.length > MAX_PAIRS_PER_EDIT)
+    return { ok: false, pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' };
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   // Worked on as an array of lines: a pair costs a scan of the lines and a splice, never a copy of the whole text
   // (on a 20,000-line file, copying the text per pair took 4 ms; 200 pairs, most of a second).
@@ -39,11 +40,16 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
     const problem = applyPair(file, pair);
     if (problem !== undefined) {
       // The closest lines are numbered as in the text before this block, which is what the model has seen.
-      const closest = i === 0 || problem.lines === '' ? problem.lines : closestLines(splitLines(normal), splitLines(pair.search));
+      const closest =
+        i === 0 || problem.lines === '' ? problem.lines : closestLines(splitLines(normal), splitLines(pair.search));
       return { ok: false, pair: i + 1, problem: problem.problem, lines: closest };
     }
   }
-  return { ok: true, text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''), pairs: pairs.length };
+  return {
+    ok: true,
+    text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''),
+    pairs: pairs.length,
+  };
 }
 
 // LF line ends, and line numbers copied from NEED's output taken off: from the SEARCH when every line carries one,
@@ -65,15 +71,30 @@ function applyPair(file: Lines, pair: EditPair): { problem: string; lines: strin
     if (found.length === 0) continue;
     if (found.length > 1) {
       const at = found.slice(0, 3).map((m) => m.start + 1);
-      const where = at.length === 2 ? `lines ${at[0]} and ${at[1]}` : `lines ${at.join(', ')}${found.length > 3 ? ' and more' : ''}`;
-      return { problem: `the SEARCH matches in ${found.length > 3 ? 'more than 3' : found.length} places (${where}${way.name === 'exact' ? '' : `, ${way.name}`}); add lines around it so it is unique`, lines: '' };
+      const where =
+        at.length === 2
+          ? `lines ${at[0]} and ${at[1]}`
+          : `lines ${at.join(', ')}${found.length > 3 ? ' and more' : ''}`;
+      return {
+        problem: `the SEARCH matches in ${found.length > 3 ? 'more than 3' : found.length} places (${where}${way.name === 'exact' ? '' : `, ${way.name}`}); add lines around it so it is unique`,
+        lines: '',
+      };
     }
     const [match] = found;
     if (match === undefined) continue;
-    replaceLines(file, match.start, search.length, match.indent === undefined ? replace : reindent(replace, match.indent));
+    replaceLines(
+      file,
+      match.start,
+      search.length,
+      match.indent === undefined ? replace : reindent(replace, match.indent),
+    );
     return undefined;
   }
-  return { problem: 'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation)', lines: closestLines(file.lines, search) };
+  return {
+    problem:
+      'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation)',
+    lines: closestLines(file.lines, search),
+  };
 }
 
 // The file's lines as the pairs so far leave them, with a hash per line: the exact way compares numbers, and strings
@@ -137,7 +158,10 @@ function windows(lines: readonly string[], hashes: readonly number[], wanted: re
   const wantedHashes = wanted.map(hashOf);
   const first = wantedHashes[0] ?? 0;
   const same = (i: number, j: number) => hashes[i] === wantedHashes[j] && lines[i] === wanted[j];
-  return runsOf(lines.length, wanted, same, (i) => hashes.indexOf(first, i)).map((start) => ({ start, indent: undefined }));
+  return runsOf(lines.length, wanted, same, (i) => hashes.indexOf(first, i)).map((start) => ({
+    start,
+    indent: undefined,
+  }));
 }
 
 // Where `wanted` stands as a run in a list of `length` items, `same(i, j)` saying whether item i equals wanted[j]:
@@ -146,7 +170,12 @@ function windows(lines: readonly string[], hashes: readonly number[], wanted: re
 // work grows with the file plus the SEARCH, never with their product: trying every start took 2 s for a SEARCH of
 // 4,000 equal lines in a file of 8,000 such lines, four times that at each doubling (issue 23). `next(i)`: the first
 // item at or after i that can start a run, or -1.
-function runsOf(length: number, wanted: readonly string[], same: (i: number, j: number) => boolean, next: (i: number) => number): number[] {
+function runsOf(
+  length: number,
+  wanted: readonly string[],
+  same: (i: number, j: number) => boolean,
+  next: (i: number) => number,
+): number[] {
   const m = wanted.length;
   const found: number[] = [];
   if (m === 0 || m > length) return found;
@@ -205,7 +234,8 @@ function uniformIndent(file: readonly string[], search: readonly string[]): Inde
     const haveLead = have.slice(0, have.length - have.trimStart().length);
     const wantedLead = wanted.slice(0, wanted.length - wanted.trimStart().length);
     let here: Indent;
-    if (haveLead.length >= wantedLead.length && haveLead.endsWith(wantedLead)) here = { add: haveLead.slice(0, haveLead.length - wantedLead.length) };
+    if (haveLead.length >= wantedLead.length && haveLead.endsWith(wantedLead))
+      here = { add: haveLead.slice(0, haveLead.length - wantedLead.length) };
     else if (wantedLead.endsWith(haveLead)) here = { cut: wantedLead.slice(0, wantedLead.length - haveLead.length) };
     else return undefined;
     if (indent === undefined) indent = here;
@@ -251,7 +281,10 @@ function closestLines(lines: readonly string[], search: readonly string[]): stri
   }
   const from = Math.max(0, best - CLOSEST_MARGIN);
   const to = Math.min(lines.length, best + search.length + CLOSEST_MARGIN, from + CLOSEST_MAX);
-  return lines.slice(from, to).map((line, k) => (line === '' ? `${from + k + 1} |` : `${from + k + 1} | ${line}`)).join('\n');
+  return lines
+    .slice(from, to)
+    .map((line, k) => (line === '' ? `${from + k + 1} |` : `${from + k + 1} | ${line}`))
+    .join('\n');
 }
 
 // When no line of the SEARCH occurs in the file as it is, where the file's line most like one of the SEARCH's first
@@ -307,4 +340,3 @@ function splitLines(text: string): string[] {
   if (lines.at(-1) === '') lines.pop();
   return lines;
 }
-

@@ -8,7 +8,13 @@ import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
-import { editWork, MAX_EDIT_CHARS_PER_REPLY, MAX_PAIRS_PER_EDIT, MAX_PROPOSALS_PER_REPLY, tooManyPairs } from './caps.ts';
+import {
+  editWork,
+  MAX_EDIT_CHARS_PER_REPLY,
+  MAX_PAIRS_PER_EDIT,
+  MAX_PROPOSALS_PER_REPLY,
+  tooManyPairs,
+} from './caps.ts';
 import { stopped } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 
@@ -88,10 +94,20 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   executor.reset();
   const windowTokens = input.contextTokens ?? (await bridge.window?.(signal).catch(() => undefined)) ?? DEFAULT_WINDOW;
   const window = windowOf(windowTokens);
-  const attached = input.attached ?? (input.files !== undefined && input.files.length > 0
-    ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
-    : []);
-  const conversation = createConversation({ texts, tree: executor.tree(), attached, question: input.question, piped: input.piped, window, earlier: input.earlier ?? [] });
+  const attached =
+    input.attached ??
+    (input.files !== undefined && input.files.length > 0
+      ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
+      : []);
+  const conversation = createConversation({
+    texts,
+    tree: executor.tree(),
+    attached,
+    question: input.question,
+    piped: input.piped,
+    window,
+    earlier: input.earlier ?? [],
+  });
   const sent: number[] = [];
   const tokens: number[] = [];
   const proposals = proposalBook();
@@ -101,7 +117,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
   for (let step = 1; ; step++) {
     const { message, tokens: estimate, dropped } = conversation.render(step, steps);
-    emit({ kind: 'sending', step, steps, chars: message.length, tokens: estimate, budget: window.promptTokens, dropped });
+    emit({
+      kind: 'sending',
+      step,
+      steps,
+      chars: message.length,
+      tokens: estimate,
+      budget: window.promptTokens,
+      dropped,
+    });
     sent.push(message.length);
     tokens.push(estimate);
     const started = Date.now();
@@ -116,16 +140,41 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const parsed = parseReply(reply);
     const { checked, leftOut } = await checkProposals(parsed.proposals, proposed, executor, cut !== undefined, signal);
     for (const { block, kept } of checked) proposals.add(block, kept);
-    const told = [...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])), ...(leftOut === undefined ? [] : [leftOut])];
-    const failed = [...checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? ''), ...(leftOut === undefined ? [] : [leftOut.request])];
-    const asked = [...parsed.requests.map((r) => describeRequest(r)), ...parsed.unclear.map(describeUnclear), ...failed.map((r) => `${r} not kept`)];
-    emit({ kind: 'replied', step, chars: reply.length, ms: Date.now() - started, requests: asked, files: checked.map((c) => c.block.path) });
+    const told = [
+      ...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])),
+      ...(leftOut === undefined ? [] : [leftOut]),
+    ];
+    const failed = [
+      ...checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? ''),
+      ...(leftOut === undefined ? [] : [leftOut.request]),
+    ];
+    const asked = [
+      ...parsed.requests.map((r) => describeRequest(r)),
+      ...parsed.unclear.map(describeUnclear),
+      ...failed.map((r) => `${r} not kept`),
+    ];
+    emit({
+      kind: 'replied',
+      step,
+      chars: reply.length,
+      ms: Date.now() - started,
+      requests: asked,
+      files: checked.map((c) => c.block.path),
+    });
 
     const outcome = (stop: Stop): LoopOutcome => {
       const note = stop === 'answered' ? undefined : cutShortNote(stop, step, asked);
       const leftOutFrom = leftOut === undefined ? undefined : checked.length;
       return {
-        reply, note, stop, steps: step, sent, tokens, proposals: proposals.list(), leftOutFrom, unanswered: stop === 'answered' ? [] : parsed.requests,
+        reply,
+        note,
+        stop,
+        steps: step,
+        sent,
+        tokens,
+        proposals: proposals.list(),
+        leftOutFrom,
+        unanswered: stop === 'answered' ? [] : parsed.requests,
         turn: conversation.turn(answerOf({ reply, note })),
       };
     };
@@ -137,7 +186,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps');
     previousKey = key;
 
-    const results = [...parsed.unclear.map(unclearResult), ...told, ...(await executor.answer(parsed.requests, conversation.stillSent()))];
+    const results = [
+      ...parsed.unclear.map(unclearResult),
+      ...told,
+      ...(await executor.answer(parsed.requests, conversation.stillSent())),
+    ];
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }
@@ -178,10 +231,17 @@ async function heardStop(signal: AbortSignal): Promise<void> {
 
 // What the model is told of the FILE and EDIT blocks of a reply left out from `from` on: never looked at, never kept.
 // The first few are named, so a real reply that proposed too much at once knows what to send again.
-function leftOutResult(blocks: readonly Proposal[], from: number, why: Extract<Result, { kind: 'left-out' }>['why']): Result {
-  const named = blocks.slice(from, from + LEFT_OUT_NAMED).map((b) => `${b.kind === 'file' ? 'FILE' : 'EDIT'} ${b.path}`);
+function leftOutResult(
+  blocks: readonly Proposal[],
+  from: number,
+  why: Extract<Result, { kind: 'left-out' }>['why'],
+): Result {
+  const named = blocks
+    .slice(from, from + LEFT_OUT_NAMED)
+    .map((b) => `${b.kind === 'file' ? 'FILE' : 'EDIT'} ${b.path}`);
   const first = formatCount(from + 1);
-  const request = blocks.length === from + 1 ? `FILE/EDIT block ${first}` : `FILE/EDIT blocks ${first}-${formatCount(blocks.length)}`;
+  const request =
+    blocks.length === from + 1 ? `FILE/EDIT block ${first}` : `FILE/EDIT blocks ${first}-${formatCount(blocks.length)}`;
   return { kind: 'left-out', request, blocks: named, more: blocks.length - from - named.length, why };
 }
 
@@ -194,13 +254,29 @@ type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 
 // `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
 // one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
-async function checkProposals(blocks: readonly Proposal[], proposed: Map<string, string>, executor: Reader, cut: boolean, signal: AbortSignal): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
+async function checkProposals(
+  blocks: readonly Proposal[],
+  proposed: Map<string, string>,
+  executor: Reader,
+  cut: boolean,
+  signal: AbortSignal,
+): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
   const checked: Checked[] = [];
   let work = MAX_EDIT_CHARS_PER_REPLY;
   for (const [i, block] of blocks.entries()) {
-    if (i === MAX_PROPOSALS_PER_REPLY) return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
+    if (i === MAX_PROPOSALS_PER_REPLY)
+      return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
     const verdict = checkProposal(block, proposed, executor, cut, work);
-    if (verdict.kind === 'too much') return { checked, leftOut: leftOutResult(blocks, i, { kind: 'work', limit: MAX_EDIT_CHARS_PER_REPLY, chars: verdict.chars, pairs: verdict.pairs }) };
+    if (verdict.kind === 'too much')
+      return {
+        checked,
+        leftOut: leftOutResult(blocks, i, {
+          kind: 'work',
+          limit: MAX_EDIT_CHARS_PER_REPLY,
+          chars: verdict.chars,
+          pairs: verdict.pairs,
+        }),
+      };
     work -= verdict.spent;
     checked.push(verdict.checked);
     await heardStop(signal);
@@ -210,40 +286,70 @@ async function checkProposals(blocks: readonly Proposal[], proposed: Map<string,
 
 // `work`: what is left of MAX_EDIT_CHARS_PER_REPLY (protocol/caps.ts); an EDIT that would take more is 'too much', and
 // is not applied. `spent`: what the block took of it.
-type Verdict = { kind: 'checked'; checked: Checked; spent: number } | { kind: 'too much'; chars: number; pairs: number };
+type Verdict =
+  | { kind: 'checked'; checked: Checked; spent: number }
+  | { kind: 'too much'; chars: number; pairs: number };
 
-function checkProposal(block: Proposal, proposed: Map<string, string>, executor: Reader, cut: boolean, work: number): Verdict {
+function checkProposal(
+  block: Proposal,
+  proposed: Map<string, string>,
+  executor: Reader,
+  cut: boolean,
+  work: number,
+): Verdict {
   const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({ kind: 'checked', checked: { block, kept, result }, spent });
-  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict => done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
+  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({
+    kind: 'checked',
+    checked: { block, kept, result },
+    spent,
+  });
+  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict =>
+    done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
   if (!block.complete) {
-    const ended = cut ? "the server cut the reply at its output limit before the block's END line" : 'the reply ended before its END line';
-    const fix = block.kind === 'file'
-      ? 'For a big file, send EDIT blocks instead of the whole file.'
-      : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
+    const ended = cut
+      ? "the server cut the reply at its output limit before the block's END line"
+      : 'the reply ended before its END line';
+    const fix =
+      block.kind === 'file'
+        ? 'For a big file, send EDIT blocks instead of the whole file.'
+        : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
     return failed(`${ended}, so it is never written`, fix);
   }
   if (block.kind === 'file') {
     proposed.set(block.path, block.content);
     return done(true, undefined);
   }
-  if (block.problem !== undefined) return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
+  if (block.problem !== undefined)
+    return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
   if (block.pairs.length > MAX_PAIRS_PER_EDIT) {
-    return failed(tooManyPairs(block.pairs.length), `Send the change as EDIT blocks of at most ${formatCount(MAX_PAIRS_PER_EDIT)} pairs each, or the whole file as a FILE block.`);
+    return failed(
+      tooManyPairs(block.pairs.length),
+      `Send the change as EDIT blocks of at most ${formatCount(MAX_PAIRS_PER_EDIT)} pairs each, or the whole file as a FILE block.`,
+    );
   }
   let base = proposed.get(block.path);
   if (base === undefined) {
     const now = executor.text(block.path);
-    if (now.kind === 'refused') return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
+    if (now.kind === 'refused')
+      return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
     if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
-      return failed(`there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`, 'Check the path with LIST, or create the file with a FILE block.');
+      return failed(
+        `there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`,
+        'Check the path with LIST, or create the file with a FILE block.',
+      );
     }
     base = now.kind === 'text' ? now.text : '';
   }
   const spent = editWork(base.length, block.pairs.length);
   if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
   const outcome = applyEdit(base, block.pairs);
-  if (!outcome.ok) return failed(`pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`, 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).', outcome.lines, spent);
+  if (!outcome.ok)
+    return failed(
+      `pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`,
+      'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
+      outcome.lines,
+      spent,
+    );
   proposed.set(block.path, outcome.text);
   return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent);
 }
@@ -263,9 +369,13 @@ export function answerOf(outcome: Pick<LoopOutcome, 'reply' | 'note'>): string {
 }
 
 function cutShortNote(stop: Stop, step: number, asked: readonly string[]): string {
-  const why = stop === 'repeat'
-    ? `the model repeated its previous requests, so the loop stopped at step ${step}`
-    : `the steps ran out after ${step} step${step === 1 ? '' : 's'}`;
-  const fix = stop === 'repeat' ? 'More steps would not help: ask a narrower question, or name the files it needs with --files' : 'Raise --steps, or ask a narrower question';
+  const why =
+    stop === 'repeat'
+      ? `the model repeated its previous requests, so the loop stopped at step ${step}`
+      : `the steps ran out after ${step} step${step === 1 ? '' : 's'}`;
+  const fix =
+    stop === 'repeat'
+      ? 'More steps would not help: ask a narrower question, or name the files it needs with --files'
+      : 'Raise --steps, or ask a narrower question';
   return `[deepwork: this answer was cut short: ${why}. Unanswered requests: ${asked.join('; ')}. ${fix}.]`;
 }

@@ -1,7 +1,6 @@
 // Recognises the one-line shapes of the protocol: block markers (`=== NEED: a.js ===`) and markdown fences.
 // Each function looks at one line a constant number of times; nothing here can backtrack.
 
-
 import { kindOf, requestKinds, synonyms } from './requests.ts';
 
 export type Marker = { keyword: string; payload: string };
@@ -85,7 +84,12 @@ function equalsAttempt(s: string): Attempt | undefined {
   }
   const second = secondMarker(found.payload);
   if (second !== -1) {
-    return { keyword: found.keyword, payload: withoutTrailing(found.payload.slice(0, second), '='), problem: 'two blocks stand on one line; each needs a line of its own', rest: `${found.payload.slice(second)} ===` };
+    return {
+      keyword: found.keyword,
+      payload: withoutTrailing(found.payload.slice(0, second), '='),
+      problem: 'two blocks stand on one line; each needs a line of its own',
+      rest: `${found.payload.slice(second)} ===`,
+    };
   }
   if (found.payload === '' && REQUESTS.has(found.keyword)) return { ...found, problem: 'it asks for nothing' };
   return REQUESTS.has(found.keyword) ? undefined : attempt(found, '');
@@ -115,10 +119,18 @@ function keywordAt(s: string, strict: boolean): { keyword: string; payload: stri
 function attempt(found: { keyword: string; payload: string }, problem: string): Attempt {
   const meant = synonyms.get(found.keyword);
   if (meant !== undefined) {
-    return { keyword: meant, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request; ${meant.toUpperCase()} does that` };
+    return {
+      keyword: meant,
+      payload: found.payload,
+      problem: `there is no ${found.keyword.toUpperCase()} request; ${meant.toUpperCase()} does that`,
+    };
   }
   if (COMMANDS.has(found.keyword)) {
-    return { keyword: found.keyword, payload: found.payload, problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (${KEYWORDS}) and proposes changes (FILE, EDIT); it runs nothing` };
+    return {
+      keyword: found.keyword,
+      payload: found.payload,
+      problem: `there is no ${found.keyword.toUpperCase()} request: deepwork only reads (${KEYWORDS}) and proposes changes (FILE, EDIT); it runs nothing`,
+    };
   }
   return { ...found, problem };
 }

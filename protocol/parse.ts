@@ -26,7 +26,14 @@ export type FileBlock = { kind: 'file'; path: string; content: string; complete:
 
 // A change to part of a file: SEARCH/REPLACE pairs applied in order. `problem`: why its body could not be read into
 // pairs (it is then never applied, and the model is told).
-export type EditBlock = { kind: 'edit'; path: string; pairs: EditPair[]; complete: boolean; line: number; problem: string | undefined };
+export type EditBlock = {
+  kind: 'edit';
+  path: string;
+  pairs: EditPair[];
+  complete: boolean;
+  line: number;
+  problem: string | undefined;
+};
 
 // What a reply proposes to write: whole files and edits, in the order they stand.
 export type Proposal = FileBlock | EditBlock;
@@ -37,7 +44,14 @@ export type Block = Request | Proposal;
 // says enough to write it.
 export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
 
-export type Reply = { blocks: Block[]; requests: Request[]; files: FileBlock[]; edits: EditBlock[]; proposals: Proposal[]; unclear: Unclear[] };
+export type Reply = {
+  blocks: Block[];
+  requests: Request[];
+  files: FileBlock[];
+  edits: EditBlock[];
+  proposals: Proposal[];
+  unclear: Unclear[];
+};
 
 // Where a FILE or EDIT block stands in the text, from its marker line (or the fence around the block) to the end of
 // its END line: what a reader of the prose sees in its place.
@@ -112,12 +126,18 @@ function parse(text: string, spans: Span[] | undefined): Reply {
     if (marker === undefined) continue;
     const body = bodyAfter(text, lines, ahead, i);
     const path = tidyPath(marker.payload);
-    const block: Proposal = marker.keyword === 'edit'
-      ? { kind: 'edit', path, ...editPairs(body.content), complete: body.complete, line: line.number }
-      : { kind: 'file', path, content: withoutLineNumbers(body.content), complete: body.complete, line: line.number };
+    const block: Proposal =
+      marker.keyword === 'edit'
+        ? { kind: 'edit', path, ...editPairs(body.content), complete: body.complete, line: line.number }
+        : { kind: 'file', path, content: withoutLineNumbers(body.content), complete: body.complete, line: line.number };
     blocks.push(block);
     // A fence around the whole block (opened right before the marker, closed right after END) belongs to it.
-    const wrapped = fence !== undefined && fence.start === i - 1 && fence.end === body.endLine + 1 && line.joined && lines[fence.end]?.joined === true;
+    const wrapped =
+      fence !== undefined &&
+      fence.start === i - 1 &&
+      fence.end === body.endLine + 1 &&
+      line.joined &&
+      lines[fence.end]?.joined === true;
     const from = wrapped && fence !== undefined ? fence.start : i;
     const last = wrapped && fence !== undefined ? fence.end : body.endLine;
     spans?.push({ block, from: lines[from]?.start ?? 0, to: lines[last]?.next ?? text.length });
@@ -155,7 +175,12 @@ function requestOf(keyword: string, payload: string, line: number): Request | un
 }
 
 // The fence a fence line opens: up to the next bare fence of its character. None when it never closes.
-function fenceFrom(i: number, opener: Fence | undefined, lines: readonly Line[], ahead: Ahead): { start: number; end: number; quoted: boolean } | undefined {
+function fenceFrom(
+  i: number,
+  opener: Fence | undefined,
+  lines: readonly Line[],
+  ahead: Ahead,
+): { start: number; end: number; quoted: boolean } | undefined {
   if (opener === undefined) return undefined;
   const end = (opener.char === '`' ? ahead.backtick : ahead.tilde)[i + 1] ?? -1;
   if (end === -1) return undefined;
@@ -179,7 +204,11 @@ function markupLines(text: string): Line[] {
     const lead = firstNonBlank(text, start, end);
     if (lead !== -1) {
       if (mayBeMarkup(text, lead)) {
-        const line = classify(text.slice(start, end), { start, end, next, number, joined: onlyBlankSince }, previousBareFence && onlyBlankSince);
+        const line = classify(
+          text.slice(start, end),
+          { start, end, next, number, joined: onlyBlankSince },
+          previousBareFence && onlyBlankSince,
+        );
         lines.push(line);
         previousBareFence = line.bare !== undefined;
         onlyBlankSince = true;
@@ -194,7 +223,11 @@ function markupLines(text: string): Line[] {
 }
 
 // What a markup line is; `afterBareFence`: it comes right after a bare fence.
-function classify(text: string, place: Pick<Line, 'start' | 'end' | 'next' | 'number' | 'joined'>, afterBareFence: boolean): Line {
+function classify(
+  text: string,
+  place: Pick<Line, 'start' | 'end' | 'next' | 'number' | 'joined'>,
+  afterBareFence: boolean,
+): Line {
   const marker = markerOf(text);
   const fence = marker === undefined ? fenceOf(text) : undefined;
   let role: Line['role'] = 'other';
@@ -209,7 +242,13 @@ function classify(text: string, place: Pick<Line, 'start' | 'end' | 'next' | 'nu
 
 function lookAhead(lines: readonly Line[]): Ahead {
   const n = lines.length;
-  const ahead: Ahead = { end: new Array<number>(n + 1), fencedEnd: new Array<number>(n + 1), backtick: new Array<number>(n + 1), tilde: new Array<number>(n + 1), notAloneBefore: new Array<number>(n + 1) };
+  const ahead: Ahead = {
+    end: new Array<number>(n + 1),
+    fencedEnd: new Array<number>(n + 1),
+    backtick: new Array<number>(n + 1),
+    tilde: new Array<number>(n + 1),
+    notAloneBefore: new Array<number>(n + 1),
+  };
   ahead.end[n] = ahead.fencedEnd[n] = ahead.backtick[n] = ahead.tilde[n] = -1;
   for (let i = n - 1; i >= 0; i--) {
     const line = lines[i];
@@ -248,7 +287,8 @@ type Body = { content: string; complete: boolean; endLine: number };
 // content is removed.
 function bodyAfter(text: string, lines: readonly Line[], ahead: Ahead, at: number): Body {
   const first = at + 1;
-  const opener = lines[first]?.joined === true ? fenceOf(text.slice(lines[first]?.start, lines[first]?.end)) : undefined;
+  const opener =
+    lines[first]?.joined === true ? fenceOf(text.slice(lines[first]?.start, lines[first]?.end)) : undefined;
   let end = ahead.end[first] ?? -1;
   if (opener !== undefined) {
     const fenced = ahead.fencedEnd[first] ?? -1;
@@ -273,6 +313,7 @@ function closingFence(text: string, lines: readonly Line[], opener: Fence, first
   if (endLine < lines.length && lines[endLine]?.joined !== true) return -1;
   if (endLine === lines.length && text.slice(line.next).trim() !== '') return -1;
   const fence = fenceOf(text.slice(line.start, line.end));
-  const closes = fence !== undefined && fence.info === '' && fence.char === opener.char && fence.length >= opener.length;
+  const closes =
+    fence !== undefined && fence.info === '' && fence.char === opener.char && fence.length >= opener.length;
   return closes ? i : -1;
 }

@@ -1,5 +1,5 @@
 // The requests a model can make, in one table: each kind is a file of protocol/kinds/ (its keyword, synonyms, payload,
-// name, instruction lines, results), and the executor has an answerer per kind (reading/execute.ts). Both tables are
+// name, instruction lines, results), and the executor has an answerer per kind (reading/executor.ts). Both tables are
 // typed over the kinds, so the compiler names whatever a new kind still lacks. The markers, the parser's look for
 // markup, the instructions and the demo bridge all derive from this table.
 
@@ -45,4 +45,6 @@ export function requestForms(): string[] {
 }
 
 // The words models use for a request, to the kind they mean.
-export const synonyms: ReadonlyMap<string, RequestKind> = new Map(requestKinds.flatMap((k) => kinds[k].synonyms.map((word) => [word, k] as const)));
+export const synonyms: ReadonlyMap<string, RequestKind> = new Map(
+  requestKinds.flatMap((k) => kinds[k].synonyms.map((word) => [word, k] as const)),
+);

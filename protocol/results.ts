@@ -23,7 +23,13 @@ type SharedResults = {
   // FILE and EDIT blocks of a reply past what one reply may propose (protocol/caps.ts): never kept. `blocks`: the first
   // of them, as `FILE path`; `more`: how many more. `why`: past the number of blocks, or an EDIT that would take the
   // reply past the characters of files its EDITs may go through (`chars`: its file's; `pairs`: its pairs).
-  'left-out': { kind: 'left-out'; request: string; blocks: string[]; more: number; why: { kind: 'blocks'; limit: number } | { kind: 'work'; limit: number; chars: number; pairs: number } };
+  'left-out': {
+    kind: 'left-out';
+    request: string;
+    blocks: string[];
+    more: number;
+    why: { kind: 'blocks'; limit: number } | { kind: 'work'; limit: number; chars: number; pairs: number };
+  };
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   unclear: { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 };
@@ -39,7 +45,11 @@ const sharedResults: ResultTexts<SharedResults> = {
   refused: { render: (r) => heading.result(r.request, `refused: ${r.reason}`) },
   edit: {
     render: (r) => {
-      if (r.ok) return heading.result(r.request, `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`);
+      if (r.ok)
+        return heading.result(
+          r.request,
+          `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`,
+        );
       const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
       return `${heading.result(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. ${r.fix}\n${heading.resultEnd}`;
     },
@@ -48,9 +58,10 @@ const sharedResults: ResultTexts<SharedResults> = {
     render: (r) => {
       const blocks = `${r.blocks.join(', ')}${r.more > 0 ? ` and ${formatCount(r.more)} more` : ''}`;
       const limit = formatCount(r.why.limit);
-      const why = r.why.kind === 'blocks'
-        ? `One reply may propose at most ${limit} FILE or EDIT blocks; left out after the first ${limit}: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, at most ${limit} blocks at once.`
-        : `The EDIT blocks of one reply may go through at most ${limit} characters of files in all (an EDIT goes through its file once, and once more for each pair). ${r.blocks[0] ?? 'An EDIT'}, ${counted(r.why.pairs, 'pair')} on ${formatCount(r.why.chars)} characters, would go past that, so it was left out with the blocks after it: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.`;
+      const why =
+        r.why.kind === 'blocks'
+          ? `One reply may propose at most ${limit} FILE or EDIT blocks; left out after the first ${limit}: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, at most ${limit} blocks at once.`
+          : `The EDIT blocks of one reply may go through at most ${limit} characters of files in all (an EDIT goes through its file once, and once more for each pair). ${r.blocks[0] ?? 'An EDIT'}, ${counted(r.why.pairs, 'pair')} on ${formatCount(r.why.chars)} characters, would go past that, so it was left out with the blocks after it: ${blocks}.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.`;
       return `${heading.result(r.request, 'not kept')}\n${why}\n${heading.resultEnd}`;
     },
   },
@@ -58,15 +69,21 @@ const sharedResults: ResultTexts<SharedResults> = {
     render: (r) => {
       const shown = r.text.length > UNCLEAR_CHARS ? `${r.text.slice(0, UNCLEAR_CHARS)}…` : r.text;
       const forms = requestForms();
-      const fix = r.fix === undefined
-        ? `Write each request on a line of its own: ${forms.slice(0, -1).join(', ')} or ${forms.at(-1) ?? ''}`
-        : `Write it on a line of its own, as:\n${r.fix}`;
+      const fix =
+        r.fix === undefined
+          ? `Write each request on a line of its own: ${forms.slice(0, -1).join(', ')} or ${forms.at(-1) ?? ''}`
+          : `Write it on a line of its own, as:\n${r.fix}`;
       return `${heading.result(r.request, 'not understood')}\n${shown}\n(${r.problem}; nothing was done for it.) ${fix}\n${heading.resultEnd}`;
     },
   },
 };
 
-const texts: { [K in ResultKind]: ResultText<Results[K]> } = { ...needResults, ...listResults, ...findResults, ...sharedResults };
+const texts: { [K in ResultKind]: ResultText<Results[K]> } = {
+  ...needResults,
+  ...listResults,
+  ...findResults,
+  ...sharedResults,
+};
 
 // A result of that kind, as a mapped type whose `kind` is K itself: what the table is indexed with.
 type Of<K extends ResultKind> = { [P in K]: Results[P] & { kind: P } }[K];
@@ -95,5 +112,7 @@ export function droppedNote(result: Result, step: number): string {
 }
 
 function dropped<K extends ResultKind>(result: Of<K>, step: number): string {
-  return textOf<K>(result.kind).dropped?.(result, step) ?? `[The result of ${result.request} was dropped to fit the window.]`;
+  return (
+    textOf<K>(result.kind).dropped?.(result, step) ?? `[The result of ${result.request} was dropped to fit the window.]`
+  );
 }

@@ -20,7 +20,11 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
   try {
     source = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} cannot be read (${errnoOf(error) ?? messageOf(error)}). Reinstall deepwork (npm install) to bring it back.`, { cause: error });
+    throw new DeepworkError(
+      'INSTRUCTIONS_INVALID',
+      `The instructions file ${String(file)} cannot be read (${errnoOf(error) ?? messageOf(error)}). Reinstall deepwork (npm install) to bring it back.`,
+      { cause: error },
+    );
   }
   for (const line of source.split(/\r?\n/)) {
     if (line.startsWith('# ')) {
@@ -33,7 +37,10 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
   const section = (name: string): string => {
     const lines = sections.get(name);
     if (lines === undefined) {
-      throw new DeepworkError('INSTRUCTIONS_INVALID', `The instructions file ${String(file)} has no "# ${name}" section. It needs "# instructions", "# reminder" and "# last step"; compare with the one deepwork ships.`);
+      throw new DeepworkError(
+        'INSTRUCTIONS_INVALID',
+        `The instructions file ${String(file)} has no "# ${name}" section. It needs "# instructions", "# reminder" and "# last step"; compare with the one deepwork ships.`,
+      );
     }
     return fillIn(fillIn(lines.join('\n').trim(), requestTexts()), limitTexts(limits));
   };
@@ -43,11 +50,18 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
 // What the request kinds put into the instructions (protocol/kinds/): `{requests}`, each kind's example and what it
 // sends back; `{forms}`, `=== NEED: path ===`, … or …; `{keywords}`, NEED, LIST or FIND.
 function requestTexts(): Record<string, string> {
-  const either = (items: readonly string[], join: string) => `${items.slice(0, -1).join(join)} or ${items.at(-1) ?? ''}`;
+  const either = (items: readonly string[], join: string) =>
+    `${items.slice(0, -1).join(join)} or ${items.at(-1) ?? ''}`;
   return {
     requests: requestKinds.map((k) => kindOf(k).teach).join('\n'),
-    forms: either(requestForms().map((f) => `\`${f}\``), ', '),
-    keywords: either(requestKinds.map((k) => kindOf(k).keyword), ', '),
+    forms: either(
+      requestForms().map((f) => `\`${f}\``),
+      ', ',
+    ),
+    keywords: either(
+      requestKinds.map((k) => kindOf(k).keyword),
+      ', ',
+    ),
   };
 }
 

@@ -10,8 +10,10 @@ export const heading = {
   answerEnd: '=== END OF YOUR ANSWER ===',
   resultEnd: '=== END RESULT ===',
   // `question`: the earlier question it belongs to, in a continued conversation.
-  answer: (step: number, question?: number) => `=== YOUR ANSWER AT STEP ${step}${question === undefined ? '' : ` OF QUESTION ${question}`} ===`,
-  results: (step: number, question?: number) => `=== RESULTS OF YOUR REQUESTS AT STEP ${step}${question === undefined ? '' : ` OF QUESTION ${question}`} ===`,
+  answer: (step: number, question?: number) =>
+    `=== YOUR ANSWER AT STEP ${step}${question === undefined ? '' : ` OF QUESTION ${question}`} ===`,
+  results: (step: number, question?: number) =>
+    `=== RESULTS OF YOUR REQUESTS AT STEP ${step}${question === undefined ? '' : ` OF QUESTION ${question}`} ===`,
   earlierQuestion: (n: number) => `=== EARLIER QUESTION ${n} ===`,
   finalAnswer: (n: number) => `=== YOUR FINAL ANSWER TO QUESTION ${n} ===`,
   // One result's first line: the request it answers, and what it is.

@@ -19,7 +19,10 @@ export type Encoding = 'utf8' | 'utf16le' | 'utf16be' | 'windows-1251' | 'koi8-r
 
 // jschardet's names for the encodings detection may choose from.
 const DETECTED: ReadonlyMap<string, Encoding> = new Map([
-  ['windows-1251', 'windows-1251'], ['koi8-r', 'koi8-r'], ['ibm866', 'cp866'], ['windows-1252', 'windows-1252'],
+  ['windows-1251', 'windows-1251'],
+  ['koi8-r', 'koi8-r'],
+  ['ibm866', 'cp866'],
+  ['windows-1252', 'windows-1252'],
 ]);
 const CANDIDATES = ['UTF-8', 'windows-1251', 'KOI8-R', 'IBM866', 'windows-1252'];
 const FALLBACK: Encoding = 'windows-1251';
@@ -30,7 +33,8 @@ let chardet: typeof Jschardet | undefined;
 
 function converter(): typeof Iconv {
   const mod: unknown = iconv ?? load('iconv-lite');
-  if (!isRecord(mod) || typeof mod.decode !== 'function' || typeof mod.encode !== 'function') throw new Error('iconv-lite did not load');
+  if (!isRecord(mod) || typeof mod.decode !== 'function' || typeof mod.encode !== 'function')
+    throw new Error('iconv-lite did not load');
   iconv = mod as typeof Iconv;
   return iconv;
 }
@@ -49,7 +53,9 @@ export function encodingOf(bytes: Uint8Array): Encoding {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf16be';
   if (isUtf8(bytes) || isUtf8(bytes.subarray(0, completeUtf8(bytes)))) return 'utf8';
-  const found = detector().detect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { detectEncodings: CANDIDATES });
+  const found = detector().detect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+    detectEncodings: CANDIDATES,
+  });
   return DETECTED.get((found.encoding ?? '').toLowerCase()) ?? FALLBACK;
 }
 
@@ -68,7 +74,9 @@ function completeUtf8(bytes: Uint8Array): number {
 // The text of the bytes; a BOM stays as U+FEFF at its start, so the file's conventions keep it.
 export function decode(bytes: Uint8Array, encoding: Encoding): string {
   if (encoding === 'utf8') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  return converter().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), encoding, { stripBOM: false });
+  return converter().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), encoding, {
+    stripBOM: false,
+  });
 }
 
 // The bytes of a text in an encoding, or the first character it cannot hold, with its line.
@@ -87,5 +95,17 @@ export function encode(text: string, encoding: Encoding): Buffer | { char: strin
 
 // How an encoding is named to people and to the model.
 export function encodingName(encoding: Encoding): string {
-  return encoding === 'utf8' ? 'UTF-8' : encoding === 'utf16le' ? 'UTF-16LE' : encoding === 'utf16be' ? 'UTF-16BE' : encoding === 'cp866' ? 'CP866' : encoding === 'koi8-r' ? 'KOI8-R' : encoding === 'windows-1251' ? 'Windows-1251' : 'Windows-1252';
+  return encoding === 'utf8'
+    ? 'UTF-8'
+    : encoding === 'utf16le'
+      ? 'UTF-16LE'
+      : encoding === 'utf16be'
+        ? 'UTF-16BE'
+        : encoding === 'cp866'
+          ? 'CP866'
+          : encoding === 'koi8-r'
+            ? 'KOI8-R'
+            : encoding === 'windows-1251'
+              ? 'Windows-1251'
+              : 'Windows-1252';
 }

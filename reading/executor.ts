@@ -26,8 +26,11 @@ export type Executor = Reader & {
 
 // `onLargeFolder`: told once when the walk passes `largeFolder` entries (LARGE_FOLDER unless a test says), so a wrong
 // folder is noticed early.
-export type ExecutorOptions = SandboxOptions & { limits?: Partial<Limits>; onLargeFolder?: (entries: number) => void; largeFolder?: number };
-
+export type ExecutorOptions = SandboxOptions & {
+  limits?: Partial<Limits>;
+  onLargeFolder?: (entries: number) => void;
+  largeFolder?: number;
+};
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
   const box = createSandbox(root, options);
@@ -68,7 +71,12 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     text: (wanted) => textOf(box, wanted),
     tree: () => {
       const all = folder.entries();
-      return buildTree(all, path.basename(box.root), { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries }, notes);
+      return buildTree(
+        all,
+        path.basename(box.root),
+        { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries },
+        notes,
+      );
     },
     reset: () => {
       entries = undefined;
@@ -94,8 +102,10 @@ function sourceFirst(files: readonly WalkEntry[]): WalkEntry[] {
   return ranked.flat();
 }
 
-const PROSE = /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|(^|\/)(history|changelog|changes|news|authors|contributors|license|licence|copying|notice)[^/]*$|(^|\/)docs?\//i;
-const GENERATED = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
+const PROSE =
+  /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|(^|\/)(history|changelog|changes|news|authors|contributors|license|licence|copying|notice)[^/]*$|(^|\/)docs?\//i;
+const GENERATED =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
 
 function rankOf(rel: string): number {
   return GENERATED.test(rel) ? 2 : PROSE.test(rel) ? 1 : 0;
@@ -119,14 +129,25 @@ const answerers: { [K in RequestKind]: Answerer<K> } = {
   find: answerFinds,
 };
 
-async function answer(box: Sandbox, limits: Limits, folder: Folder, requests: readonly Request[], earlier: ReadonlyMap<string, number>): Promise<Result[]> {
+async function answer(
+  box: Sandbox,
+  limits: Limits,
+  folder: Folder,
+  requests: readonly Request[],
+  earlier: ReadonlyMap<string, number>,
+): Promise<Result[]> {
   const results: Result[][] = requests.map(() => []);
   const step: Step = { box, limits, folder, earlier };
   for (const kind of Object.keys(answerers).filter(isRequestKind)) await answerKind(kind, requests, step, results);
   return results.flat();
 }
 
-async function answerKind<K extends RequestKind>(kind: K, requests: readonly Request[], step: Step, results: Result[][]): Promise<void> {
+async function answerKind<K extends RequestKind>(
+  kind: K,
+  requests: readonly Request[],
+  step: Step,
+  results: Result[][],
+): Promise<void> {
   const at: number[] = [];
   const mine: Array<RequestOf<K>> = [];
   requests.forEach((request, index) => {
@@ -143,4 +164,3 @@ async function answerKind<K extends RequestKind>(kind: K, requests: readonly Req
 function isOfKind<K extends RequestKind>(request: Request, kind: K): request is RequestOf<K> {
   return request.kind === kind;
 }
-

@@ -34,8 +34,10 @@ export function gitPlaces(root: string, env: NodeJS.ProcessEnv = process.env): G
     for (const file of repo.configs) files.push({ file, base: repo.workTree });
   }
   const global = env.GIT_CONFIG_GLOBAL;
-  const xdg = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : path.join(home, '.config');
-  const globals = global !== undefined && global !== '' ? [global] : [path.join(home, '.gitconfig'), path.join(xdg, 'git', 'config')];
+  const xdg =
+    env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : path.join(home, '.config');
+  const globals =
+    global !== undefined && global !== '' ? [global] : [path.join(home, '.gitconfig'), path.join(xdg, 'git', 'config')];
   // A global hooksPath is relative to whichever work tree git runs in: this one.
   for (const file of globals) files.push({ file, base: repo?.workTree ?? root });
   const seen = new Set<string>();
@@ -50,7 +52,8 @@ export function gitPlaces(root: string, env: NodeJS.ProcessEnv = process.env): G
       return;
     }
     for (const { section, sub, key, value } of configEntries(text)) {
-      if (section === 'core' && !sub && key === 'hookspath' && value !== '') places.hooks.push(path.resolve(base, expandHome(value, home)));
+      if (section === 'core' && !sub && key === 'hookspath' && value !== '')
+        places.hooks.push(path.resolve(base, expandHome(value, home)));
       if ((section === 'include' || section === 'includeif') && key === 'path' && value !== '') {
         const included = path.resolve(path.dirname(file), expandHome(value, home));
         places.configs.push(included);
@@ -80,7 +83,9 @@ function repositoryOf(root: string): { workTree: string; configs: string[] } | u
     if (gitDir !== undefined) {
       const configs = [path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree')];
       try {
-        configs.push(path.join(path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()), 'config'));
+        configs.push(
+          path.join(path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()), 'config'),
+        );
       } catch {
         // Not a linked worktree.
       }

@@ -20,12 +20,25 @@ import ignore, { type Ignore } from 'ignore';
 // `twoGlobstarWork`: on a path whose folders times its length, times the rules with two `**`, passes this (about half a
 // millisecond of matching; far deeper and longer paths than projects hold), those rules are matched in their one-`**`
 // form, which hides at least as much.
-export const RULE_LIMITS = { chars: 1_000, globstars: 2, rules: 5_000, bytes: 1 << 20, twoGlobstarWork: 1 << 17 } as const;
+export const RULE_LIMITS = {
+  chars: 1_000,
+  globstars: 2,
+  rules: 5_000,
+  bytes: 1 << 20,
+  twoGlobstarWork: 1 << 17,
+} as const;
 
 // One .gitignore (or .git/info/exclude) as the walk matches it. `base`: its folder relative to the root, '.' for the
 // root. `wide`: the same rules with each two-`**` rule in its one-`**` form, when there are any; `twoGlobstars`: how
 // many. `count`: the rules it holds, so that the walk can bound them along a path.
-export type Rules = { base: string; file: string; exact: Ignore; wide: Ignore | undefined; twoGlobstars: number; count: number };
+export type Rules = {
+  base: string;
+  file: string;
+  exact: Ignore;
+  wide: Ignore | undefined;
+  twoGlobstars: number;
+  count: number;
+};
 
 // What the walk could not match as written, for the tree to say.
 // `widened`: rules over a bound, by line, each read wider (or, for `!` rules, dropped).
@@ -70,7 +83,12 @@ export function readRules(base: string, abs: string, file: string, above: number
   });
   if (above + count > RULE_LIMITS.rules) return everything(base, file, notes);
   if (widened.length > 0) notes.push({ kind: 'widened', file, lines: widened });
-  return { ...rulesOf(base, file, exact.join('\n')), wide: twoGlobstars > 0 ? ignore().add(wide.join('\n')) : undefined, twoGlobstars, count };
+  return {
+    ...rulesOf(base, file, exact.join('\n')),
+    wide: twoGlobstars > 0 ? ignore().add(wide.join('\n')) : undefined,
+    twoGlobstars,
+    count,
+  };
 }
 
 function rulesOf(base: string, file: string, text: string): Rules {
@@ -95,7 +113,8 @@ function boundRule(line: string): Bounded | undefined {
   const written = parse(negative ? line.slice(1) : line);
   const text = (parts: readonly string[]) => `${negative ? '!' : ''}${parts.join('/')}${written.folder ? '/' : ''}`;
   const folded = fold(written.parts);
-  if (text(folded).length > RULE_LIMITS.chars) return { text: negative ? '' : lastNameOnly(folded, written.folder), wide: undefined, widened: true };
+  if (text(folded).length > RULE_LIMITS.chars)
+    return { text: negative ? '' : lastNameOnly(folded, written.folder), wide: undefined, widened: true };
   const widened = globstarsBefore(folded) > RULE_LIMITS.globstars;
   if (widened && negative) return { text: '', wide: undefined, widened };
   const parts = widened ? keepGlobstars(folded, RULE_LIMITS.globstars) : folded;

@@ -15,9 +15,11 @@ export type Mask =
 
 export function compileMask(raw: string): Mask {
   const mask = simplify(raw.trim().replaceAll('\\', '/'));
-  if (mask.length > MASK_LIMITS.length) return { kind: 'refused', reason: `the mask is longer than ${MASK_LIMITS.length} characters` };
+  if (mask.length > MASK_LIMITS.length)
+    return { kind: 'refused', reason: `the mask is longer than ${MASK_LIMITS.length} characters` };
   const tooComplex = complexity(mask);
-  if (tooComplex !== undefined) return { kind: 'refused', reason: `the mask is too complex (${tooComplex}); use a simpler one` };
+  if (tooComplex !== undefined)
+    return { kind: 'refused', reason: `the mask is too complex (${tooComplex}); use a simpler one` };
 
   const scan = picomatch.scan(mask);
   const base = scan.base === '' ? '.' : scan.base;

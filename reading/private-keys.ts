@@ -41,7 +41,11 @@ export function privateKeyLine(text: string): number | undefined {
 function firstKey(text: string): number | undefined {
   const putty = text.indexOf(PUTTY);
   let first = putty === -1 ? undefined : putty;
-  for (let at = text.indexOf(BEGIN); at !== -1 && (first === undefined || at < first); at = text.indexOf(BEGIN, at + 1)) {
+  for (
+    let at = text.indexOf(BEGIN);
+    at !== -1 && (first === undefined || at < first);
+    at = text.indexOf(BEGIN, at + 1)
+  ) {
     if (isKeyAt(text, at)) first = at;
   }
   return first;
@@ -61,7 +65,10 @@ function isKeyAt(text: string, at: number): boolean {
   let body = false;
   for (const raw of lines) {
     // A line of a JSON string or a quoted block: quotes, commas and the rest of the escape taken off.
-    const line = raw.trim().replace(/^["'`]+|["'`,;]+$/g, '').trim();
+    const line = raw
+      .trim()
+      .replace(/^["'`]+|["'`,;]+$/g, '')
+      .trim();
     if (line === '' || HEADER.test(line)) continue;
     if (line.includes(end)) return body;
     if (KEY_LINE.test(line)) return true;

@@ -98,8 +98,18 @@ export function readLines(file: Opened, from: number, to: number, maxChars: numb
 // characters, cut at a line end. `start` and `end` span the whole file: where the bytes sent lie is not known.
 export function textLines(text: string, size: number, from: number, to: number, maxChars: number): Lines {
   let at = 0;
-  for (let line = 1; line < from && at !== -1; line++) at = text.indexOf('\n', at) === -1 ? -1 : text.indexOf('\n', at) + 1;
-  if (at === -1 || at >= text.length) return { text: '', first: from, last: from - 1, whole: true, rest: { lines: 0, chars: 0, exact: true }, start: 0, end: size };
+  for (let line = 1; line < from && at !== -1; line++)
+    at = text.indexOf('\n', at) === -1 ? -1 : text.indexOf('\n', at) + 1;
+  if (at === -1 || at >= text.length)
+    return {
+      text: '',
+      first: from,
+      last: from - 1,
+      whole: true,
+      rest: { lines: 0, chars: 0, exact: true },
+      start: 0,
+      end: size,
+    };
   let end = at;
   let line = from;
   for (; line <= to && end < text.length; line++) {
@@ -114,9 +124,18 @@ export function textLines(text: string, size: number, from: number, to: number, 
     whole = false;
   }
   const last = from + countLines(sent) - 1;
-  if (whole) return { text: sent, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true }, start: 0, end: size };
+  if (whole)
+    return { text: sent, first: from, last, whole, rest: { lines: 0, chars: 0, exact: true }, start: 0, end: size };
   const restText = text.slice(at + sent.length, end);
-  return { text: sent, first: from, last, whole, rest: { lines: countLines(restText), chars: restText.length, exact: true }, start: 0, end: size };
+  return {
+    text: sent,
+    first: from,
+    last,
+    whole,
+    rest: { lines: countLines(restText), chars: restText.length, exact: true },
+    start: 0,
+    end: size,
+  };
 }
 
 // UTF-16 characters in UTF-8 bytes: one per byte for ASCII (checked natively), else continuation bytes add nothing

@@ -70,10 +70,17 @@ export function createSandbox(root: string, options: SandboxOptions = {}): Sandb
   try {
     real = fs.realpathSync.native(root);
   } catch (error) {
-    throw new DeepworkError('ROOT_INVALID', `The project folder ${root} cannot be opened (${errnoOf(error) ?? 'error'}). Run deepwork inside an existing folder.`, { cause: error });
+    throw new DeepworkError(
+      'ROOT_INVALID',
+      `The project folder ${root} cannot be opened (${errnoOf(error) ?? 'error'}). Run deepwork inside an existing folder.`,
+      { cause: error },
+    );
   }
   if (!fs.statSync(real).isDirectory()) {
-    throw new DeepworkError('ROOT_INVALID', `The project folder ${root} is not a folder. Run deepwork inside a project folder.`);
+    throw new DeepworkError(
+      'ROOT_INVALID',
+      `The project folder ${root} is not a folder. Run deepwork inside a project folder.`,
+    );
   }
   // The config's names add to the built-in ones: an old or hostile config cannot turn the filter off.
   const { isSecret, secretsIn } = secretMatcher([...defaultSecretNames, ...(options.secretNames ?? [])]);
@@ -103,11 +110,13 @@ function secretMatcher(patterns: readonly string[]): Pick<Sandbox, 'isSecret' | 
   const secretsIn = (folder: string) => {
     // A path pattern's literal part is one part of a path, so it lies in the folder's path or in the name.
     const folderMay = byPath !== undefined && pathWorthTesting(folder);
-    return (rel: string, name: string) => (worthTesting(name) && (byName?.test(name) ?? false))
-      || (byPath !== undefined && (folderMay || pathWorthTesting(name)) && byPath.test(rel));
+    return (rel: string, name: string) =>
+      (worthTesting(name) && (byName?.test(name) ?? false)) ||
+      (byPath !== undefined && (folderMay || pathWorthTesting(name)) && byPath.test(rel));
   };
   return {
-    isSecret: (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) => secretsIn(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))(rel, name),
+    isSecret: (rel, name = rel.slice(rel.lastIndexOf('/') + 1)) =>
+      secretsIn(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))(rel, name),
     secretsIn,
   };
 }
@@ -187,7 +196,10 @@ const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 // default-ignorable code points (zero-width joiners, bidi marks, variation selectors) are dropped first: HFS+ ignores
 // them in names, so `.g\u200cit` is `.git` on a Mac (CVE-2014-9390).
 export function foldName(name: string): string {
-  return name.replace(IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
+  return name
+    .replace(IGNORABLE, '')
+    .toLowerCase()
+    .replace(/[. ]+$/, '');
 }
 
 // Control characters in a name: C0 and C1 controls (newline, carriage return, tab, ESC), the Unicode line and
@@ -268,10 +280,12 @@ export function gitDirsMadeBy(root: string, rels: readonly string[]): string[] {
       added.set(folder, names);
     }
   }
-  return [...added].filter(([folder, names]) => {
-    const abs = folder === '.' ? root : path.join(root, ...folder.split('/'));
-    return gitDirShape((name) => names.has(name.toLowerCase()) || fs.existsSync(path.join(abs, name)));
-  }).map(([folder]) => folder);
+  return [...added]
+    .filter(([folder, names]) => {
+      const abs = folder === '.' ? root : path.join(root, ...folder.split('/'));
+      return gitDirShape((name) => names.has(name.toLowerCase()) || fs.existsSync(path.join(abs, name)));
+    })
+    .map(([folder]) => folder);
 }
 
 // Why git would act on a file written at `real`, from what the repository's and the user's git config say: it lies in
@@ -283,19 +297,22 @@ function gitActsOn(root: string, real: string): string | undefined {
     const where = realLocation(hooks);
     // Hooks in the project folder itself: git runs only the files named as hooks there.
     if (where === root) {
-      if (path.dirname(real) === root && GIT_HOOK_NAMES.test(path.basename(real))) return 'git runs it as a hook (core.hooksPath names the project folder); deepwork does not write hooks';
+      if (path.dirname(real) === root && GIT_HOOK_NAMES.test(path.basename(real)))
+        return 'git runs it as a hook (core.hooksPath names the project folder); deepwork does not write hooks';
     } else if (isInside(root, where) && isInside(foldPath(where), folded)) {
       return `it is in ${relativeTo(root, where)}, the folder git runs hooks from (core.hooksPath); deepwork does not write hooks`;
     }
   }
   for (const config of places.configs) {
-    if (foldPath(realLocation(config)) === folded) return 'git reads it as config (a git config includes it), and config makes git run commands; deepwork does not write it';
+    if (foldPath(realLocation(config)) === folded)
+      return 'git reads it as config (a git config includes it), and config makes git run commands; deepwork does not write it';
   }
   return undefined;
 }
 
 // The hooks git runs (githooks(5)), for a core.hooksPath that names the project folder itself.
-const GIT_HOOK_NAMES = /^(?:applypatch-msg|pre-applypatch|post-applypatch|pre-commit|pre-merge-commit|prepare-commit-msg|commit-msg|post-commit|pre-rebase|post-checkout|post-merge|pre-push|pre-receive|update|proc-receive|post-receive|post-update|reference-transaction|push-to-checkout|pre-auto-gc|post-rewrite|sendemail-validate|fsmonitor-watchman|p4-changelist|p4-prepare-changelist|p4-post-changelist|p4-pre-submit|post-index-change)$/i;
+const GIT_HOOK_NAMES =
+  /^(?:applypatch-msg|pre-applypatch|post-applypatch|pre-commit|pre-merge-commit|prepare-commit-msg|commit-msg|post-commit|pre-rebase|post-checkout|post-merge|pre-push|pre-receive|update|proc-receive|post-receive|post-update|reference-transaction|push-to-checkout|pre-auto-gc|post-rewrite|sendemail-validate|fsmonitor-watchman|p4-changelist|p4-prepare-changelist|p4-post-changelist|p4-pre-submit|post-index-change)$/i;
 
 // Resolves a requested path inside the sandbox for reading. FIFOs, sockets and devices are refused without opening
 // them; a symlink is judged by where it really leads, and so is every folder on the way.
@@ -303,7 +320,8 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
   const normal = normalizeRequest(requested);
   if ('reason' in normal) return { kind: 'refused', rel: requested, reason: normal.reason };
   const rel = normal.rel;
-  if (holdsControls(rel)) return { kind: 'refused', rel, reason: 'the path holds control characters; deepwork leaves such names out' };
+  if (holdsControls(rel))
+    return { kind: 'refused', rel, reason: 'the path holds control characters; deepwork leaves such names out' };
   const abs = rel === '.' ? box.root : path.join(box.root, ...rel.split('/'));
 
   let real: string;
@@ -312,10 +330,17 @@ export function resolvePath(box: Sandbox, requested: string): Resolved {
   } catch (error) {
     const code = errnoOf(error);
     if (code === 'ELOOP') return { kind: 'refused', rel, reason: 'a symlink loop' };
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return { kind: 'refused', rel, reason: `cannot be read (${code ?? 'error'})` };
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      return { kind: 'refused', rel, reason: `cannot be read (${code ?? 'error'})` };
     // Missing: but say so only when the way there stays inside, or a link could probe the disk outside.
     if (isSymlink(abs)) {
-      return { kind: 'refused', rel, reason: isInside(box.root, realLocation(path.dirname(abs))) ? 'a symlink that leads nowhere' : 'leads outside the project folder' };
+      return {
+        kind: 'refused',
+        rel,
+        reason: isInside(box.root, realLocation(path.dirname(abs)))
+          ? 'a symlink that leads nowhere'
+          : 'leads outside the project folder',
+      };
     }
     const where = realLocation(abs);
     if (!isInside(box.root, where)) return { kind: 'refused', rel, reason: 'leads outside the project folder' };
@@ -367,7 +392,8 @@ function unwritableName(parts: readonly string[]): string | undefined {
     const folded = foldName(part);
     if (UNWRITABLE_FOLDERS.has(folded)) return `deepwork does not write into ${folded}`;
     if (part.includes(':')) return `"${part}" holds ":", which names a hidden data stream on Windows`;
-    if (SHORT_NAME.test(part)) return `"${part}" looks like a Windows short name, which may stand for another folder (GIT~1 can be .git)`;
+    if (SHORT_NAME.test(part))
+      return `"${part}" looks like a Windows short name, which may stand for another folder (GIT~1 can be .git)`;
     if (WINDOWS_DEVICES.test(part)) return `"${part}" is a device name on Windows`;
     if (/[. ]$/.test(part)) return `"${part}" ends in a dot or space, which Windows drops`;
     if (holdsControls(part)) return 'the name holds control characters';
@@ -396,7 +422,14 @@ export function resolveTarget(box: Sandbox, requested: string): Target {
     case 'folder':
       return { kind: 'refused', rel, reason: 'a folder has that path' };
     case 'withheld':
-      return { kind: 'refused', rel, reason: place.why.kind === 'secret' ? 'it looks like a secret; deepwork does not write those' : `it is in ${place.reason}` };
+      return {
+        kind: 'refused',
+        rel,
+        reason:
+          place.why.kind === 'secret'
+            ? 'it looks like a secret; deepwork does not write those'
+            : `it is in ${place.reason}`,
+      };
     case 'refused':
       return { kind: 'refused', rel, reason: place.reason };
     case 'file':

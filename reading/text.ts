@@ -43,7 +43,8 @@ export function readText(abs: string, limit = TEXT_READ_BYTES): TextRead {
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return { kind: 'unfit', why: { kind: 'unreadable', code: 'not a regular file' }, bytes: 0 };
-    if (stat.size > limit) return { kind: 'unfit', why: { kind: 'too-large', bytes: stat.size, limit }, bytes: stat.size };
+    if (stat.size > limit)
+      return { kind: 'unfit', why: { kind: 'too-large', bytes: stat.size, limit }, bytes: stat.size };
     const bytes = Buffer.allocUnsafe(stat.size);
     let n = 0;
     while (n < bytes.length) {
@@ -76,9 +77,15 @@ export function judgeText(bytes: Buffer): TextRead {
 export function forChange(read: TextRead): TextRead {
   if (read.kind !== 'text') return read;
   const line = binaryLine(read.text);
-  if (line !== undefined) return { kind: 'unfit', why: { kind: 'binary', what: `from line ${formatCount(line)} on it is mostly control characters` }, bytes: read.bytes.length };
+  if (line !== undefined)
+    return {
+      kind: 'unfit',
+      why: { kind: 'binary', what: `from line ${formatCount(line)} on it is mostly control characters` },
+      bytes: read.bytes.length,
+    };
   const again = encode(read.text, read.encoding);
-  if (!Buffer.isBuffer(again) || !again.equals(read.bytes)) return { kind: 'unfit', why: { kind: 'inexact', encoding: read.encoding }, bytes: read.bytes.length };
+  if (!Buffer.isBuffer(again) || !again.equals(read.bytes))
+    return { kind: 'unfit', why: { kind: 'inexact', encoding: read.encoding }, bytes: read.bytes.length };
   return read;
 }
 

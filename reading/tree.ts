@@ -11,7 +11,12 @@ type Folder = { name: string; folders: Folder[]; files: string[]; total: number 
 export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
 
 // `notes`: what the walk left out or matched wider than written, said once at the end.
-export function buildTree(entries: readonly WalkEntry[], rootName: string, options: TreeOptions, notes: readonly WalkNote[] = []): string {
+export function buildTree(
+  entries: readonly WalkEntry[],
+  rootName: string,
+  options: TreeOptions,
+  notes: readonly WalkNote[] = [],
+): string {
   const root = collect(entries, rootName);
   // The top folder is always open, but its entries count against the budget too: 5,000 files with long names in it
   // show as many as fit, and the rest as a count.
@@ -19,7 +24,8 @@ export function buildTree(entries: readonly WalkEntry[], rootName: string, optio
   const open = chooseOpen(root, options, topShown);
   const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
   render(root, 1, open, options, lines, topShown);
-  if (open.size < countFolders(root)) lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
+  if (open.size < countFolders(root))
+    lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
   for (const note of notes) lines.push(`(${noteText(note)})`);
   return lines.join('\n');
 }
@@ -29,7 +35,9 @@ function noteText(note: WalkNote): string {
     case 'control-names':
       return `${counted(note.count, 'file or folder', 'files or folders')} left out: control characters in ${note.count === 1 ? 'its name' : 'their names'}, which deepwork does not send`;
     case 'widened': {
-      const shown = note.lines.slice(0, 5).join(', ') + (note.lines.length > 5 ? ` and ${formatCount(note.lines.length - 5)} more` : '');
+      const shown =
+        note.lines.slice(0, 5).join(', ') +
+        (note.lines.length > 5 ? ` and ${formatCount(note.lines.length - 5)} more` : '');
       return `${note.file} line${note.lines.length === 1 ? '' : 's'} ${shown}: past deepwork's limits for a rule (${formatCount(RULE_LIMITS.chars)} characters, ${RULE_LIMITS.globstars} ** before the last name), so read wider, and some files git shows may be left out`;
     }
     case 'too-many':
@@ -66,7 +74,9 @@ function sum(folder: Folder): number {
 // How many of the top folder's entries fit in the budget (keeping room for the line that counts the rest), at most
 // maxEntriesPerFolder.
 function entriesThatFit(root: Folder, options: TreeOptions): number {
-  const costs = [...root.folders.map((f) => f.name.length + 14), ...root.files.map((f) => f.length)].map((len) => 3 + len + 1);
+  const costs = [...root.folders.map((f) => f.name.length + 14), ...root.files.map((f) => f.length)].map(
+    (len) => 3 + len + 1,
+  );
   let used = 80;
   let shown = 0;
   for (const cost of costs) {
@@ -99,13 +109,23 @@ function chooseOpen(root: Folder, options: TreeOptions, topShown: number): Set<F
 
 function linesCost(folder: Folder, depth: number, options: TreeOptions): number {
   const indent = 2 * depth + 1;
-  const shown = [...folder.folders.map((f) => f.name.length + 14), ...folder.files.map((f) => f.length)].slice(0, options.maxEntriesPerFolder);
+  const shown = [...folder.folders.map((f) => f.name.length + 14), ...folder.files.map((f) => f.length)].slice(
+    0,
+    options.maxEntriesPerFolder,
+  );
   const more = folder.folders.length + folder.files.length > options.maxEntriesPerFolder ? 60 : 0;
   return shown.reduce((n, len) => n + indent + len, 0) + more;
 }
 
 // `limit`: how many of this folder's entries are shown.
-function render(folder: Folder, depth: number, open: Set<Folder>, options: TreeOptions, lines: string[], limit = options.maxEntriesPerFolder): void {
+function render(
+  folder: Folder,
+  depth: number,
+  open: Set<Folder>,
+  options: TreeOptions,
+  lines: string[],
+  limit = options.maxEntriesPerFolder,
+): void {
   const indent = '  '.repeat(depth);
   let shown = 0;
   for (const child of folder.folders) {
@@ -135,7 +155,11 @@ function byExtension(files: string[]): string {
     const ext = dot > 0 ? file.slice(dot) : '(no extension)';
     counts.set(ext, (counts.get(ext) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([ext, n]) => `${n} ${ext}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([ext, n]) => `${n} ${ext}`)
+    .join(', ');
 }
 
 function countFolders(folder: Folder): number {

@@ -33,9 +33,16 @@ export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = 
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
   const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes)] : [];
   const out: WalkEntry[] = [];
-  const inside = box.guarded.filter((g) => isInside(box.root, g.real) && g.real !== box.root).map((g) => foldRel(relativeTo(box.root, g.real)));
+  const inside = box.guarded
+    .filter((g) => isInside(box.root, g.real) && g.real !== box.root)
+    .map((g) => foldRel(relativeTo(box.root, g.real)));
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
-  const state: State = { notes, wide: new Map(), controlNames: 0, large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large } };
+  const state: State = {
+    notes,
+    wide: new Map(),
+    controlNames: 0,
+    large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large },
+  };
   walkFolder(box, skip, '.', box.root, rules, out, -1, state);
   const left: WalkNote[] = state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [];
   const wide = [...state.wide].map(([r, paths]): WalkNote => ({ kind: 'wide-paths', file: r.file, paths }));
@@ -60,7 +67,16 @@ function skippedName(name: string, folder: boolean): boolean {
   return folded === '.git' || (folder && folded === 'node_modules');
 }
 
-function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: Rules[], out: WalkEntry[], parent: number, state: State): void {
+function walkFolder(
+  box: Sandbox,
+  skip: Skip,
+  rel: string,
+  abs: string,
+  rules: Rules[],
+  out: WalkEntry[],
+  parent: number,
+  state: State,
+): void {
   const large = state.large;
   if (large !== undefined && !large.told && out.length > large.at) {
     large.told = true;
@@ -85,7 +101,9 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
   if (isGitDirListing(entries)) return;
   const prefix = rel === '.' ? '' : `${rel}/`;
   const above = gitignore ? rules.reduce((n, r) => n + r.count, 0) : 0;
-  const active = gitignore ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes)] : rules;
+  const active = gitignore
+    ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes)]
+    : rules;
   const isSecret = box.secretsIn(rel);
   for (const entry of entries) {
     const childRel = prefix + entry.name;
@@ -93,7 +111,11 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     let target: string | undefined;
     if (entry.isDirectory()) kind = 'folder';
     else if (entry.isFile()) kind = 'file';
-    else if (entry.isSymbolicLink() && (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined) kind = 'file';
+    else if (
+      entry.isSymbolicLink() &&
+      (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined
+    )
+      kind = 'file';
     else continue;
 
     if (holdsControls(entry.name)) {
@@ -105,7 +127,12 @@ function walkFolder(box: Sandbox, skip: Skip, rel: string, abs: string, rules: R
     if (active.length > 0 && isIgnored(active, childRel, kind === 'folder', state.wide)) continue;
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
-    const index = out.push(target === undefined ? { kind, rel: childRel, name: entry.name, parent } : { kind, rel: childRel, name: entry.name, parent, target }) - 1;
+    const index =
+      out.push(
+        target === undefined
+          ? { kind, rel: childRel, name: entry.name, parent }
+          : { kind, rel: childRel, name: entry.name, parent, target },
+      ) - 1;
     if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, state);
   }
 }

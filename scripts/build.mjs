@@ -42,7 +42,14 @@ await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', 
 await worker.close();
 
 // The page: its HTML, its style and every module of its script (ui/server.ts serves each .js of the folder by name).
-const PAGE = ['index.html', 'style.css', ...fs.readdirSync(path.join(root, 'ui', 'page')).filter((name) => name.endsWith('.js')).sort()];
+const PAGE = [
+  'index.html',
+  'style.css',
+  ...fs
+    .readdirSync(path.join(root, 'ui', 'page'))
+    .filter((name) => name.endsWith('.js'))
+    .sort(),
+];
 const ASSETS = [
   ['protocol/instructions.md', ['protocol/instructions.md', 'bundle/instructions.md']],
   ...PAGE.map((name) => [`ui/page/${name}`, [`ui/page/${name}`, `bundle/page/${name}`]]),

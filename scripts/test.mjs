@@ -8,12 +8,15 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'dist', 'test');
 const wanted = process.argv.slice(2);
-const files = fs.readdirSync(dir)
+const files = fs
+  .readdirSync(dir)
   .filter((name) => name.endsWith('.test.js') && (wanted.length === 0 || wanted.some((w) => name.includes(w))))
   .sort()
   .map((name) => path.join(dir, name));
 if (files.length === 0) {
-  process.stderr.write(`No test files in ${dir}${wanted.length > 0 ? ` matching ${wanted.join(', ')}` : ''}. Run npm run build first.\n`);
+  process.stderr.write(
+    `No test files in ${dir}${wanted.length > 0 ? ` matching ${wanted.join(', ')}` : ''}. Run npm run build first.\n`,
+  );
   process.exit(1);
 }
 const run = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });

@@ -43,13 +43,16 @@ export function saveConversation(stateDir: string, conversation: SavedConversati
 // Keeps the KEPT conversations written last, by the files' times (none is read for it; a damaged one ages out too).
 // Names begin with when the conversation started, which orders files written in the same millisecond.
 function dropOldest(folder: string): void {
-  const files = fs.readdirSync(folder).filter((n) => n.endsWith('.json')).flatMap((name) => {
-    try {
-      return [{ name, written: fs.statSync(path.join(folder, name)).mtimeMs }];
-    } catch {
-      return [];
-    }
-  });
+  const files = fs
+    .readdirSync(folder)
+    .filter((n) => n.endsWith('.json'))
+    .flatMap((name) => {
+      try {
+        return [{ name, written: fs.statSync(path.join(folder, name)).mtimeMs }];
+      } catch {
+        return [];
+      }
+    });
   files.sort((a, b) => b.written - a.written || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
   for (const old of files.slice(KEPT)) fs.rmSync(path.join(folder, old.name), { force: true });
 }
@@ -86,6 +89,12 @@ export function listConversations(stateDir: string, root: string, limit = KEPT):
 }
 
 function isConversation(value: unknown): value is SavedConversation {
-  return isRecord(value) && typeof value.root === 'string' && typeof value.id === 'string' && typeof value.time === 'string'
-    && Array.isArray(value.turns) && value.turns.every(isTurn);
+  return (
+    isRecord(value) &&
+    typeof value.root === 'string' &&
+    typeof value.id === 'string' &&
+    typeof value.time === 'string' &&
+    Array.isArray(value.turns) &&
+    value.turns.every(isTurn)
+  );
 }

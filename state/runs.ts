@@ -13,7 +13,14 @@ import { folderKey } from './folder-key.ts';
 // `files`: the run's proposals, FILE and EDIT blocks in order. `conversation`: the questions so far, oldest first,
 // the last being this run's (absent in runs saved before deepwork kept them); `conversationId`: its name in the
 // folder's conversations (writing/conversations.ts).
-export type SavedRun = { root: string; question: string; time: string; files: Proposal[]; conversation?: Turn[]; conversationId?: string };
+export type SavedRun = {
+  root: string;
+  question: string;
+  time: string;
+  files: Proposal[];
+  conversation?: Turn[];
+  conversationId?: string;
+};
 
 // What a saved conversation keeps at most: older questions go first. The latest question stays whatever its size.
 const CONVERSATION_CHARS = 4_000_000;
@@ -34,7 +41,14 @@ export function boundedConversation(turns: readonly Turn[]): Turn[] {
 }
 
 function sizeOf(turn: Turn): number {
-  return turn.question.length + turn.answer.length + turn.steps.reduce((sum, s) => sum + s.answer.length + s.results.reduce((a, r) => a + r.text.length + r.note.length, 0), 0);
+  return (
+    turn.question.length +
+    turn.answer.length +
+    turn.steps.reduce(
+      (sum, s) => sum + s.answer.length + s.results.reduce((a, r) => a + r.text.length + r.note.length, 0),
+      0,
+    )
+  );
 }
 
 function runFile(stateDir: string, root: string): string {
@@ -54,33 +68,70 @@ export function loadRun(stateDir: string, root: string): SavedRun | undefined {
   try {
     value = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (error) {
-    if (error instanceof SyntaxError) throw new DeepworkError('STATE_INVALID', `The saved run ${file} is damaged. Delete it and ask again.`, { cause: error });
+    if (error instanceof SyntaxError)
+      throw new DeepworkError('STATE_INVALID', `The saved run ${file} is damaged. Delete it and ask again.`, {
+        cause: error,
+      });
     return undefined;
   }
-  if (!isRun(value) || value.root !== root) throw new DeepworkError('STATE_INVALID', `The saved run ${file} is not a run of deepwork's. Delete it and ask again.`);
+  if (!isRun(value) || value.root !== root)
+    throw new DeepworkError(
+      'STATE_INVALID',
+      `The saved run ${file} is not a run of deepwork's. Delete it and ask again.`,
+    );
   return value;
 }
 
 function isRun(value: unknown): value is SavedRun {
-  return isRecord(value) && typeof value.root === 'string' && typeof value.question === 'string' && typeof value.time === 'string'
-    && Array.isArray(value.files) && value.files.every((f) => isFileBlock(f) || isEditBlock(f))
-    && (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn)))
-    && (value.conversationId === undefined || typeof value.conversationId === 'string');
+  return (
+    isRecord(value) &&
+    typeof value.root === 'string' &&
+    typeof value.question === 'string' &&
+    typeof value.time === 'string' &&
+    Array.isArray(value.files) &&
+    value.files.every((f) => isFileBlock(f) || isEditBlock(f)) &&
+    (value.conversation === undefined || (Array.isArray(value.conversation) && value.conversation.every(isTurn))) &&
+    (value.conversationId === undefined || typeof value.conversationId === 'string')
+  );
 }
 
 export function isTurn(value: unknown): value is Turn {
-  return isRecord(value) && typeof value.question === 'string' && typeof value.answer === 'string' && Array.isArray(value.steps)
-    && value.steps.every((s) => isRecord(s) && typeof s.step === 'number' && typeof s.answer === 'string' && Array.isArray(s.results)
-      && s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'));
+  return (
+    isRecord(value) &&
+    typeof value.question === 'string' &&
+    typeof value.answer === 'string' &&
+    Array.isArray(value.steps) &&
+    value.steps.every(
+      (s) =>
+        isRecord(s) &&
+        typeof s.step === 'number' &&
+        typeof s.answer === 'string' &&
+        Array.isArray(s.results) &&
+        s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'),
+    )
+  );
 }
 
 function isEditBlock(value: unknown): value is EditBlock {
-  return isRecord(value) && value.kind === 'edit' && typeof value.path === 'string' && typeof value.complete === 'boolean' && typeof value.line === 'number'
-    && (value.problem === undefined || typeof value.problem === 'string')
-    && Array.isArray(value.pairs) && value.pairs.every((p) => isRecord(p) && typeof p.search === 'string' && typeof p.replace === 'string');
+  return (
+    isRecord(value) &&
+    value.kind === 'edit' &&
+    typeof value.path === 'string' &&
+    typeof value.complete === 'boolean' &&
+    typeof value.line === 'number' &&
+    (value.problem === undefined || typeof value.problem === 'string') &&
+    Array.isArray(value.pairs) &&
+    value.pairs.every((p) => isRecord(p) && typeof p.search === 'string' && typeof p.replace === 'string')
+  );
 }
 
 function isFileBlock(value: unknown): value is FileBlock {
-  return isRecord(value) && value.kind === 'file' && typeof value.path === 'string' && typeof value.content === 'string'
-    && typeof value.complete === 'boolean' && typeof value.line === 'number';
+  return (
+    isRecord(value) &&
+    value.kind === 'file' &&
+    typeof value.path === 'string' &&
+    typeof value.content === 'string' &&
+    typeof value.complete === 'boolean' &&
+    typeof value.line === 'number'
+  );
 }

@@ -42,24 +42,42 @@ describe('createOllamaBridge', () => {
   it('reports progress while the stream arrives', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'abcdefghij', chunks: 5 }) });
     const seen: number[] = [];
-    await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }).chat('x', { signal, onProgress: (n) => seen.push(n) });
+    await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }).chat('x', {
+      signal,
+      onProgress: (n) => seen.push(n),
+    });
     assert.deepEqual(seen, [2, 4, 6, 8, 10]);
   });
 
   it("counts a thinking model's message.thinking in progress, never in the answer", async () => {
-    const line = (message: Record<string, string>, done: boolean) => `${JSON.stringify({ model: 'm', message: { role: 'assistant', ...message }, done })}\n`;
-    const body = line({ content: '', thinking: 'Let me see. ' }, false) + line({ content: '', thinking: 'The file says 2.' }, false) + line({ content: 'It is 2.' }, false) + line({ content: '' }, true);
+    const line = (message: Record<string, string>, done: boolean) =>
+      `${JSON.stringify({ model: 'm', message: { role: 'assistant', ...message }, done })}\n`;
+    const body =
+      line({ content: '', thinking: 'Let me see. ' }, false) +
+      line({ content: '', thinking: 'The file says 2.' }, false) +
+      line({ content: 'It is 2.' }, false) +
+      line({ content: '' }, true);
     const fake = await startFakeBridge({ chat: () => ({ kind: 'raw', contentType: 'application/x-ndjson', body }) });
     const seen: Array<[number, number]> = [];
-    const reply = await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 }).chat('q', { signal, onProgress: (chars, thinking) => seen.push([chars, thinking]) });
+    const reply = await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 }).chat('q', {
+      signal,
+      onProgress: (chars, thinking) => seen.push([chars, thinking]),
+    });
     assert.equal(textOf(reply), 'It is 2.');
-    assert.deepEqual(seen, [[0, 12], [0, 28], [8, 28]]);
+    assert.deepEqual(seen, [
+      [0, 12],
+      [0, 28],
+      [8, 28],
+    ]);
   });
 
   it('reads a single JSON body, also pretty-printed', async () => {
     assert.equal(await (await chatWith({ kind: 'reply', text: 'whole', stream: false })).reply, 'whole');
     const pretty = JSON.stringify({ message: { role: 'assistant', content: 'pretty' }, done: true }, null, 2);
-    assert.equal(await (await chatWith({ kind: 'raw', contentType: 'application/json', body: pretty })).reply, 'pretty');
+    assert.equal(
+      await (await chatWith({ kind: 'raw', contentType: 'application/json', body: pretty })).reply,
+      'pretty',
+    );
   });
 
   it('quotes an error body', async () => {
@@ -79,13 +97,19 @@ describe('createOllamaBridge', () => {
 
   it('waits for a slow answer within the timeout and gives up past it', async () => {
     assert.equal(await (await chatWith({ kind: 'slow', ms: 300, text: 'late' }, 5000)).reply, 'late');
-    await rejectsWith((await chatWith({ kind: 'slow', ms: 5000, text: 'too late' }, 200)).reply, 'BRIDGE_TIMEOUT', /no full answer within 200 ms.*timeoutMinutes/);
+    await rejectsWith(
+      (await chatWith({ kind: 'slow', ms: 5000, text: 'too late' }, 200)).reply,
+      'BRIDGE_TIMEOUT',
+      /no full answer within 200 ms.*timeoutMinutes/,
+    );
   });
 
   it('stops when aborted', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'slow', ms: 5000, text: 'x' }) });
     const controller = new AbortController();
-    const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 }).chat('x', { signal: controller.signal });
+    const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 10_000 }).chat('x', {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 100);
     await rejectsWith(reply, 'ABORTED', /Stopped/);
   });
@@ -93,22 +117,39 @@ describe('createOllamaBridge', () => {
   it('names an unknown model and lists the ones the bridge has', async () => {
     const fake = await startFakeBridge({ models: ['deepseek:think', 'deepseek:fast'] });
     const reply = createOllamaBridge({ host: fake.host, model: 'gpt', timeoutMs: 5000 }).chat('x', { signal });
-    await rejectsWith(reply, 'BRIDGE_MODEL', /does not know the model "gpt".*It has: deepseek:think, deepseek:fast\. Set deepseekModel/);
+    await rejectsWith(
+      reply,
+      'BRIDGE_MODEL',
+      /does not know the model "gpt".*It has: deepseek:think, deepseek:fast\. Set deepseekModel/,
+    );
   });
 
   it('names the host when nothing listens there', async () => {
     const port = await freePort();
-    const reply = createOllamaBridge({ host: `http://127.0.0.1:${port}`, model: 'm', timeoutMs: 5000 }).chat('x', { signal });
-    await rejectsWith(reply, 'BRIDGE_DOWN', new RegExp(`No bridge at http://127\\.0\\.0\\.1:${port}: nothing is listening.*Start the bridge`));
+    const reply = createOllamaBridge({ host: `http://127.0.0.1:${port}`, model: 'm', timeoutMs: 5000 }).chat('x', {
+      signal,
+    });
+    await rejectsWith(
+      reply,
+      'BRIDGE_DOWN',
+      new RegExp(`No bridge at http://127\\.0\\.0\\.1:${port}: nothing is listening.*Start the bridge`),
+    );
   });
 
   it('says when the host is not an Ollama-style API', async () => {
-    const { reply } = await chatWith({ kind: 'raw', contentType: 'text/html', body: '<html><body>Welcome</body></html>' });
+    const { reply } = await chatWith({
+      kind: 'raw',
+      contentType: 'text/html',
+      body: '<html><body>Welcome</body></html>',
+    });
     await rejectsWith(reply, 'BRIDGE_PROTOCOL', /not as an Ollama-style API \(it sent: "Welcome/);
   });
 
   it('refuses a host that is not an http URL', () => {
-    assert.throws(() => createOllamaBridge({ host: 'localhost:11500', model: 'm', timeoutMs: 1 }), /not an http:\/\/ or https:\/\/ URL/);
+    assert.throws(
+      () => createOllamaBridge({ host: 'localhost:11500', model: 'm', timeoutMs: 1 }),
+      /not an http:\/\/ or https:\/\/ URL/,
+    );
     assert.throws(() => createOllamaBridge({ host: 'not a url', model: 'm', timeoutMs: 1 }), /is not a URL/);
   });
 });
@@ -116,8 +157,15 @@ describe('createOllamaBridge', () => {
 describe('the bridge client against a runaway or flaky bridge', () => {
   it('ends a reply past maxReplyChars with a clear error instead of filling the memory', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'flood', text: 'x'.repeat(1000), lines: 1_000_000 }) });
-    const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 50_000 }).chat('x', { signal });
-    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /passed 50,000 characters \(maxReplyChars in config\.json\); no model writes that much/);
+    const reply = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 50_000 }).chat(
+      'x',
+      { signal },
+    );
+    await rejectsWith(
+      reply,
+      'BRIDGE_PROTOCOL',
+      /passed 50,000 characters \(maxReplyChars in config\.json\); no model writes that much/,
+    );
   });
 
   it('ends a single line past the cap without a line end', async () => {
@@ -125,7 +173,10 @@ describe('the bridge client against a runaway or flaky bridge', () => {
     const { reply } = await chatWith({ kind: 'raw', contentType: 'application/json', body });
     assert.equal((await reply).length, 2_000_000);
     const fake = await startFakeBridge({ chat: () => ({ kind: 'raw', contentType: 'application/json', body }) });
-    const capped = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 100_000 }).chat('x', { signal });
+    const capped = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 30_000, maxReplyChars: 100_000 }).chat(
+      'x',
+      { signal },
+    );
     await rejectsWith(capped, 'BRIDGE_PROTOCOL', /sent a line of more than 1,648,576 bytes without a line end/);
   });
 
@@ -144,7 +195,11 @@ describe('the bridge client against a runaway or flaky bridge', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const bridge = createOllamaBridge({ host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, model: 'm', timeoutMs: 5000 });
+      const bridge = createOllamaBridge({
+        host: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        model: 'm',
+        timeoutMs: 5000,
+      });
       assert.equal(textOf(await bridge.chat('one', { signal })), 'answer 1');
       assert.equal(textOf(await bridge.chat('two', { signal })), 'answer 3');
       assert.equal(requests, 3);
@@ -159,8 +214,15 @@ describe('the bridge client against a hostile bridge', () => {
   it('ends a thinking that never ends at maxReplyChars, having taken a bounded part of the flood', async () => {
     const line = `${JSON.stringify({ model: 'm', message: { role: 'assistant', content: '', thinking: 'y'.repeat(1000) }, done: false })}\n`;
     const server = await serveBody({ contentType: 'application/x-ndjson', piece: () => line, count: 100_000 });
-    const reply = createOllamaBridge({ host: server.url, model: 'm', timeoutMs: 120_000, maxReplyChars: 10_000 }).chat('q', { signal });
-    await rejectsWith(reply, 'BRIDGE_PROTOCOL', /The thinking from .* passed 10,000 characters \(maxReplyChars in config\.json\)/);
+    const reply = createOllamaBridge({ host: server.url, model: 'm', timeoutMs: 120_000, maxReplyChars: 10_000 }).chat(
+      'q',
+      { signal },
+    );
+    await rejectsWith(
+      reply,
+      'BRIDGE_PROTOCOL',
+      /The thinking from .* passed 10,000 characters \(maxReplyChars in config\.json\)/,
+    );
     // Besides what the client held, the socket buffers of both ends (up to 32 + 4 MiB on Linux); the flood is 100 MB.
     const sent = await server.sent;
     assert.ok(sent <= 48 << 20, `the bridge got to send ${sent} of ${100_000 * line.length} bytes`);
@@ -168,10 +230,20 @@ describe('the bridge client against a hostile bridge', () => {
 
   it('joins an answer sent as 20,000 one-character lines', async () => {
     const chars = [...Array.from({ length: 20_000 }, (_, i) => ['a', 'é', '☃', '😀'][i % 4]).join('')];
-    const line = (i: number) => `${JSON.stringify({ message: { role: 'assistant', content: chars[i] ?? '' }, done: i === chars.length })}\n`;
+    const line = (i: number) =>
+      `${JSON.stringify({ message: { role: 'assistant', content: chars[i] ?? '' }, done: i === chars.length })}\n`;
     const hundred = (i: number) => Array.from({ length: 100 }, (_, j) => line(i * 100 + j)).join('');
-    const server = await serveBody({ contentType: 'application/x-ndjson', piece: (i) => (i * 100 < chars.length ? hundred(i) : line(chars.length)), count: chars.length / 100 + 1 });
-    const reply = await createOllamaBridge({ host: server.url, model: 'm', timeoutMs: 120_000, maxReplyChars: 1_000_000 }).chat('q', { signal });
+    const server = await serveBody({
+      contentType: 'application/x-ndjson',
+      piece: (i) => (i * 100 < chars.length ? hundred(i) : line(chars.length)),
+      count: chars.length / 100 + 1,
+    });
+    const reply = await createOllamaBridge({
+      host: server.url,
+      model: 'm',
+      timeoutMs: 120_000,
+      maxReplyChars: 1_000_000,
+    }).chat('q', { signal });
     assert.equal(textOf(reply), chars.join(''));
   });
 });
@@ -241,7 +313,10 @@ describe('checkBridge', () => {
 
   it('is down and says so when the model is unknown or the host is no Ollama-style API', async () => {
     const fake = await startFakeBridge({ models: ['other'] });
-    assert.match((await checkBridge(fake.host, 'deepseek:think')).message, /does not know the model "deepseek:think"\. It has: other/);
+    assert.match(
+      (await checkBridge(fake.host, 'deepseek:think')).message,
+      /does not know the model "deepseek:think"\. It has: other/,
+    );
     const page = http.createServer((_req, res) => res.end('<html></html>'));
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     try {
@@ -263,7 +338,10 @@ describe('--check in its own words', () => {
     try {
       const report = await checkBridge(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, 'm', 300);
       assert.equal(report.state, 'down');
-      assert.match(report.message, /took the connection but did not answer GET \/api\/tags within 300 ms: it is busy, stuck, or not an Ollama-style API/);
+      assert.match(
+        report.message,
+        /took the connection but did not answer GET \/api\/tags within 300 ms: it is busy, stuck, or not an Ollama-style API/,
+      );
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();

@@ -29,17 +29,30 @@ function inputFile(text: string): string {
 // `piped`: text written into a shell pipe to deepwork (`cat … | deepwork …`); `stdinFile`: a file it reads as
 // standard input (`deepwork … < file`).
 // `env`: added to deepwork's environment.
-type RunOptions = { bin?: string; onStart?: (child: ReturnType<typeof spawn>) => void; piped?: string; stdinFile?: string; env?: Record<string, string> };
+type RunOptions = {
+  bin?: string;
+  onStart?: (child: ReturnType<typeof spawn>) => void;
+  piped?: string;
+  stdinFile?: string;
+  env?: Record<string, string>;
+};
 
 function deepwork(args: string[], cwd: string, options: RunOptions = {}): Promise<Run> {
   const all = args.includes('--config') ? args : [...args, '--config', isolated];
   return new Promise((resolve) => {
     const input = options.stdinFile === undefined ? 'ignore' : fs.openSync(options.stdinFile, 'r');
-    const child = options.piped === undefined
-      ? spawn(process.execPath, [options.bin ?? BIN, ...all], { cwd, stdio: [input, 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
-      : spawn('sh', ['-c', 'cat "$DEEPWORK_TEST_INPUT" | "$0" "$@"', process.execPath, options.bin ?? BIN, ...all], {
-        cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEEPWORK_TEST_INPUT: inputFile(options.piped) },
-      });
+    const child =
+      options.piped === undefined
+        ? spawn(process.execPath, [options.bin ?? BIN, ...all], {
+            cwd,
+            stdio: [input, 'pipe', 'pipe'],
+            env: { ...process.env, ...options.env },
+          })
+        : spawn('sh', ['-c', 'cat "$DEEPWORK_TEST_INPUT" | "$0" "$@"', process.execPath, options.bin ?? BIN, ...all], {
+            cwd,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: { ...process.env, DEEPWORK_TEST_INPUT: inputFile(options.piped) },
+          });
     if (typeof input === 'number') fs.closeSync(input);
     let stdout = '';
     let stderr = '';
@@ -77,24 +90,39 @@ function configFile(dir: string, value: unknown, name = 'config.json'): string {
   return file;
 }
 
-const project = tempFolder({ 'app.js': 'export function loadConfig() {\n  return 1;\n}\n', 'lib/util.js': 'export const u = 2;\n' });
+const project = tempFolder({
+  'app.js': 'export function loadConfig() {\n  return 1;\n}\n',
+  'lib/util.js': 'export const u = 2;\n',
+});
 const configs = tempFolder();
-const isolated = configFile(configs, { stateDir: path.join(configs, 'state'), backupDir: path.join(configs, 'backup') }, 'isolated.json');
+const isolated = configFile(
+  configs,
+  { stateDir: path.join(configs, 'state'), backupDir: path.join(configs, 'backup') },
+  'isolated.json',
+);
 
 describe('deepwork "question"', () => {
   it('prints the answer on stdout and the step log on stderr', async () => {
-    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'loadConfig returns 1.' }) });
+    const fake = await startFakeBridge({
+      chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'loadConfig returns 1.' }),
+    });
     const run = await deepwork(['Where is loadConfig?', '--host', fake.host, '--model', 'm'], project);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, framed('loadConfig returns 1.'));
-    assert.match(run.stderr, /step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of 55,808\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/);
+    assert.match(
+      run.stderr,
+      /step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of 55,808\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/,
+    );
     assert.equal(fake.chats[0]?.model, 'm');
   });
 
   it('attaches --files to the first message', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'ok' }) });
     await deepwork(['q', '--files', 'lib/util.js, app.js', '--host', fake.host], project);
-    assert.match(fake.chats[0]?.content ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 line ===\n1 \| export const u = 2;/);
+    assert.match(
+      fake.chats[0]?.content ?? '',
+      /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED lib\/util\.js: 1 line ===\n1 \| export const u = 2;/,
+    );
   });
 
   it('sends what is piped in with the question, and what is redirected from a file', async () => {
@@ -102,11 +130,19 @@ describe('deepwork "question"', () => {
     const diff = 'diff --git a/app.js b/app.js\n-  return 1;\n+  return 2;\n';
     const piped = await deepwork(['review this', '--host', fake.host], project, { piped: diff });
     assert.equal(piped.code, 0, piped.stderr);
-    assert.ok(fake.chats[0]?.content.includes(`=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\n${diff}=== END OF THE TEXT ===`));
+    assert.ok(
+      fake.chats[0]?.content.includes(
+        `=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\n${diff}=== END OF THE TEXT ===`,
+      ),
+    );
     const file = path.join(tempFolder({ 'in.txt': 'from a file\n' }), 'in.txt');
     const redirected = await deepwork(['review this', '--host', fake.host], project, { stdinFile: file });
     assert.equal(redirected.code, 0, redirected.stderr);
-    assert.ok(fake.chats[1]?.content.includes('=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\nfrom a file\n=== END OF THE TEXT ==='));
+    assert.ok(
+      fake.chats[1]?.content.includes(
+        '=== TEXT GIVEN BY THE USER WITH THE QUESTION ===\nfrom a file\n=== END OF THE TEXT ===',
+      ),
+    );
     assert.ok(!fake.chats[0]?.content.includes('from a file'));
   });
 
@@ -125,7 +161,17 @@ describe('deepwork "question"', () => {
   it('continues the last conversation of the folder with --continue', async () => {
     const dir = tempFolder({ 'app.js': 'export const a = 1;\n' });
     const fake = await startFakeBridge({
-      chat: (content, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : i === 1 ? 'It exports a = 1.' : content.includes('EARLIER QUESTION') ? 'Yes, as I said: 1.' : 'no memory' }),
+      chat: (content, i) => ({
+        kind: 'reply',
+        text:
+          i === 0
+            ? '=== NEED: app.js ==='
+            : i === 1
+              ? 'It exports a = 1.'
+              : content.includes('EARLIER QUESTION')
+                ? 'Yes, as I said: 1.'
+                : 'no memory',
+      }),
     });
     const first = await deepwork(['What does app.js export?', '--host', fake.host], dir);
     assert.equal(first.code, 0, first.stderr);
@@ -133,9 +179,18 @@ describe('deepwork "question"', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stdout, framed('Yes, as I said: 1.'));
     const message = fake.chats[2]?.content ?? '';
-    const order = ['=== EARLIER QUESTION 1 ===\nWhat does app.js export?', '=== YOUR ANSWER AT STEP 1 OF QUESTION 1 ===\n=== NEED: app.js ===', '=== RESULTS OF YOUR REQUESTS AT STEP 1 OF QUESTION 1 ===\n=== RESULT NEED app.js: 1 line ===\n1 | export const a = 1;', '=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt exports a = 1.\n=== END OF YOUR ANSWER ===', '=== QUESTION ===\nIs it one?'];
+    const order = [
+      '=== EARLIER QUESTION 1 ===\nWhat does app.js export?',
+      '=== YOUR ANSWER AT STEP 1 OF QUESTION 1 ===\n=== NEED: app.js ===',
+      '=== RESULTS OF YOUR REQUESTS AT STEP 1 OF QUESTION 1 ===\n=== RESULT NEED app.js: 1 line ===\n1 | export const a = 1;',
+      '=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt exports a = 1.\n=== END OF YOUR ANSWER ===',
+      '=== QUESTION ===\nIs it one?',
+    ];
     const at = order.map((part) => message.indexOf(part));
-    assert.ok(at.every((n, i) => n !== -1 && (i === 0 || n > (at[i - 1] ?? 0))), `${JSON.stringify(at)}\n${message.slice(-1500)}`);
+    assert.ok(
+      at.every((n, i) => n !== -1 && (i === 0 || n > (at[i - 1] ?? 0))),
+      `${JSON.stringify(at)}\n${message.slice(-1500)}`,
+    );
     // A third question continues both.
     await deepwork(['And b?', '-c', '--host', fake.host], dir);
     assert.ok(fake.chats[3]?.content.includes('=== EARLIER QUESTION 2 ===\nIs it one?'));
@@ -151,30 +206,54 @@ describe('deepwork "question"', () => {
 
   it('prints one JSON object with --json, and lists proposed files', async () => {
     const fake = await startFakeBridge({
-      chat: () => ({ kind: 'reply', text: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial' }),
+      chat: () => ({
+        kind: 'reply',
+        text: 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial',
+      }),
     });
     // One step: a FILE cut off before its END is told to the model when steps remain; here none do.
     const run = await deepwork(['q', '--json', '--host', fake.host, '--steps', '1'], project);
     assert.equal(run.code, 0, run.stderr);
     const out: unknown = JSON.parse(run.stdout);
-    const reply = 'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial';
+    const reply =
+      'Two files.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 2;\n}\n=== END ===\n=== FILE: new.js ===\nx\n=== END ===\n=== FILE: cut.js ===\npartial';
     assert.deepEqual(out, {
       answer: reply,
       note: '[deepwork: this answer was cut short: the steps ran out after 1 step. Unanswered requests: FILE cut.js not kept. Raise --steps, or ask a narrower question.]',
-      stop: 'steps', steps: 1, sent: [(out as { sent: number[] }).sent[0]],
+      stop: 'steps',
+      steps: 1,
+      sent: [(out as { sent: number[] }).sent[0]],
       files: [
         { path: 'app.js', status: 'changed', applied: false },
         { path: 'new.js', status: 'new', applied: false },
-        { path: 'cut.js', status: 'incomplete', applied: false, reason: 'the reply ended before its END marker; it is never written' },
+        {
+          path: 'cut.js',
+          status: 'incomplete',
+          applied: false,
+          reason: 'the reply ended before its END marker; it is never written',
+        },
       ],
       backupSet: null,
     });
     const plain = await deepwork(['q', '--host', fake.host, '--steps', '1'], project);
-    assert.match(plain.stdout, /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/);
+    assert.match(
+      plain.stdout,
+      /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/,
+    );
     // The prose shows each FILE block as one line, not its content.
-    assert.ok(plain.stdout.startsWith(framed('Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]')), plain.stdout);
+    assert.ok(
+      plain.stdout.startsWith(
+        framed(
+          'Two files.\n[FILE app.js: changed, +1 -1; see the list below]\n[FILE new.js: new, +1; see the list below]\n[FILE cut.js: incomplete: the reply ended before its END line; see the list below]',
+        ),
+      ),
+      plain.stdout,
+    );
     assert.ok(!plain.stdout.includes('return 2;'));
-    assert.match(plain.stdout, /see the list below\]\n==== end of the model's answer ====\n\n\[deepwork: this answer was cut short: the steps ran out after 1 step\./);
+    assert.match(
+      plain.stdout,
+      /see the list below\]\n==== end of the model's answer ====\n\n\[deepwork: this answer was cut short: the steps ran out after 1 step\./,
+    );
     assert.equal(fs.existsSync(path.join(project, 'new.js')), false, 'nothing is written without --apply');
   });
 
@@ -227,12 +306,24 @@ describe('usage and config errors', () => {
     ['--steps in exponent form', ['q', '--steps', '1e9'], /--steps must be a whole number from 1 to 50, not "1e9"/],
     ['--steps in hex', ['q', '--steps', '0x10'], /--steps must be a whole number from 1 to 50, not "0x10"/],
     ['--steps past the range', ['q', '--steps', '51'], /--steps must be a whole number from 1 to 50, not "51"/],
-    ['a word after undo', ['undo', 'list'], /deepwork undo takes no more words, but got "list"\. For the list of backup sets: deepwork undo --list\. To ask a question that starts with the word "undo", put it after --/],
-    ['a port as a word', ['ui', '8788'], /deepwork ui takes no more words, but got "8788"\. For a port: deepwork ui --port 8788/],
+    [
+      'a word after undo',
+      ['undo', 'list'],
+      /deepwork undo takes no more words, but got "list"\. For the list of backup sets: deepwork undo --list\. To ask a question that starts with the word "undo", put it after --/,
+    ],
+    [
+      'a port as a word',
+      ['ui', '8788'],
+      /deepwork ui takes no more words, but got "8788"\. For a port: deepwork ui --port 8788/,
+    ],
     ['a flag of another command', ['q', '--list'], /--list is for deepwork undo; a question does not take it\./],
     ['--port with a question', ['q', '--port', '9'], /--port is for deepwork ui; a question does not take it\./],
     ['a question with --check', ['--check', 'q'], /deepwork --check takes no words, but got "q"/],
-    ['a malformed host', ['q', '--host', 'htp:/x'], /--host "htp:\/x" is not a URL\. Write it like http:\/\/localhost:11434, or localhost:11434\./],
+    [
+      'a malformed host',
+      ['q', '--host', 'htp:/x'],
+      /--host "htp:\/x" is not a URL\. Write it like http:\/\/localhost:11434, or localhost:11434\./,
+    ],
   ];
   for (const [name, args, message] of usage) {
     it(`exits 2 on ${name}, saying what to do in a line or two`, async () => {
@@ -267,7 +358,13 @@ describe('usage and config errors', () => {
 
   it('takes host, model and steps from the config, and lets flags win', async () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: x ===' }) });
-    const file = configFile(configs, { deepseekHost: fake.host, deepseekModel: 'from-config', steps: 2, stateDir: path.join(configs, 'state'), backupDir: path.join(configs, 'backup') });
+    const file = configFile(configs, {
+      deepseekHost: fake.host,
+      deepseekModel: 'from-config',
+      steps: 2,
+      stateDir: path.join(configs, 'state'),
+      backupDir: path.join(configs, 'backup'),
+    });
     const run = await deepwork(['q', '--config', file, '--json'], project);
     assert.equal((JSON.parse(run.stdout) as { steps: number }).steps, 2);
     assert.equal(fake.chats[0]?.model, 'from-config');
@@ -282,7 +379,11 @@ describe('deepwork --check and --selftest', () => {
     const ready = await startFakeBridge({ models: ['deepseek:think'], running: ['deepseek:think'] });
     const idle = await startFakeBridge({ models: ['deepseek:think'], running: [] });
     const port = await freePort();
-    const expect: Array<[string, number, string]> = [[ready.host, 0, 'ready'], [idle.host, 3, 'idle'], [`http://127.0.0.1:${port}`, 1, 'down']];
+    const expect: Array<[string, number, string]> = [
+      [ready.host, 0, 'ready'],
+      [idle.host, 3, 'idle'],
+      [`http://127.0.0.1:${port}`, 1, 'down'],
+    ];
     for (const [host, code, state] of expect) {
       const run = await deepwork(['--check', '--json', '--host', host], project);
       assert.equal(run.code, code, run.stderr);
@@ -305,54 +406,105 @@ describe('an OpenAI-compatible server', () => {
   const KEY = 'sk-cli-test-5f0e9d8c7b6a';
   const folder = tempFolder({ 'app.js': 'export const answer = 42;\n' });
   const own = tempFolder();
-  const config = configFile(own, { api: 'openai', apiKeyEnv: 'DEEPWORK_TEST_KEY', deepseekModel: 'deepseek-chat', stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
+  const config = configFile(own, {
+    api: 'openai',
+    apiKeyEnv: 'DEEPWORK_TEST_KEY',
+    deepseekModel: 'deepseek-chat',
+    stateDir: path.join(own, 'state'),
+    backupDir: path.join(own, 'backup'),
+  });
 
   it('answers through chat completions with the key from the named variable, which appears nowhere else', async () => {
-    const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY, chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: app.js ===' : 'It exports 42.', reasoning: 'hmm, '.repeat(50) }) });
-    const run = await deepwork(['What does app.js export?', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    const fake = await startFakeOpenAi({
+      models: ['deepseek-chat'],
+      key: KEY,
+      chat: (_c, i) => ({
+        kind: 'reply',
+        text: i === 0 ? '=== NEED: app.js ===' : 'It exports 42.',
+        reasoning: 'hmm, '.repeat(50),
+      }),
+    });
+    const run = await deepwork(['What does app.js export?', '--host', fake.host, '--config', config], folder, {
+      env: { DEEPWORK_TEST_KEY: KEY },
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, framed('It exports 42.'));
     assert.match(run.stderr, /deepwork: deepseek-chat at http:\/\/127\.0\.0\.1:\d+\/v1 \(OpenAI-compatible\)/);
-    assert.match(run.stderr, /tokens of 119,808\n/, 'the preset window of deepseek-chat, 128,000, less 8,192 for the reply');
+    assert.match(
+      run.stderr,
+      /tokens of 119,808\n/,
+      'the preset window of deepseek-chat, 128,000, less 8,192 for the reply',
+    );
     assert.equal(fake.requests.length, 2);
-    assert.match(String((fake.requests[1]?.body.messages as Array<{ content: string }>)[0]?.content), /=== RESULT NEED app\.js: 1 line ===\n1 \| export const answer = 42;/);
-    const saved = fs.readdirSync(path.join(own, 'state'), { recursive: true, encoding: 'utf8' }).map((f) => path.join(own, 'state', f)).filter((f) => fs.statSync(f).isFile());
+    assert.match(
+      String((fake.requests[1]?.body.messages as Array<{ content: string }>)[0]?.content),
+      /=== RESULT NEED app\.js: 1 line ===\n1 \| export const answer = 42;/,
+    );
+    const saved = fs
+      .readdirSync(path.join(own, 'state'), { recursive: true, encoding: 'utf8' })
+      .map((f) => path.join(own, 'state', f))
+      .filter((f) => fs.statSync(f).isFile());
     assert.ok(saved.length > 0);
-    for (const file of [...saved, config]) assert.ok(!fs.readFileSync(file, 'utf8').includes(KEY), `the key is in ${file}`);
+    for (const file of [...saved, config])
+      assert.ok(!fs.readFileSync(file, 'utf8').includes(KEY), `the key is in ${file}`);
     assert.ok(!run.stderr.includes(KEY) && !run.stdout.includes(KEY));
   });
 
   it('says the variable is empty before sending anything, and names a refused key without showing it', async () => {
     const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY });
-    const none = await deepwork(['q', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: '' } });
+    const none = await deepwork(['q', '--host', fake.host, '--config', config], folder, {
+      env: { DEEPWORK_TEST_KEY: '' },
+    });
     assert.equal(none.code, 1);
-    assert.match(none.stderr, /^deepwork: No API key: the environment variable DEEPWORK_TEST_KEY \(apiKeyEnv in config\.json\) is not set\./);
+    assert.match(
+      none.stderr,
+      /^deepwork: No API key: the environment variable DEEPWORK_TEST_KEY \(apiKeyEnv in config\.json\) is not set\./,
+    );
     assert.ok(!none.stderr.includes('    at '), 'no stack trace');
     assert.deepEqual(fake.calls, []);
     const wrong = 'sk-wrong-key-000111222';
-    const refused = await deepwork(['q', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: wrong } });
+    const refused = await deepwork(['q', '--host', fake.host, '--config', config], folder, {
+      env: { DEEPWORK_TEST_KEY: wrong },
+    });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /refused the API key in DEEPWORK_TEST_KEY \(HTTP 401/);
     assert.ok(!refused.stderr.includes(wrong));
   });
 
   it('tells the user when the server cut the reply, and writes no cut FILE block', async () => {
-    const fake = await startFakeOpenAi({ chat: () => ({ kind: 'reply', text: 'Here it is:\n=== FILE: app.js ===\nexport const answer = 4', finish: 'length' }) });
-    const run = await deepwork(['Change app.js', '--host', fake.host, '--config', config, '--api', 'openai', '--steps', '1', '--apply'], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    const fake = await startFakeOpenAi({
+      chat: () => ({
+        kind: 'reply',
+        text: 'Here it is:\n=== FILE: app.js ===\nexport const answer = 4',
+        finish: 'length',
+      }),
+    });
+    const run = await deepwork(
+      ['Change app.js', '--host', fake.host, '--config', config, '--api', 'openai', '--steps', '1', '--apply'],
+      folder,
+      { env: { DEEPWORK_TEST_KEY: KEY } },
+    );
     assert.match(run.stderr, /step 1\/1: the server cut the reply at its output limit/);
     assert.equal(fs.readFileSync(path.join(folder, 'app.js'), 'utf8'), 'export const answer = 42;\n');
   });
 
   it('checks the server with GET /models: exit 0 when the model is offered, 1 otherwise; --api takes only the two names', async () => {
     const fake = await startFakeOpenAi({ models: ['deepseek-chat'], key: KEY });
-    const ready = await deepwork(['--check', '--json', '--host', fake.host, '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    const ready = await deepwork(['--check', '--json', '--host', fake.host, '--config', config], folder, {
+      env: { DEEPWORK_TEST_KEY: KEY },
+    });
     assert.equal(ready.code, 0, ready.stdout);
     assert.equal((JSON.parse(ready.stdout) as { state: string }).state, 'ready');
-    const other = await deepwork(['--check', '--host', fake.host, '--model', 'gpt-x', '--config', config], folder, { env: { DEEPWORK_TEST_KEY: KEY } });
+    const other = await deepwork(['--check', '--host', fake.host, '--model', 'gpt-x', '--config', config], folder, {
+      env: { DEEPWORK_TEST_KEY: KEY },
+    });
     assert.equal(other.code, 1);
     assert.match(other.stdout, /^down: .*does not offer the model "gpt-x"\. It offers: deepseek-chat\./);
     const ollama = await startFakeBridge({ models: ['deepseek:think'], running: ['deepseek:think'] });
-    const switched = await deepwork(['--check', '--host', ollama.host, '--api', 'ollama', '--model', 'deepseek:think', '--config', config], folder);
+    const switched = await deepwork(
+      ['--check', '--host', ollama.host, '--api', 'ollama', '--model', 'deepseek:think', '--config', config],
+      folder,
+    );
     assert.equal(switched.code, 0, switched.stdout);
     const bad = await deepwork(['q', '--api', 'anthropic'], folder);
     assert.equal(bad.code, 2);
@@ -365,7 +517,8 @@ describe('the console as its users expect it', () => {
     for (const args of [['--help'], ['help']]) {
       const run = await deepwork(args, project);
       assert.equal(run.code, 0, run.stderr);
-      for (const name of Object.keys(FLAGS)) assert.match(run.stdout, new RegExp(`^ {2}(-\\w, | {4})--${name}\\b.* {2,}\\S`, 'm'), `--${name} has its line`);
+      for (const name of Object.keys(FLAGS))
+        assert.match(run.stdout, new RegExp(`^ {2}(-\\w, | {4})--${name}\\b.* {2,}\\S`, 'm'), `--${name} has its line`);
       assert.ok(run.stdout.includes(`State:   ${path.join(configs, 'state')}`));
       assert.ok(run.stdout.includes(`Backups: ${path.join(configs, 'backup')}`));
       assert.match(run.stdout, /Exit codes: 0 done .* 2 a usage\nerror; 3 --check/);
@@ -373,7 +526,8 @@ describe('the console as its users expect it', () => {
   });
 
   it('prints its version with --version and -v, loading nothing else', async () => {
-    const version = (JSON.parse(fs.readFileSync(path.join(HOME, 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(fs.readFileSync(path.join(HOME, 'package.json'), 'utf8')) as { version: string })
+      .version;
     for (const flag of ['--version', '-v']) {
       const run = await deepwork([flag], project);
       assert.equal(run.code, 0, run.stderr);
@@ -389,11 +543,18 @@ describe('the console as its users expect it', () => {
   });
 
   it('refuses --files naming a missing, secret or binary file, saying which and why, and sends nothing', async () => {
-    const folder = tempFolder({ 'app.js': 'x\n', '.env': 'TOKEN=1\n', 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]) });
+    const folder = tempFolder({
+      'app.js': 'x\n',
+      '.env': 'TOKEN=1\n',
+      'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+    });
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
     const run = await deepwork(['q', '--host', fake.host, '--files', 'app.js,ap.js,.env,logo.png'], folder);
     assert.equal(run.code, 2, run.stderr);
-    assert.match(run.stderr, /--files names files that cannot be sent, so nothing was sent:\n {2}ap\.js: no such file \(did you mean app\.js\?\)\n {2}\.env: .*secret.*\n {2}logo\.png: binary/);
+    assert.match(
+      run.stderr,
+      /--files names files that cannot be sent, so nothing was sent:\n {2}ap\.js: no such file \(did you mean app\.js\?\)\n {2}\.env: .*secret.*\n {2}logo\.png: binary/,
+    );
     assert.equal(fake.chats.length, 0);
   });
 
@@ -416,13 +577,18 @@ describe('the console as its users expect it', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'never' }) });
     const root = await deepwork(['q', '--host', fake.host], '/');
     assert.equal(root.code, 2);
-    assert.match(root.stderr, /\/ is the root of a disk, not a project folder: deepwork would walk the whole disk .* add --any-folder if you mean it/);
+    assert.match(
+      root.stderr,
+      /\/ is the root of a disk, not a project folder: deepwork would walk the whole disk .* add --any-folder if you mean it/,
+    );
     const home = tempFolder({ 'notes.txt': 'x\n' });
     const inHome = await deepwork(['q', '--host', fake.host], home, { env: { HOME: home, USERPROFILE: home } });
     assert.equal(inHome.code, 2);
     assert.match(inHome.stderr, /is your home folder itself, not a project folder/);
     assert.equal(fake.chats.length, 0);
-    const anyway = await deepwork(['q', '--host', fake.host, '--any-folder'], home, { env: { HOME: home, USERPROFILE: home } });
+    const anyway = await deepwork(['q', '--host', fake.host, '--any-folder'], home, {
+      env: { HOME: home, USERPROFILE: home },
+    });
     assert.equal(anyway.code, 0, anyway.stderr);
     assert.equal(fake.chats.length, 1);
   });
@@ -433,19 +599,34 @@ describe('the console as its users expect it', () => {
     const fromEnv = await deepwork(['q'], project, { env: { DEEPWORK_HOST: bare, DEEPWORK_MODEL: 'env-model' } });
     assert.equal(fromEnv.code, 0, fromEnv.stderr);
     assert.equal(fake.chats.at(-1)?.model, 'env-model');
-    await deepwork(['q', '--model', 'flag-model'], project, { env: { DEEPWORK_HOST: bare, DEEPWORK_MODEL: 'env-model' } });
+    await deepwork(['q', '--model', 'flag-model'], project, {
+      env: { DEEPWORK_HOST: bare, DEEPWORK_MODEL: 'env-model' },
+    });
     assert.equal(fake.chats.at(-1)?.model, 'flag-model');
     const bad = await deepwork(['q'], project, { env: { DEEPWORK_HOST: 'htp:/nowhere' } });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /DEEPWORK_HOST "htp:\/nowhere" is not a URL/);
     const own = tempFolder();
-    const file = configFile(own, { deepseekHost: fake.host, deepseekModel: 'config-model', stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
-    const child = spawn(process.execPath, [BIN, 'q'], { cwd: project, env: { ...process.env, DEEPWORK_CONFIG: file }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const file = configFile(own, {
+      deepseekHost: fake.host,
+      deepseekModel: 'config-model',
+      stateDir: path.join(own, 'state'),
+      backupDir: path.join(own, 'backup'),
+    });
+    const child = spawn(process.execPath, [BIN, 'q'], {
+      cwd: project,
+      env: { ...process.env, DEEPWORK_CONFIG: file },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const code = await new Promise((resolve) => child.on('close', resolve));
     assert.equal(code, 0);
     assert.equal(fake.chats.at(-1)?.model, 'config-model');
     const home = tempFolder();
-    const help = spawn(process.execPath, [BIN, '--help'], { cwd: project, env: { ...process.env, DEEPWORK_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const help = spawn(process.execPath, [BIN, '--help'], {
+      cwd: project,
+      env: { ...process.env, DEEPWORK_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     help.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await new Promise((resolve) => help.on('close', resolve));
@@ -457,10 +638,16 @@ describe('the console as its users expect it', () => {
     const other = await startFakeOpenAi({ models: ['m'] });
     const check = await deepwork(['--check', '--host', other.host.replace(/\/v1$/, '')], project);
     assert.equal(check.code, 1);
-    assert.match(check.stdout, /^down: .*not as an Ollama-style API \(GET \/api\/tags: HTTP 404\)\. For an OpenAI-compatible server set "api": "openai"/);
+    assert.match(
+      check.stdout,
+      /^down: .*not as an Ollama-style API \(GET \/api\/tags: HTTP 404\)\. For an OpenAI-compatible server set "api": "openai"/,
+    );
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FIND: same ===' }) });
     const repeat = await deepwork(['q', '--host', fake.host], project);
-    assert.match(repeat.stdout, /the model repeated its previous requests, so the loop stopped at step 2\. Unanswered requests: FIND same\. More steps would not help: ask a narrower question, or name the files it needs with --files\.\]/);
+    assert.match(
+      repeat.stdout,
+      /the model repeated its previous requests, so the loop stopped at step 2\. Unanswered requests: FIND same\. More steps would not help: ask a narrower question, or name the files it needs with --files\.\]/,
+    );
   });
 });
 
@@ -469,9 +656,21 @@ describe('deepwork "question" --paste', () => {
     const folder = tempFolder({ 'a.js': 'const a = 1;\n' });
     const bin = tempFolder();
     const board = path.join(tempFolder(), 'clipboard');
-    fs.writeFileSync(path.join(bin, 'xclip'), '#!/bin/sh\ncase "$*" in\n  *-o*) cat "$FAKE_CLIPBOARD" ;;\n  *) cat > "$FAKE_CLIPBOARD" ;;\nesac\n', { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'xclip'),
+      '#!/bin/sh\ncase "$*" in\n  *-o*) cat "$FAKE_CLIPBOARD" ;;\n  *) cat > "$FAKE_CLIPBOARD" ;;\nesac\n',
+      { mode: 0o755 },
+    );
     const child = spawn(process.execPath, [BIN, 'What is a?', '--paste', '--config', isolated], {
-      cwd: folder, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: ':0', WAYLAND_DISPLAY: '', FAKE_CLIPBOARD: board, PATH: `${bin}:${process.env.PATH ?? ''}` },
+      cwd: folder,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        DISPLAY: ':0',
+        WAYLAND_DISPLAY: '',
+        FAKE_CLIPBOARD: board,
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -481,10 +680,11 @@ describe('deepwork "question" --paste', () => {
       stderr += d.toString();
       for (const match of stderr.matchAll(/deepwork: message (\d+) /g)) prompts[Number(match[1])]?.();
     });
-    const prompt = (n: number) => new Promise<void>((resolve) => {
-      prompts[n] = resolve;
-      if (stderr.includes(`deepwork: message ${n} `)) resolve();
-    });
+    const prompt = (n: number) =>
+      new Promise<void>((resolve) => {
+        prompts[n] = resolve;
+        if (stderr.includes(`deepwork: message ${n} `)) resolve();
+      });
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
 
     await prompt(1);
@@ -496,7 +696,10 @@ describe('deepwork "question" --paste', () => {
     // Typed (or pasted) here, ended with a dot; a chat's decorations around it are dropped.
     child.stdin.write('Thought for 3 seconds\n=== NEED: a.js ===\n.\n');
     await prompt(2);
-    assert.match(fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'), /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/);
+    assert.match(
+      fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'),
+      /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/,
+    );
     // Copied with the chat's Copy button: Enter on an empty line takes it from the clipboard.
     fs.writeFileSync(board, 'a is 1.\n');
     child.stdin.write('\n');
@@ -509,7 +712,10 @@ describe('deepwork "question" --paste', () => {
   it('says so when standard input ends before a reply came, instead of waiting for ever', async () => {
     const run = await deepwork(['q', '--paste'], project, { env: { DISPLAY: '', WAYLAND_DISPLAY: '' } });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /deepwork: Standard input ended before the reply to message 1 came: with --paste, replies are read from the terminal\./);
+    assert.match(
+      run.stderr,
+      /deepwork: Standard input ended before the reply to message 1 came: with --paste, replies are read from the terminal\./,
+    );
   });
 
   it('refuses --paste with --demo', async () => {
@@ -523,31 +729,42 @@ describe('bin/deepwork.js', () => {
   it('runs from an install path with spaces, # and non-ASCII letters', async () => {
     const install = path.join(tempFolder({}, 'deepwork-install-'), 'c #Projects', 'дипворк ü');
     installCopy(install);
-    const run = await deepwork(['--demo', 'where is loadConfig?'], project, { bin: path.join(install, 'bin', 'deepwork.js') });
+    const run = await deepwork(['--demo', 'where is loadConfig?'], project, {
+      bin: path.join(install, 'bin', 'deepwork.js'),
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /`app\.js` line 1/);
   });
 });
 
 describe('the last resort: a failure deepwork does not know', () => {
-  const outputOf = (child: ReturnType<typeof spawn>) => new Promise<Run>((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const outputOf = (child: ReturnType<typeof spawn>) =>
+    new Promise<Run>((resolve) => {
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
   // deepwork started in a folder that was deleted: process.cwd() throws before anything else runs.
   const inDeletedFolder = (env: Record<string, string>) => {
     const gone = tempFolder();
-    return outputOf(spawn('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$0" "$2" "a question"', process.execPath, gone, BIN], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } }));
+    return outputOf(
+      spawn('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$0" "$2" "a question"', process.execPath, gone, BIN], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
+      }),
+    );
   };
   const STACK_LINE = /^\s+at /m;
 
   it('tells an unexpected failure in a line and what to do, without a stack trace unless DEEPWORK_DEBUG=1 asks', async () => {
     const plain = await inDeletedFolder({ DEEPWORK_DEBUG: '' });
     assert.equal(plain.code, 1);
-    assert.match(plain.stderr, /^deepwork: unexpected failure: ENOENT: no such file or directory, uv_cwd\n.*please report it with the command you ran.*DEEPWORK_DEBUG=1/s);
+    assert.match(
+      plain.stderr,
+      /^deepwork: unexpected failure: ENOENT: no such file or directory, uv_cwd\n.*please report it with the command you ran.*DEEPWORK_DEBUG=1/s,
+    );
     assert.doesNotMatch(plain.stderr, STACK_LINE);
     const debug = await inDeletedFolder({ DEEPWORK_DEBUG: '1' });
     assert.equal(debug.code, 1);
@@ -557,8 +774,14 @@ describe('the last resort: a failure deepwork does not know', () => {
 
   it('tells a throw from a stray callback the same way, and exits with 1', async () => {
     // A fault put into the real process: the first write to stdout schedules a throw that nothing catches.
-    const fault = 'data:text/javascript,const w=process.stdout.write.bind(process.stdout);process.stdout.write=(...a)=>{setImmediate(()=>{throw new TypeError("a stray throw")});return w(...a)}';
-    const run = await outputOf(spawn(process.execPath, ['--import', fault, BIN, '--version'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEEPWORK_DEBUG: '' } }));
+    const fault =
+      'data:text/javascript,const w=process.stdout.write.bind(process.stdout);process.stdout.write=(...a)=>{setImmediate(()=>{throw new TypeError("a stray throw")});return w(...a)}';
+    const run = await outputOf(
+      spawn(process.execPath, ['--import', fault, BIN, '--version'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, DEEPWORK_DEBUG: '' },
+      }),
+    );
     assert.match(run.stdout, /^deepwork \d/);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^deepwork: unexpected failure: a stray throw\n.*please report it/s);
@@ -567,16 +790,23 @@ describe('the last resort: a failure deepwork does not know', () => {
 });
 
 describe('writing proposed files from the command line', () => {
-  const proposal = 'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
+  const proposal =
+    'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
 
   it('shows an EDIT as one line and its diff, writes it with `deepwork apply`, and undo puts the file back', async () => {
     const big = Array.from({ length: 300 }, (_, i) => `export const v${i} = ${i};`).join('\r\n') + '\r\n';
     const dir = tempFolder({ 'big.js': big });
-    const reply = 'One line changes.\n=== EDIT: big.js ===\n<<<<<<< SEARCH\n151 | export const v150 = 150;\n=======\nexport const v150 = 1500;\n>>>>>>> REPLACE\n=== END ===\nThat is all.';
+    const reply =
+      'One line changes.\n=== EDIT: big.js ===\n<<<<<<< SEARCH\n151 | export const v150 = 150;\n=======\nexport const v150 = 1500;\n>>>>>>> REPLACE\n=== END ===\nThat is all.';
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
     const run = await deepwork(['q', '--diff', '--host', fake.host], dir);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stdout.startsWith(`${framed('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.')}\nProposed files`), run.stdout);
+    assert.ok(
+      run.stdout.startsWith(
+        `${framed('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.')}\nProposed files`,
+      ),
+      run.stdout,
+    );
     assert.match(run.stdout, /  changed +big\.js \+1 -1\n[^]*-export const v150 = 150;\n\+export const v150 = 1500;/);
     assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big, 'nothing is written without --apply');
     const apply = await deepwork(['apply'], dir);
@@ -591,13 +821,19 @@ describe('writing proposed files from the command line', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: proposal }) });
     const run = await deepwork(['q', '--apply', '--host', fake.host], dir);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /Files:\n  changed +app\.js \+1 -1  written\n  new +lib\/new\.js \+1  written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./);
+    assert.match(
+      run.stdout,
+      /Files:\n  changed +app\.js \+1 -1  written\n  new +lib\/new\.js \+1  written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./,
+    );
     assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 3;\n}\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js', 'lib']);
 
     const list = await deepwork(['undo', '--list'], dir);
     assert.match(list.stdout, /_deepwork-test-\w+: app\.js, \+lib\/new\.js\n$/);
-    assert.ok(list.stdout.startsWith(`Backup sets of ${fs.realpathSync(dir)}, kept in ${path.join(configs, 'backup')}:\n`), list.stdout);
+    assert.ok(
+      list.stdout.startsWith(`Backup sets of ${fs.realpathSync(dir)}, kept in ${path.join(configs, 'backup')}:\n`),
+      list.stdout,
+    );
     const undo = await deepwork(['undo'], dir);
     assert.equal(undo.code, 0, undo.stderr);
     assert.match(undo.stdout, /Undoing \S+:\n  restored +app\.js\n  removed +lib\/new\.js/);
@@ -615,16 +851,33 @@ describe('writing proposed files from the command line', () => {
     const apply = await deepwork(['apply', '--json'], dir);
     assert.equal(apply.code, 0, apply.stderr);
     const out = JSON.parse(apply.stdout) as { files: Array<{ path: string; status: string; applied: boolean }> };
-    assert.deepEqual(out.files.map((f) => [f.path, f.status, f.applied]), [['app.js', 'changed', true], ['lib/new.js', 'new', true]]);
+    assert.deepEqual(
+      out.files.map((f) => [f.path, f.status, f.applied]),
+      [
+        ['app.js', 'changed', true],
+        ['lib/new.js', 'new', true],
+      ],
+    );
     assert.equal(fs.readFileSync(path.join(dir, 'lib', 'new.js'), 'utf8'), 'export const n = 1;\n');
     const again = await deepwork(['apply', '--json'], dir);
-    assert.deepEqual((JSON.parse(again.stdout) as typeof out).files.map((f) => [f.status, f.applied]), [['unchanged', false], ['unchanged', false]]);
+    assert.deepEqual(
+      (JSON.parse(again.stdout) as typeof out).files.map((f) => [f.status, f.applied]),
+      [
+        ['unchanged', false],
+        ['unchanged', false],
+      ],
+    );
   });
 
   it('holds back an elided file unless --force', async () => {
     const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
     const dir = tempFolder({ 'big.txt': long });
-    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FILE: big.txt ===\nline 0 changed\n// ... rest of the file unchanged\n=== END ===' }) });
+    const fake = await startFakeBridge({
+      chat: () => ({
+        kind: 'reply',
+        text: '=== FILE: big.txt ===\nline 0 changed\n// ... rest of the file unchanged\n=== END ===',
+      }),
+    });
     const held = await deepwork(['q', '--apply', '--json', '--host', fake.host], dir);
     const out = JSON.parse(held.stdout) as { files: Array<{ status: string; applied: boolean; reason: string }> };
     assert.deepEqual([out.files[0]?.status, out.files[0]?.applied], ['held back', false]);
@@ -637,10 +890,17 @@ describe('writing proposed files from the command line', () => {
   it('still answers when the state folder cannot be written, and says what it could not keep', async () => {
     const blocker = path.join(configs, 'a-file');
     fs.writeFileSync(blocker, '');
-    const file = configFile(configs, { stateDir: path.join(blocker, 'state'), backupDir: path.join(configs, 'backup') }, 'blocked.json');
+    const file = configFile(
+      configs,
+      { stateDir: path.join(blocker, 'state'), backupDir: path.join(configs, 'backup') },
+      'blocked.json',
+    );
     const run = await deepwork(['--demo', 'where is loadConfig?', '--config', file], project);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /the run's proposals could not be kept in .*a-file\/state \(ENOTDIR\); `deepwork apply` will not find them/);
+    assert.match(
+      run.stderr,
+      /the run's proposals could not be kept in .*a-file\/state \(ENOTDIR\); `deepwork apply` will not find them/,
+    );
     assert.match(run.stdout, /`app\.js` line 1/);
   });
 
@@ -665,8 +925,14 @@ describe('files that make tools run code, from the command line', () => {
     const run = await deepwork(['q', '--apply', '--host', fake.host], dir, { env });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /  changed +app\.js \+1 -1  written\n/);
-    assert.match(run.stdout, /  held back +\.vscode\/tasks\.json \+1 -0  not written: it makes tools run code: VS Code runs a task marked runOn: folderOpen when the folder is opened; check it, then write it with --trust \.vscode\/tasks\.json\n/);
-    assert.match(run.stdout, /  refused +hooks\/pre-commit  not written: it is in hooks, the folder git runs hooks from \(core\.hooksPath\)/);
+    assert.match(
+      run.stdout,
+      /  held back +\.vscode\/tasks\.json \+1 -0  not written: it makes tools run code: VS Code runs a task marked runOn: folderOpen when the folder is opened; check it, then write it with --trust \.vscode\/tasks\.json\n/,
+    );
+    assert.match(
+      run.stdout,
+      /  refused +hooks\/pre-commit  not written: it is in hooks, the folder git runs hooks from \(core\.hooksPath\)/,
+    );
     assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js']);
 
     const trusted = await deepwork(['apply', '--trust', '.vscode/tasks.json,hooks/pre-commit'], dir, { env });
@@ -684,7 +950,11 @@ describe('start-deepwork.sh', () => {
     const folder = path.join(tempFolder({}, 'deepwork-dropped-'), 'мой проект #1');
     fs.mkdirSync(folder);
     fs.writeFileSync(path.join(folder, 'main.js'), 'main();\n');
-    const child = spawn(path.join(install, 'start-deepwork.sh'), [folder, '--no-open', '--port', '0', '--config', isolated], { cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      path.join(install, 'start-deepwork.sh'),
+      [folder, '--no-open', '--port', '0', '--config', isolated],
+      { cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -707,7 +977,9 @@ describe('start-deepwork.sh', () => {
 
   it('says so when given something that is not a folder', async () => {
     const run = await new Promise<Run>((resolve) => {
-      const child = spawn(path.join(HOME, 'start-deepwork.sh'), ['/nonexistent/folder'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(path.join(HOME, 'start-deepwork.sh'), ['/nonexistent/folder'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stdout: '', stderr }));
@@ -716,12 +988,17 @@ describe('start-deepwork.sh', () => {
     assert.match(run.stderr, /"\/nonexistent\/folder" is not a folder/);
   });
 
-  const launch = (args: string[], env: Record<string, string> = {}) => new Promise<Run>((resolve) => {
-    const child = spawn(path.join(HOME, 'start-deepwork.sh'), args, { cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout: '', stderr }));
-  });
+  const launch = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<Run>((resolve) => {
+      const child = spawn(path.join(HOME, 'start-deepwork.sh'), args, {
+        cwd: tempFolder(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+    });
 
   it('asks for a folder when started with none outside a terminal (a file manager), instead of serving whatever folder it is in', async () => {
     const run = await launch([]);
@@ -732,11 +1009,19 @@ describe('start-deepwork.sh', () => {
   it('runs the Node.js PATH finds before it enters the project, never a node in the project folder (issue 23)', async () => {
     const folder = tempFolder({ 'main.js': 'main();\n' });
     const marker = path.join(tempFolder(), 'ran');
-    fs.writeFileSync(path.join(folder, 'node'), `#!/bin/sh\necho "the project's node ran" > "${marker}"\nexit 3\n`, { mode: 0o755 });
-    // An empty entry first in PATH is the current folder: the project, once the launcher has gone into it.
-    const child = spawn(path.join(HOME, 'start-deepwork.sh'), [folder, '--no-open', '--port', '0', '--config', isolated], {
-      cwd: tempFolder(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `:${process.env.PATH ?? ''}` },
+    fs.writeFileSync(path.join(folder, 'node'), `#!/bin/sh\necho "the project's node ran" > "${marker}"\nexit 3\n`, {
+      mode: 0o755,
     });
+    // An empty entry first in PATH is the current folder: the project, once the launcher has gone into it.
+    const child = spawn(
+      path.join(HOME, 'start-deepwork.sh'),
+      [folder, '--no-open', '--port', '0', '--config', isolated],
+      {
+        cwd: tempFolder(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, PATH: `:${process.env.PATH ?? ''}` },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -746,13 +1031,15 @@ describe('start-deepwork.sh', () => {
     });
     child.kill('SIGINT');
     await closed;
-    assert.equal(fs.existsSync(marker), false, 'the project\'s node ran');
+    assert.equal(fs.existsSync(marker), false, "the project's node ran");
     assert.ok(started, stderr);
   });
 
   it('says which Node.js it found when it is older than 20', async () => {
     const bin = tempFolder();
-    fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = "--version" ] && echo v18.19.0 && exit 0\nexit 1\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = "--version" ] && echo v18.19.0 && exit 0\nexit 1\n', {
+      mode: 0o755,
+    });
     const run = await launch([tempFolder()], { PATH: `${bin}:/usr/bin:/bin` });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /deepwork needs Node\.js 20 or newer; this one is v18\.19\.0\./);
@@ -760,10 +1047,13 @@ describe('start-deepwork.sh', () => {
 });
 
 describe('the command line against hostile input', () => {
-  it('prints a model\'s control characters as visible escapes, on stdout and in the step log', async () => {
+  it("prints a model's control characters as visible escapes, on stdout and in the step log", async () => {
     const dir = tempFolder({ 'a.js': 'a\n' });
-    const evil = 'Answer\x1b]52;c;cm0gLXJmIH4=\x07 then \x1b[2J\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\rstep 9/9: fake\u202e\n=== FILE: x\x1b[8m.js ===\nx\n=== END ===';
-    const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: a\x1b[2J.js ===' : evil }) });
+    const evil =
+      'Answer\x1b]52;c;cm0gLXJmIH4=\x07 then \x1b[2J\x1b]8;;http://evil.example\x07link\x1b]8;;\x07\rstep 9/9: fake\u202e\n=== FILE: x\x1b[8m.js ===\nx\n=== END ===';
+    const fake = await startFakeBridge({
+      chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? '=== NEED: a\x1b[2J.js ===' : evil }),
+    });
     const run = await deepwork(['q', '--host', fake.host], dir);
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout + run.stderr, /[\x1b\x07\r\u202e]/);
@@ -778,15 +1068,28 @@ describe('the command line against hostile input', () => {
 
   it('exits 1 with --apply when a proposed file could not be written, naming it', async () => {
     const dir = tempFolder({ 'app.js': 'old\n' });
-    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: '=== FILE: app.js/inner.js ===\nx\n=== END ===\n=== FILE: ok.js ===\nok\n=== END ===' }) });
+    const fake = await startFakeBridge({
+      chat: () => ({
+        kind: 'reply',
+        text: '=== FILE: app.js/inner.js ===\nx\n=== END ===\n=== FILE: ok.js ===\nok\n=== END ===',
+      }),
+    });
     const run = await deepwork(['q', '--apply', '--host', fake.host], dir);
     assert.equal(run.code, 1, run.stdout);
-    assert.match(run.stdout, /failed +app\.js\/inner\.js  not written: a file is in the way of a folder on its path \(EEXIST\)/);
+    assert.match(
+      run.stdout,
+      /failed +app\.js\/inner\.js  not written: a file is in the way of a folder on its path \(EEXIST\)/,
+    );
     assert.match(run.stdout, /new +ok\.js \+1  written/);
   });
 
-  it('keeps deepwork\'s own config, state and backups out of reach when the project is deepwork\'s own folder', async () => {
-    const own = tempFolder({ 'deepwork.ts': '// the tool\n', 'state/pult-1.json': '{"token":"live-token"}\n', 'state/runs/r.json': '{"question":"other project"}\n', 'backup/set/manifest.json': '{}\n' });
+  it("keeps deepwork's own config, state and backups out of reach when the project is deepwork's own folder", async () => {
+    const own = tempFolder({
+      'deepwork.ts': '// the tool\n',
+      'state/pult-1.json': '{"token":"live-token"}\n',
+      'state/runs/r.json': '{"question":"other project"}\n',
+      'backup/set/manifest.json': '{}\n',
+    });
     const config = configFile(own, { stateDir: path.join(own, 'state'), backupDir: path.join(own, 'backup') });
     const replies = [
       '=== NEED: config.json, state/pult-1.json, STATE/runs/r.json, backup/set/manifest.json ===\n=== FIND: live-token ===\n=== LIST: ** ===',
@@ -803,7 +1106,14 @@ describe('the command line against hostile input', () => {
     assert.match(second, /RESULT LIST \*\*: 1 path ===\ndeepwork\.ts\n/);
     assert.doesNotMatch(second, /live-token"/);
     const out = JSON.parse(run.stdout) as { files: Array<{ path: string; status: string; applied: boolean }> };
-    assert.deepEqual(out.files.map((f) => [f.path, f.status, f.applied]), [['config.json', 'refused', false], ['state/runs/r.json', 'refused', false], ['backup/set/manifest.json', 'refused', false]]);
+    assert.deepEqual(
+      out.files.map((f) => [f.path, f.status, f.applied]),
+      [
+        ['config.json', 'refused', false],
+        ['state/runs/r.json', 'refused', false],
+        ['backup/set/manifest.json', 'refused', false],
+      ],
+    );
     assert.equal(fs.readFileSync(path.join(own, 'state', 'runs', 'r.json'), 'utf8'), '{"question":"other project"}\n');
   });
 
@@ -814,8 +1124,17 @@ describe('the command line against hostile input', () => {
     for (let i = 0; i < 3000; i++) files[`f/${i}.txt`] = `old ${i}\n`;
     const dir = tempFolder(files);
     // One reply proposes at most 100 files: 30 steps of 100, each but the last asking for more.
-    const reply = (step: number) => Array.from({ length: 100 }, (_, i) => `=== FILE: f/${step * 100 + i}.txt ===\nnew ${step * 100 + i}\n=== END ===`).join('\n');
-    const fake = await startFakeBridge({ chat: (_c, step) => ({ kind: 'reply', text: step < 29 ? `${reply(step)}\n=== FIND: zz${step} ===` : reply(step) }) });
+    const reply = (step: number) =>
+      Array.from(
+        { length: 100 },
+        (_, i) => `=== FILE: f/${step * 100 + i}.txt ===\nnew ${step * 100 + i}\n=== END ===`,
+      ).join('\n');
+    const fake = await startFakeBridge({
+      chat: (_c, step) => ({
+        kind: 'reply',
+        text: step < 29 ? `${reply(step)}\n=== FIND: zz${step} ===` : reply(step),
+      }),
+    });
     const asked = await deepwork(['q', '--host', fake.host, '--steps', '30'], dir);
     assert.equal(asked.code, 0, asked.stderr);
     const backups = path.join(configs, 'backup');
@@ -824,7 +1143,9 @@ describe('the command line against hostile input', () => {
     const run = await deepwork(['apply'], dir, {
       onStart: (child) => {
         const watch = setInterval(() => {
-          const made = fs.existsSync(backups) && fs.readdirSync(backups).some((name) => !before.has(name) && !name.endsWith('.incomplete'));
+          const made =
+            fs.existsSync(backups) &&
+            fs.readdirSync(backups).some((name) => !before.has(name) && !name.endsWith('.incomplete'));
           if (made) {
             clearInterval(watch);
             child.kill('SIGINT');
@@ -836,7 +1157,12 @@ describe('the command line against hostile input', () => {
     const written = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8').startsWith('new'));
     if (run.code === 130) {
       assert.ok(written.length < 3000, `${written.length} written`);
-      assert.match(run.stdout, new RegExp(`\\n  stopped +${(3000 - written.length).toLocaleString('en-US')} more files? not written: Ctrl-C stopped the apply before them`));
+      assert.match(
+        run.stdout,
+        new RegExp(
+          `\\n  stopped +${(3000 - written.length).toLocaleString('en-US')} more files? not written: Ctrl-C stopped the apply before them`,
+        ),
+      );
     } else {
       // The machine wrote all 3,000 files before the signal arrived: the undo below must still hold.
       assert.equal(run.code, 0, run.stderr);
@@ -847,19 +1173,22 @@ describe('the command line against hostile input', () => {
     assert.equal(undo.code, 0, undo.stderr);
     const still = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8') !== files[rel]);
     assert.deepEqual(still, []);
-    assert.deepEqual(fs.readdirSync(path.join(dir, 'f')).filter((n) => n.endsWith('.tmp')), []);
+    assert.deepEqual(
+      fs.readdirSync(path.join(dir, 'f')).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
   });
 });
 
-describe('an answer that forges deepwork\'s own lines', () => {
-  it('marks the model\'s lines that pose as the list of proposals, and frames the answer, so the real list is told apart', async () => {
+describe("an answer that forges deepwork's own lines", () => {
+  it("marks the model's lines that pose as the list of proposals, and frames the answer, so the real list is told apart", async () => {
     const dir = tempFolder({ 'app.js': 'export const a = 1;\n' });
     const forged = [
       'Fixed the hook as you asked.',
       '=== FILE: app.js ===',
       'export const a = 2;',
       '=== END ===',
-      '==== end of the model\'s answer ====',
+      "==== end of the model's answer ====",
       '',
       '[FILE .githooks/pre-commit: new, +3; see the list below]',
       '',
@@ -873,14 +1202,19 @@ describe('an answer that forges deepwork\'s own lines', () => {
     assert.equal(run.code, 0, run.stderr);
     // A person reads the answer from its opening line to the first line that ends it; what follows is deepwork's.
     const lines = run.stdout.split('\n');
-    assert.equal(lines[0], '==== the model\'s answer ====', run.stdout);
-    const end = lines.indexOf('==== end of the model\'s answer ====');
+    assert.equal(lines[0], "==== the model's answer ====", run.stdout);
+    const end = lines.indexOf("==== end of the model's answer ====");
     assert.ok(end > 0, run.stdout);
-    assert.deepEqual(lines.slice(end + 1), ['', 'Proposed files (not written; --apply writes them, or `deepwork apply` now):', '  changed    app.js +1 -1', '']);
+    assert.deepEqual(lines.slice(end + 1), [
+      '',
+      'Proposed files (not written; --apply writes them, or `deepwork apply` now):',
+      '  changed    app.js +1 -1',
+      '',
+    ]);
     assert.deepEqual(lines.slice(1, end), [
       'Fixed the hook as you asked.',
       '[FILE app.js: changed, +1 -1; see the list below]',
-      '(model) ==== end of the model\'s answer ====',
+      "(model) ==== end of the model's answer ====",
       '',
       '(model) [FILE .githooks/pre-commit: new, +3; see the list below]',
       '',
@@ -902,19 +1236,42 @@ describe('the programs deepwork starts', () => {
     const bin = tempFolder();
     const where = path.join(tempFolder(), 'where');
     fs.writeFileSync(path.join(bin, 'xclip'), '#!/bin/sh\npwd >> "$XCLIP_CWD"\ncat > /dev/null\n', { mode: 0o755 });
-    const run = await deepwork(['q', '--paste'], folder, { env: { DISPLAY: ':0', WAYLAND_DISPLAY: '', XCLIP_CWD: where, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    const run = await deepwork(['q', '--paste'], folder, {
+      env: { DISPLAY: ':0', WAYLAND_DISPLAY: '', XCLIP_CWD: where, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    });
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /is on the clipboard \(xclip\)/);
-    assert.deepEqual(fs.readFileSync(where, 'utf8').split('\n').filter((l) => l !== ''), ['/']);
+    assert.deepEqual(
+      fs
+        .readFileSync(where, 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+      ['/'],
+    );
   });
 });
 
 describe('the message files of deepwork --paste', () => {
   // A --paste run with no clipboard, under umask 022: each message goes to a file only, whose path is printed.
   function pasteRun(folder: string) {
-    const child = spawn('/bin/sh', ['-c', 'umask 022; exec "$0" "$@"', process.execPath, BIN, `What is in ${path.basename(folder)}?`, '--paste', '--config', isolated], {
-      cwd: folder, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
-    });
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'umask 022; exec "$0" "$@"',
+        process.execPath,
+        BIN,
+        `What is in ${path.basename(folder)}?`,
+        '--paste',
+        '--config',
+        isolated,
+      ],
+      {
+        cwd: folder,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, DISPLAY: '', WAYLAND_DISPLAY: '' },
+      },
+    );
     let stderr = '';
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     const message = new Promise<string>((resolve, reject) => {
@@ -976,24 +1333,36 @@ describe('deepwork ui and the other users of the machine', () => {
     // A fake opener: tells the test its pid and arguments, then stays alive as a browser it started would, until the
     // test lets it go, so its /proc/PID/cmdline can be read.
     const bin = tempFolder();
-    fs.writeFileSync(path.join(bin, 'xdg-open'), [
-      `#!${process.execPath}`,
-      "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n'));",
-      'socket.on(\'close\', () => process.exit(0));',
-      'socket.on(\'error\', () => process.exit(1));',
-    ].join('\n'), { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'xdg-open'),
+      [
+        `#!${process.execPath}`,
+        "const socket = require('node:net').connect(Number(process.env.OPENER_REPORT), '127.0.0.1', () => socket.write(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n'));",
+        "socket.on('close', () => process.exit(0));",
+        "socket.on('error', () => process.exit(1));",
+      ].join('\n'),
+      { mode: 0o755 },
+    );
     const reports = net.createServer();
-    const opened = new Promise<{ pid: number; argv: string[]; cwd: string; socket: net.Socket }>((resolve) => reports.on('connection', (socket) => {
-      let text = '';
-      socket.on('data', (d: Buffer) => {
-        text += d.toString();
-        if (text.includes('\n')) resolve({ ...(JSON.parse(text) as { pid: number; argv: string[]; cwd: string }), socket });
-      });
-    }));
+    const opened = new Promise<{ pid: number; argv: string[]; cwd: string; socket: net.Socket }>((resolve) =>
+      reports.on('connection', (socket) => {
+        let text = '';
+        socket.on('data', (d: Buffer) => {
+          text += d.toString();
+          if (text.includes('\n'))
+            resolve({ ...(JSON.parse(text) as { pid: number; argv: string[]; cwd: string }), socket });
+        });
+      }),
+    );
     await new Promise<void>((resolve) => reports.listen(0, '127.0.0.1', resolve));
     const child = spawn(process.execPath, [BIN, 'ui', '--port', '0', '--config', config], {
-      cwd: folder, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, OPENER_REPORT: String((reports.address() as net.AddressInfo).port) },
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        OPENER_REPORT: String((reports.address() as net.AddressInfo).port),
+      },
     });
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     let stderr = '';
@@ -1009,7 +1378,8 @@ describe('deepwork ui and the other users of the machine', () => {
       });
       const token = fs.readFileSync(path.join(state, 'pult-tokens', folderKey(folder)), 'utf8');
       const cmdline = fs.readFileSync(`/proc/${opener.pid}/cmdline`, 'utf8');
-      for (const shown of [printed, ...opener.argv, cmdline, stderr]) assert.ok(!shown.includes(token), `the token is in ${shown}`);
+      for (const shown of [printed, ...opener.argv, cmdline, stderr])
+        assert.ok(!shown.includes(token), `the token is in ${shown}`);
       const link = opener.argv.at(-1) ?? '';
       assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
       assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
@@ -1032,7 +1402,9 @@ describe('deepwork ui and the other users of the machine', () => {
         tried = spawnSync(process.execPath, ['-e', tryLink, exchange, code], { ...asNobody, encoding: 'utf8' }).stdout;
       } else {
         t.diagnostic('not root, or no nobody: the second use is made as this user');
-        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, new URL(link).searchParams.get('code') ?? ''], { encoding: 'utf8' }).stdout;
+        tried = spawnSync(process.execPath, ['-e', tryLink, exchange, new URL(link).searchParams.get('code') ?? ''], {
+          encoding: 'utf8',
+        }).stdout;
       }
       assert.match(tried, /^403 .*"reason":"used"/);
       assert.ok(!tried.includes(token));
@@ -1051,9 +1423,15 @@ describe('deepwork "question": the cap on what one reply proposes', () => {
     const reply = Array.from({ length: 100_000 }, (_, i) => `=== FILE: src/file${i}.js ===\nx\n=== END ===`).join('\n');
     const fake = await startFakeBridge({ chat: (_c, i) => ({ kind: 'reply', text: i === 0 ? reply : 'Done.' }) });
     // A window that takes the whole reply back, so that the step that tells the model is sent.
-    const run = await deepwork(['Change everything', '--host', fake.host, '--model', 'm', '--context-tokens', '5000000'], folder);
+    const run = await deepwork(
+      ['Change everything', '--host', fake.host, '--model', 'm', '--context-tokens', '5000000'],
+      folder,
+    );
     assert.equal(run.code, 0, run.stderr.slice(-2_000));
-    assert.match(fake.chats[1]?.content ?? '', /=== RESULT FILE\/EDIT blocks 101-100,000: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE src\/file100\.js, /);
+    assert.match(
+      fake.chats[1]?.content ?? '',
+      /=== RESULT FILE\/EDIT blocks 101-100,000: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE src\/file100\.js, /,
+    );
     const listed = run.stdout.split('\n').filter((line) => /^ {2}new +src\/file\d+\.js/.test(line));
     assert.deepEqual([listed.length, listed.at(-1)?.trim().split(/ +/)[1]], [100, 'src/file99.js']);
   });
@@ -1061,10 +1439,20 @@ describe('deepwork "question": the cap on what one reply proposes', () => {
   it('says in the answer which block was left out, even when its path is also proposed by a block kept', async () => {
     const folder = tempFolder({ 'a.txt': 'a\n' });
     const blocks = Array.from({ length: 100 }, (_, i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`);
-    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: [...blocks, '=== FILE: f0.txt ===\nagain\n=== END ==='].join('\n') }) });
+    const fake = await startFakeBridge({
+      chat: () => ({ kind: 'reply', text: [...blocks, '=== FILE: f0.txt ===\nagain\n=== END ==='].join('\n') }),
+    });
     const run = await deepwork(['Change everything', '--host', fake.host, '--model', 'm', '--steps', '1'], folder);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stdout.startsWith(`${framed('[FILE f0.txt: new, +1; see the list below]').split('\n')[0]}\n[FILE f0.txt: new, +1; see the list below]\n`), run.stdout.slice(0, 300));
-    assert.match(run.stdout, /\[FILE f99\.txt: new, \+1; see the list below\]\n\[FILE f0\.txt: left out: past what one reply may propose; see the list below\]\n==== end of the model's answer ====\n\n?\[deepwork: this answer was cut short: the steps ran out after 1 step\. Unanswered requests: FILE\/EDIT block 101 not kept\./);
+    assert.ok(
+      run.stdout.startsWith(
+        `${framed('[FILE f0.txt: new, +1; see the list below]').split('\n')[0]}\n[FILE f0.txt: new, +1; see the list below]\n`,
+      ),
+      run.stdout.slice(0, 300),
+    );
+    assert.match(
+      run.stdout,
+      /\[FILE f99\.txt: new, \+1; see the list below\]\n\[FILE f0\.txt: left out: past what one reply may propose; see the list below\]\n==== end of the model's answer ====\n\n?\[deepwork: this answer was cut short: the steps ran out after 1 step\. Unanswered requests: FILE\/EDIT block 101 not kept\./,
+    );
   });
 });

@@ -32,14 +32,19 @@ function failure(outcome: EditOutcome): Extract<EditOutcome, { ok: false }> {
 
 describe('applyEdit: matching', () => {
   it('replaces lines that match exactly', () => {
-    assert.equal(text(applyEdit(file, [{ search: '  return 2;\n', replace: '  return 3;\n' }])), file.replace('return 2;', 'return 3;'));
+    assert.equal(
+      text(applyEdit(file, [{ search: '  return 2;\n', replace: '  return 3;\n' }])),
+      file.replace('return 2;', 'return 3;'),
+    );
   });
 
   it('applies pairs in order, a later one seeing what an earlier one wrote', () => {
-    const out = text(applyEdit(file, [
-      { search: 'function b() {\n', replace: 'function c() {\n' },
-      { search: 'function c() {\n  return 2;\n', replace: 'function c() {\n  return 4;\n' },
-    ]));
+    const out = text(
+      applyEdit(file, [
+        { search: 'function b() {\n', replace: 'function c() {\n' },
+        { search: 'function c() {\n  return 2;\n', replace: 'function c() {\n  return 4;\n' },
+      ]),
+    );
     assert.ok(out.includes('function c() {\n  return 4;\n}'));
   });
 
@@ -49,7 +54,10 @@ describe('applyEdit: matching', () => {
   });
 
   it('deletes lines with an empty REPLACE', () => {
-    assert.equal(text(applyEdit(file, [{ search: 'function b() {\n  return 2;\n}\n', replace: '' }])), 'function a() {\n  if (x) {\n    return 1;\n  }\n}\n\n');
+    assert.equal(
+      text(applyEdit(file, [{ search: 'function b() {\n  return 2;\n}\n', replace: '' }])),
+      'function a() {\n  if (x) {\n    return 1;\n  }\n}\n\n',
+    );
   });
 
   it('adds at the end of the file for an empty SEARCH, and makes a new file from nothing', () => {
@@ -73,12 +81,16 @@ describe('applyEdit: matching', () => {
   });
 
   it('matches a SEARCH that lost the indentation of nested code, and indents the REPLACE the same', () => {
-    const out = text(applyEdit(file, [{ search: 'if (x) {\n  return 1;\n}\n', replace: 'if (x) {\n  return 10;\n}\nelse {}\n' }]));
+    const out = text(
+      applyEdit(file, [{ search: 'if (x) {\n  return 1;\n}\n', replace: 'if (x) {\n  return 10;\n}\nelse {}\n' }]),
+    );
     assert.ok(out.includes('  if (x) {\n    return 10;\n  }\n  else {}\n}'), out);
   });
 
   it('matches a SEARCH with more indentation than the file, and takes it off the REPLACE', () => {
-    const out = text(applyEdit('x\ny {\n  z\n}\n', [{ search: '    y {\n      z\n    }\n', replace: '    y {\n      z2\n    }\n' }]));
+    const out = text(
+      applyEdit('x\ny {\n  z\n}\n', [{ search: '    y {\n      z\n    }\n', replace: '    y {\n      z2\n    }\n' }]),
+    );
     assert.equal(out, 'x\ny {\n  z2\n}\n');
   });
 
@@ -87,7 +99,14 @@ describe('applyEdit: matching', () => {
   });
 
   it('takes off line numbers copied from NEED, in the SEARCH and in the REPLACE lines that carry them', () => {
-    const out = text(applyEdit(file, [{ search: '7 | function b() {\n8 |   return 2;\n', replace: '7 | function b() {\n  const y = 2;\n8 |   return y;\n' }]));
+    const out = text(
+      applyEdit(file, [
+        {
+          search: '7 | function b() {\n8 |   return 2;\n',
+          replace: '7 | function b() {\n  const y = 2;\n8 |   return y;\n',
+        },
+      ]),
+    );
     assert.ok(out.includes('function b() {\n  const y = 2;\n  return y;\n}'), out);
   });
 
@@ -110,12 +129,22 @@ describe('applyEdit: matching', () => {
   });
 
   it('fails the whole edit at the first pair that does not apply, naming it', () => {
-    const outcome = failure(applyEdit(file, [{ search: '  return 2;\n', replace: '  return 3;\n' }, { search: 'missing\n', replace: '' }]));
+    const outcome = failure(
+      applyEdit(file, [
+        { search: '  return 2;\n', replace: '  return 3;\n' },
+        { search: 'missing\n', replace: '' },
+      ]),
+    );
     assert.equal(outcome.pair, 2);
   });
 
   it('numbers the closest lines of a later pair as the file stood before the block, as the model saw it', () => {
-    const outcome = failure(applyEdit(file, [{ search: 'function a() {\n', replace: '// a\n// b\nfunction a() {\n' }, { search: 'function b() {\n  return 22;\n', replace: '' }]));
+    const outcome = failure(
+      applyEdit(file, [
+        { search: 'function a() {\n', replace: '// a\n// b\nfunction a() {\n' },
+        { search: 'function b() {\n  return 22;\n', replace: '' },
+      ]),
+    );
     assert.match(outcome.lines, /^5 \| }\n6 \|\n7 \| function b\(\) \{/);
   });
 
@@ -128,7 +157,10 @@ describe('applyEdit: the work of one EDIT', () => {
   it('refuses an EDIT of more than 100 pairs before applying any, naming the cap', () => {
     const pairs = Array.from({ length: 101 }, () => ({ search: '  return 2;\n', replace: '  return 2;\n' }));
     const outcome = failure(applyEdit(file, pairs));
-    assert.deepEqual([outcome.pair, outcome.problem, outcome.lines], [101, 'it holds 101 SEARCH/REPLACE pairs, and one EDIT takes at most 100', '']);
+    assert.deepEqual(
+      [outcome.pair, outcome.problem, outcome.lines],
+      [101, 'it holds 101 SEARCH/REPLACE pairs, and one EDIT takes at most 100', ''],
+    );
     assert.equal(text(applyEdit(file, pairs.slice(0, 100))), file);
   });
 
@@ -136,20 +168,29 @@ describe('applyEdit: the work of one EDIT', () => {
     assert.equal(text(applyEdit('a\na\na\nb\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), 'a\nc\n');
     assert.equal(text(applyEdit('a \na \na \nb\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), 'a \nc\n');
     assert.equal(text(applyEdit('  a\n  a\n  a\n  b\n', [{ search: 'a\na\nb\n', replace: 'c\n' }])), '  a\n  c\n');
-    assert.match(failure(applyEdit('x\nx\nx\n', [{ search: 'x\nx\n', replace: 'y\n' }])).problem, /matches in 2 places \(lines 1 and 2\)/);
-    assert.match(failure(applyEdit('x\n'.repeat(9), [{ search: 'x\nx\n', replace: 'y\n' }])).problem, /matches in more than 3 places \(lines 1, 2, 3 and more\)/);
+    assert.match(
+      failure(applyEdit('x\nx\nx\n', [{ search: 'x\nx\n', replace: 'y\n' }])).problem,
+      /matches in 2 places \(lines 1 and 2\)/,
+    );
+    assert.match(
+      failure(applyEdit('x\n'.repeat(9), [{ search: 'x\nx\n', replace: 'y\n' }])).problem,
+      /matches in more than 3 places \(lines 1, 2, 3 and more\)/,
+    );
   });
 
   it('matches a SEARCH of 100,000 equal lines in a file of 200,000 such lines without comparing each line with each', () => {
     // In a process of its own, killed if it hangs: trying the SEARCH at every line of the file took minutes here.
     const script = path.join(tempFolder(), 'match.mjs');
-    fs.writeFileSync(script, [
-      `import { applyEdit } from ${JSON.stringify(new URL('../protocol/edit.js', import.meta.url).href)};`,
-      "const same = 'the same line\\n';",
-      "const missing = applyEdit(same.repeat(200_000), [{ search: same.repeat(100_000) + 'another line\\n', replace: 'x\\n' }]);",
-      "const found = applyEdit(same.repeat(200_000) + 'the end\\n', [{ search: same.repeat(100_000) + 'the end\\n', replace: 'x\\n' }]);",
-      "process.stdout.write(JSON.stringify([missing.ok ? '' : missing.problem, found.ok && found.text === same.repeat(100_000) + 'x\\n']));",
-    ].join('\n'));
+    fs.writeFileSync(
+      script,
+      [
+        `import { applyEdit } from ${JSON.stringify(new URL('../protocol/edit.js', import.meta.url).href)};`,
+        "const same = 'the same line\\n';",
+        "const missing = applyEdit(same.repeat(200_000), [{ search: same.repeat(100_000) + 'another line\\n', replace: 'x\\n' }]);",
+        "const found = applyEdit(same.repeat(200_000) + 'the end\\n', [{ search: same.repeat(100_000) + 'the end\\n', replace: 'x\\n' }]);",
+        "process.stdout.write(JSON.stringify([missing.ok ? '' : missing.problem, found.ok && found.text === same.repeat(100_000) + 'x\\n']));",
+      ].join('\n'),
+    );
     const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, run.signal === null ? run.stderr : `still matching after 60 s (${run.signal})`);
     const [missing, found] = JSON.parse(run.stdout) as [string, boolean];
@@ -167,20 +208,28 @@ describe('parseReply: EDIT blocks', () => {
   }
 
   it('reads the pairs of an EDIT block, in order', () => {
-    const block = edit('Change:\n=== EDIT: lib/a.js ===\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\nb\nc\n=======\n>>>>>>> REPLACE\n=== END ===\nDone.');
-    assert.deepEqual(block.pairs, [{ search: 'a\n', replace: 'A\n' }, { search: 'b\nc\n', replace: '' }]);
+    const block = edit(
+      'Change:\n=== EDIT: lib/a.js ===\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\nb\nc\n=======\n>>>>>>> REPLACE\n=== END ===\nDone.',
+    );
+    assert.deepEqual(block.pairs, [
+      { search: 'a\n', replace: 'A\n' },
+      { search: 'b\nc\n', replace: '' },
+    ]);
     assert.equal(block.path, 'lib/a.js');
     assert.equal(block.complete, true);
     assert.equal(block.problem, undefined);
   });
 
   it('reads an EDIT whose body is in a fence, with the marker lengths models use', () => {
-    const block = edit('=== EDIT: a.py ===\n```python\n<<<<< SEARCH\n    x = 1\n=========\n    x = 2\n>>>>>>>>> REPLACE\n```\n=== END ===');
+    const block = edit(
+      '=== EDIT: a.py ===\n```python\n<<<<< SEARCH\n    x = 1\n=========\n    x = 2\n>>>>>>>>> REPLACE\n```\n=== END ===',
+    );
     assert.deepEqual(block.pairs, [{ search: '    x = 1\n', replace: '    x = 2\n' }]);
   });
 
   it('takes requests and END-like lines inside an EDIT as content', () => {
-    const reply = '=== EDIT: doc.md ===\n<<<<<<< SEARCH\n=== NEED: a.js ===\n=======\nNEED: b.js\n>>>>>>> REPLACE\n=== END ===';
+    const reply =
+      '=== EDIT: doc.md ===\n<<<<<<< SEARCH\n=== NEED: a.js ===\n=======\nNEED: b.js\n>>>>>>> REPLACE\n=== END ===';
     const parsed = parseReply(reply);
     assert.deepEqual([parsed.requests, parsed.unclear], [[], []]);
     assert.deepEqual(parsed.edits[0]?.pairs, [{ search: '=== NEED: a.js ===\n', replace: 'NEED: b.js\n' }]);
@@ -188,8 +237,14 @@ describe('parseReply: EDIT blocks', () => {
 
   it('says what is wrong with a body that is not pairs', () => {
     assert.match(edit('=== EDIT: a ===\njust text\n=== END ===').problem ?? '', /holds no <<<<<<< SEARCH/);
-    assert.match(edit('=== EDIT: a ===\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n=== END ===').problem ?? '', /pair 1 has no ======= line/);
-    assert.match(edit('=== EDIT: a ===\n<<<<<<< SEARCH\nx\n=======\ny\n=== END ===').problem ?? '', /pair 1 has no >>>>>>> REPLACE line/);
+    assert.match(
+      edit('=== EDIT: a ===\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n=== END ===').problem ?? '',
+      /pair 1 has no ======= line/,
+    );
+    assert.match(
+      edit('=== EDIT: a ===\n<<<<<<< SEARCH\nx\n=======\ny\n=== END ===').problem ?? '',
+      /pair 1 has no >>>>>>> REPLACE line/,
+    );
   });
 
   it('marks an EDIT cut off before its END as incomplete', () => {
@@ -197,7 +252,12 @@ describe('parseReply: EDIT blocks', () => {
   });
 
   it('keeps FILE and EDIT blocks in the order they stand', () => {
-    const parsed = parseReply('=== EDIT: a ===\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n=== END ===\n=== FILE: b ===\nb\n=== END ===');
-    assert.deepEqual(parsed.proposals.map((p) => `${p.kind} ${p.path}`), ['edit a', 'file b']);
+    const parsed = parseReply(
+      '=== EDIT: a ===\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n=== END ===\n=== FILE: b ===\nb\n=== END ===',
+    );
+    assert.deepEqual(
+      parsed.proposals.map((p) => `${p.kind} ${p.path}`),
+      ['edit a', 'file b'],
+    );
   });
 });

@@ -43,16 +43,24 @@ export async function startFakeBridge(options: FakeOptions = {}): Promise<FakeBr
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       if (req.method === 'GET' && req.url === '/api/tags') {
-        void tagsGate.then(() => json(res, 200, { models: (options.models ?? []).map((name) => ({ name, model: name })) }));
+        void tagsGate.then(() =>
+          json(res, 200, { models: (options.models ?? []).map((name) => ({ name, model: name })) }),
+        );
         return;
       }
       if (req.method === 'GET' && req.url === '/api/ps') {
         if (options.running === 'no-ps') return json(res, 404, { error: 'not found' });
         return json(res, 200, { models: (options.running ?? []).map((name) => ({ name, model: name })) });
       }
-      if (req.method === 'POST' && req.url === '/api/show' && options.show !== undefined) return json(res, 200, options.show);
+      if (req.method === 'POST' && req.url === '/api/show' && options.show !== undefined)
+        return json(res, 200, options.show);
       if (req.method !== 'POST' || req.url !== '/api/chat') return json(res, 404, { error: 'no such route' });
-      const parsed = JSON.parse(body) as { model: string; messages: Array<{ content: string }>; stream: unknown; options?: { num_ctx?: unknown } };
+      const parsed = JSON.parse(body) as {
+        model: string;
+        messages: Array<{ content: string }>;
+        stream: unknown;
+        options?: { num_ctx?: unknown };
+      };
       const content = parsed.messages[0]?.content ?? '';
       const numCtx = parsed.options?.num_ctx;
       chats.push({ model: parsed.model, content, stream: parsed.stream, ...(numCtx === undefined ? {} : { numCtx }) });
@@ -85,7 +93,8 @@ function line(model: string, content: string, done: boolean, evaluated?: number)
 function respond(res: http.ServerResponse, b: ChatBehaviour, model: string, evaluated?: number): void {
   switch (b.kind) {
     case 'reply': {
-      if (b.stream === false) return json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
+      if (b.stream === false)
+        return json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const n = Math.max(1, b.chunks ?? 3);
       const size = Math.ceil(b.text.length / n);
@@ -107,7 +116,10 @@ function respond(res: http.ServerResponse, b: ChatBehaviour, model: string, eval
       res.end(line(model, b.before, false));
       return;
     case 'slow':
-      setTimeout(() => json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true }), b.ms).unref();
+      setTimeout(
+        () => json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true }),
+        b.ms,
+      ).unref();
       return;
     case 'raw':
       res.writeHead(200, { 'content-type': b.contentType });

@@ -9,7 +9,17 @@ import { serveOnLoopback } from './helpers.ts';
 
 export type Completion =
   // `reasoning`: sent first as reasoning_content deltas; `finish`: the finish_reason ("stop" unless given).
-  | { kind: 'reply'; text: string; reasoning?: string; chunks?: number; finish?: string; stream?: boolean; promptTokens?: number; keepAlive?: boolean; crlf?: boolean }
+  | {
+      kind: 'reply';
+      text: string;
+      reasoning?: string;
+      chunks?: number;
+      finish?: string;
+      stream?: boolean;
+      promptTokens?: number;
+      keepAlive?: boolean;
+      crlf?: boolean;
+    }
   | { kind: 'status'; status: number; body: string; headers?: Record<string, string> }
   | { kind: 'error-in-stream'; before: string; error: unknown }
   | { kind: 'cut-stream'; before: string }
@@ -45,14 +55,31 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       calls.push(`${req.method} ${req.url}`);
       if (options.key !== undefined && req.headers.authorization !== `Bearer ${options.key}`) {
         const shown = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-        return json(res, 401, { error: { message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.example/keys.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+        return json(res, 401, {
+          error: {
+            message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.example/keys.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        });
       }
       if (req.method === 'GET' && req.url === '/v1/models') {
-        const data = (options.models ?? []).map((m) => (typeof m === 'string' ? { id: m, object: 'model', created: 1_700_000_000, owned_by: 'fake' } : m));
+        const data = (options.models ?? []).map((m) =>
+          typeof m === 'string' ? { id: m, object: 'model', created: 1_700_000_000, owned_by: 'fake' } : m,
+        );
         return json(res, 200, { object: 'list', data });
       }
-      if (req.method === 'GET' && req.url === '/props' && options.props !== undefined) return json(res, 200, options.props);
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error', code: 'unknown_url' } });
+      if (req.method === 'GET' && req.url === '/props' && options.props !== undefined)
+        return json(res, 200, options.props);
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+        return json(res, 404, {
+          error: {
+            message: `Unknown request URL: ${req.method} ${req.url}`,
+            type: 'invalid_request_error',
+            code: 'unknown_url',
+          },
+        });
       const parsed: unknown = JSON.parse(body);
       const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
       requests.push({ body: record, authorization: req.headers.authorization });
@@ -60,7 +87,14 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       const messages = Array.isArray(record.messages) ? (record.messages as Array<{ content?: unknown }>) : [];
       const content = typeof messages[0]?.content === 'string' ? messages[0].content : '';
       if (options.models !== undefined && !options.models.some((m) => (typeof m === 'string' ? m : m.id) === model)) {
-        return json(res, 404, { error: { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' } });
+        return json(res, 404, {
+          error: {
+            message: `The model \`${model}\` does not exist or you do not have access to it.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'model_not_found',
+          },
+        });
       }
       const behaviour = options.chat?.(content, requests.length - 1) ?? { kind: 'reply', text: 'ok' };
       respond(res, behaviour, model, record.stream === true, content.length);
@@ -78,34 +112,61 @@ function json(res: http.ServerResponse, status: number, value: unknown, headers:
 const CREATED = 1_700_000_000;
 
 function chunk(model: string, delta: Record<string, unknown>, finish: string | null): string {
-  return JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  return JSON.stringify({
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
 }
 
 function respond(res: http.ServerResponse, b: Completion, model: string, stream: boolean, promptChars: number): void {
   switch (b.kind) {
     case 'reply': {
       const finish = b.finish ?? 'stop';
-      const usage = { prompt_tokens: b.promptTokens ?? Math.ceil(promptChars / 4), completion_tokens: Math.ceil(b.text.length / 4), total_tokens: 0 };
+      const usage = {
+        prompt_tokens: b.promptTokens ?? Math.ceil(promptChars / 4),
+        completion_tokens: Math.ceil(b.text.length / 4),
+        total_tokens: 0,
+      };
       if (!stream || b.stream === false) {
-        const message = { role: 'assistant', content: b.text, ...(b.reasoning === undefined ? {} : { reasoning_content: b.reasoning }) };
-        return json(res, 200, { id: 'chatcmpl-fake', object: 'chat.completion', created: CREATED, model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage });
+        const message = {
+          role: 'assistant',
+          content: b.text,
+          ...(b.reasoning === undefined ? {} : { reasoning_content: b.reasoning }),
+        };
+        return json(res, 200, {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: CREATED,
+          model,
+          choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+          usage,
+        });
       }
       const end = b.crlf === true ? '\r\n\r\n' : '\n\n';
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
       if (b.keepAlive === true) res.write(`: keep-alive${end}`);
       res.write(`data: ${chunk(model, { role: 'assistant', content: '' }, null)}${end}`);
-      for (const part of pieces(b.reasoning ?? '', 3)) res.write(`data: ${chunk(model, { reasoning_content: part, content: null }, null)}${end}`);
+      for (const part of pieces(b.reasoning ?? '', 3))
+        res.write(`data: ${chunk(model, { reasoning_content: part, content: null }, null)}${end}`);
       for (const part of pieces(b.text, b.chunks ?? 3)) {
         if (b.keepAlive === true) res.write(`: keep-alive${end}`);
         res.write(`data: ${chunk(model, { content: part }, null)}${end}`);
       }
       res.write(`data: ${chunk(model, {}, finish)}${end}`);
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage })}${end}`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model, choices: [], usage })}${end}`,
+      );
       res.end(`data: [DONE]${end}`);
       return;
     }
     case 'status':
-      res.writeHead(b.status, { 'content-type': b.body.startsWith('{') ? 'application/json' : 'text/html', ...b.headers });
+      res.writeHead(b.status, {
+        'content-type': b.body.startsWith('{') ? 'application/json' : 'text/html',
+        ...b.headers,
+      });
       res.end(b.body);
       return;
     case 'error-in-stream':

@@ -65,16 +65,28 @@ describe('createFinder', () => {
     assert.deepEqual(rare?.hits, [{ path: 'd25/f99.js', line: 2, text: 'needle_rare();' }]);
     assert.equal(common?.hits.length, 100);
     assert.equal(common?.cut, true);
-    assert.deepEqual(common?.hits.slice(0, 3).map((h) => `${h.path}:${h.line}`), ['d0/f0.js:2', 'd0/f0.js:3', 'd0/f7.js:2']);
-    assert.deepEqual(path13?.hits.map((h) => h.path), ['d13/f42.js']);
+    assert.deepEqual(
+      common?.hits.slice(0, 3).map((h) => `${h.path}:${h.line}`),
+      ['d0/f0.js:2', 'd0/f0.js:3', 'd0/f7.js:2'],
+    );
+    assert.deepEqual(
+      path13?.hits.map((h) => h.path),
+      ['d13/f42.js'],
+    );
     assert.deepEqual([nowhere?.hits.length, nowhere?.cut], [0, false]);
   });
 
   it('ignores case with a worker as without, and searches only the files asked', async () => {
     const fold = { ...options, fold: [true, true] };
-    const [a, b] = await Promise.all([parallel.find(files, ['NEEDLE_RARE', 'Common()'], fold), alone.find(files, ['NEEDLE_RARE', 'Common()'], fold)]);
+    const [a, b] = await Promise.all([
+      parallel.find(files, ['NEEDLE_RARE', 'Common()'], fold),
+      alone.find(files, ['NEEDLE_RARE', 'Common()'], fold),
+    ]);
     assert.deepEqual(a, b);
-    assert.deepEqual(a[0]?.hits.map((h) => h.path), ['d25/f99.js']);
+    assert.deepEqual(
+      a[0]?.hits.map((h) => h.path),
+      ['d25/f99.js'],
+    );
     assert.equal(a[1]?.hits.length, 100);
     const only = files.flatMap((f, i) => (f.rel.startsWith('d25/') ? [i] : []));
     const [kept] = await parallel.find(files, ['common()'], { ...options, only });
@@ -102,17 +114,20 @@ describe('createFinder', () => {
     // Fresh processes with nothing else to keep them alive. The worker's late answer to the first search used to
     // unref it while the second was still out, and the process could end there (exit 13, in a few runs of a hundred).
     const script = path.join(tempFolder({}, 'deepwork-ref-', true), 'run.mjs');
-    fs.writeFileSync(script, [
-      `import { createFinder } from ${JSON.stringify(new URL('../reading/search/finder.js', import.meta.url).href)};`,
-      `const files = ${JSON.stringify(files)};`,
-      'for (let i = 0; i < 40; i++) {',
-      `  const finder = createFinder(${JSON.stringify(root)}, { workers: 1 });`,
-      "  const [a] = await finder.find(files, ['common()'], { maxHits: 5, lineChars: 200 });",
-      "  const [b] = await finder.find(files, ['needle_rare'], { maxHits: 100, lineChars: 200 });",
-      "  process.stdout.write(`${a.hits.length},${b.hits.length}\\n`);",
-      '  await finder.close();',
-      '}',
-    ].join('\n'));
+    fs.writeFileSync(
+      script,
+      [
+        `import { createFinder } from ${JSON.stringify(new URL('../reading/search/finder.js', import.meta.url).href)};`,
+        `const files = ${JSON.stringify(files)};`,
+        'for (let i = 0; i < 40; i++) {',
+        `  const finder = createFinder(${JSON.stringify(root)}, { workers: 1 });`,
+        "  const [a] = await finder.find(files, ['common()'], { maxHits: 5, lineChars: 200 });",
+        "  const [b] = await finder.find(files, ['needle_rare'], { maxHits: 100, lineChars: 200 });",
+        '  process.stdout.write(`${a.hits.length},${b.hits.length}\\n`);',
+        '  await finder.close();',
+        '}',
+      ].join('\n'),
+    );
     const run = spawnSync(process.execPath, [script], { encoding: 'utf8' });
     assert.equal(run.status, 0, `exit ${run.status}: ${run.stderr}`);
     assert.equal(run.stdout, '5,1\n'.repeat(40));
@@ -124,7 +139,10 @@ describe('createFinder', () => {
     fs.appendFileSync(path.join(root, 'd0/f1.js'), 'needle_rare(2);\n');
     parallel.reset();
     const fresh = await parallel.find(files, ['needle_rare'], options);
-    assert.deepEqual(fresh[0]?.hits.map((h) => h.path), ['d0/f1.js', 'd25/f99.js']);
+    assert.deepEqual(
+      fresh[0]?.hits.map((h) => h.path),
+      ['d0/f1.js', 'd25/f99.js'],
+    );
   });
 
   it('searches files larger than its buffer piece by piece, with the same hits and line numbers as a whole read', async () => {
@@ -148,7 +166,10 @@ describe('createFinder', () => {
     try {
       const [found] = await finder.find(list, ['needle_big'], { maxHits: 10_000, lineChars: 60 });
       const expected = lines.flatMap((l, i) => (l.includes('needle_big') ? [`big.log:${i + 1}`] : []));
-      assert.deepEqual(found?.hits.map((h) => `${h.path}:${h.line}`), [...expected, 'long-line.min.js:1', 'late.txt:60001', 'late.txt:60002']);
+      assert.deepEqual(
+        found?.hits.map((h) => `${h.path}:${h.line}`),
+        [...expected, 'long-line.min.js:1', 'late.txt:60001', 'late.txt:60002'],
+      );
       assert.equal(found?.hits[0]?.text, 'line 0 needle_big');
     } finally {
       await finder.close();
@@ -166,12 +187,18 @@ describe('what a searcher keeps between steps', () => {
     const finder = createFinder(root, { workers: 0 });
     try {
       const [first] = await finder.find(list, ['keep_me'], { maxHits: 10, lineChars: 80 });
-      assert.deepEqual(first?.hits.map((h) => h.path), ['small.js', 'large.js']);
+      assert.deepEqual(
+        first?.hits.map((h) => h.path),
+        ['small.js', 'large.js'],
+      );
       // Changed on disk without a reset: the kept small file answers as it was, the large one as it is now.
       fs.writeFileSync(path.join(root, 'small.js'), 'gone();\n');
       fs.appendFileSync(path.join(root, 'large.js'), 'keep_me(2);\n');
       const [second] = await finder.find(list, ['keep_me'], { maxHits: 10, lineChars: 80 });
-      assert.deepEqual(second?.hits.map((h) => h.text), ['keep_me();', 'keep_me();', 'keep_me(2);']);
+      assert.deepEqual(
+        second?.hits.map((h) => h.text),
+        ['keep_me();', 'keep_me();', 'keep_me(2);'],
+      );
     } finally {
       await finder.close();
     }

@@ -18,7 +18,10 @@ function repo(gitignore: string, paths: readonly string[]): string {
 // The paths git ignores, as `git check-ignore` says (a path in an ignored folder counts as ignored).
 function gitIgnored(root: string, paths: readonly string[]): string[] {
   try {
-    return execFileSync('git', ['-C', root, 'check-ignore', '--stdin'], { input: paths.join('\n'), encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+    return execFileSync('git', ['-C', root, 'check-ignore', '--stdin'], { input: paths.join('\n'), encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .sort();
   } catch (error) {
     // Exit status 1: none of them is ignored.
     if ((error as { status?: number }).status === 1) return [];
@@ -46,8 +49,25 @@ describe('.gitignore rules the matcher would take minutes on', () => {
 
   it('folds runs of ** as git does: it hides exactly what git check-ignore hides', () => {
     const paths = [
-      'a/b', 'a/x/b', 'a/x/y/b', 'a/bb', 'x/a/b', 'c', 'x/y/c', 'd/x/y', 'd0', 'e', 'x/e', 'f/g', 'f/x/y/g', 'g',
-      'ios/Pods/x', 'ios/a/b/Pods/x', 'x/ios/y/Pods/z', 'ios/Pods/keep', 'Pods/x',
+      'a/b',
+      'a/x/b',
+      'a/x/y/b',
+      'a/bb',
+      'x/a/b',
+      'c',
+      'x/y/c',
+      'd/x/y',
+      'd0',
+      'e',
+      'x/e',
+      'f/g',
+      'f/x/y/g',
+      'g',
+      'ios/Pods/x',
+      'ios/a/b/Pods/x',
+      'x/ios/y/Pods/z',
+      'ios/Pods/keep',
+      'Pods/x',
     ];
     const root = repo(`${runs.join('\n')}\n`, paths);
     const result = walked(root);
@@ -55,9 +75,18 @@ describe('.gitignore rules the matcher would take minutes on', () => {
     assert.deepEqual(result.notes, []);
   });
 
-  it(`walks a 30-deep chain under ${twelve} at once, hiding what git hides for the rule folded`, { timeout: 20_000 }, () => {
+  it(`walks a 30-deep chain under ${twelve} at once, hiding what git hides for the rule folded`, {
+    timeout: 20_000,
+  }, () => {
     const deep = `a/${chain(30, 'x')}`;
-    const paths = [`${deep}/b`, `${deep}/bb`, `${deep}/c`, `${deep}/e`, `${deep}/ios/${chain(5, 'y')}/Pods/x`, `${deep}/g`];
+    const paths = [
+      `${deep}/b`,
+      `${deep}/bb`,
+      `${deep}/c`,
+      `${deep}/e`,
+      `${deep}/ios/${chain(5, 'y')}/Pods/x`,
+      `${deep}/g`,
+    ];
     const root = repo(`${['a/**/b', ...runs.slice(1)].join('\n')}\n`, paths);
     const ignored = gitIgnored(root, paths);
     fs.writeFileSync(path.join(root, '.gitignore'), `${runs.join('\n')}\n`);
@@ -67,20 +96,41 @@ describe('.gitignore rules the matcher would take minutes on', () => {
     assert.deepEqual(result.notes, []);
   });
 
-  it('reads a rule with more than two ** wider and drops such a ! rule, so it hides at least what git hides, and says so', { timeout: 20_000 }, () => {
+  it('reads a rule with more than two ** wider and drops such a ! rule, so it hides at least what git hides, and says so', {
+    timeout: 20_000,
+  }, () => {
     const rules = ['**/p/**/q/**/r/**/*.log', '!**/p/**/q/**/r/**/keep.log'];
     const deep = `p/q/${chain(30, 'x')}/a.log`;
-    const paths = ['p/q/r/a.log', 'p/1/q/2/r/3/a.log', 'p/q/r/keep.log', 'p/q/a.log', deep, 'p/a.log', 'q/r/a.log', 'a.log'];
+    const paths = [
+      'p/q/r/a.log',
+      'p/1/q/2/r/3/a.log',
+      'p/q/r/keep.log',
+      'p/q/a.log',
+      deep,
+      'p/a.log',
+      'q/r/a.log',
+      'a.log',
+    ];
     const root = repo(`${rules.join('\n')}\n`, paths);
     const result = walked(root);
     const ignored = gitIgnored(root, paths);
     const hidden = leftOut(result, paths);
     assert.deepEqual(ignored, ['p/1/q/2/r/3/a.log', 'p/q/r/a.log']);
-    assert.deepEqual(ignored.filter((p) => !hidden.includes(p)), [], 'every path git ignores is left out');
+    assert.deepEqual(
+      ignored.filter((p) => !hidden.includes(p)),
+      [],
+      'every path git ignores is left out',
+    );
     // Read as **/p/**/*.log.
-    assert.deepEqual(hidden, ['p/1/q/2/r/3/a.log', 'p/q/r/a.log', 'p/q/r/keep.log', 'p/q/a.log', deep, 'p/a.log'].sort());
+    assert.deepEqual(
+      hidden,
+      ['p/1/q/2/r/3/a.log', 'p/q/r/a.log', 'p/q/r/keep.log', 'p/q/a.log', deep, 'p/a.log'].sort(),
+    );
     assert.deepEqual(result.notes, [{ kind: 'widened', file: '.gitignore', lines: [1, 2] }]);
-    assert.match(buildTree(result.entries, 'root', { maxChars: 4_000, maxEntriesPerFolder: 100 }, result.notes), /\n\(\.gitignore lines 1, 2: past deepwork's limits for a rule \(1,000 characters, 2 \*\* before the last name\), so read wider, and some files git shows may be left out\)$/);
+    assert.match(
+      buildTree(result.entries, 'root', { maxChars: 4_000, maxEntriesPerFolder: 100 }, result.notes),
+      /\n\(\.gitignore lines 1, 2: past deepwork's limits for a rule \(1,000 characters, 2 \*\* before the last name\), so read wider, and some files git shows may be left out\)$/,
+    );
   });
 
   it('matches a rule of 40,000 characters, which the matcher throws on, as its last name', () => {
@@ -93,14 +143,29 @@ describe('.gitignore rules the matcher would take minutes on', () => {
 
   it('leaves out everything in the folder of a .gitignore past 5,000 rules with those above it, and says so', () => {
     const rules = (n: number, name: string) => Array.from({ length: n }, (_, i) => `${name}${i}.tmp`).join('\n');
-    const root = tempFolder({ '.gitignore': rules(3_000, 'top'), 'sub/.gitignore': rules(3_000, 'sub'), 'sub/a.js': '', 'sub/deeper/b.js': '', 'c.js': '', 'top1.tmp': '' });
+    const root = tempFolder({
+      '.gitignore': rules(3_000, 'top'),
+      'sub/.gitignore': rules(3_000, 'sub'),
+      'sub/a.js': '',
+      'sub/deeper/b.js': '',
+      'c.js': '',
+      'top1.tmp': '',
+    });
     const result = walked(root);
-    assert.deepEqual(result.entries.map((e) => e.rel), ['.gitignore', 'c.js', 'sub']);
+    assert.deepEqual(
+      result.entries.map((e) => e.rel),
+      ['.gitignore', 'c.js', 'sub'],
+    );
     assert.deepEqual(result.notes, [{ kind: 'too-many', file: 'sub/.gitignore' }]);
-    assert.match(buildTree(result.entries, 'root', { maxChars: 4_000, maxEntriesPerFolder: 100 }, result.notes), /\n\(sub\/\.gitignore is past deepwork's limits \(5,000 rules with the files above it, 1 MB\), so everything in its folder is left out\)$/);
+    assert.match(
+      buildTree(result.entries, 'root', { maxChars: 4_000, maxEntriesPerFolder: 100 }, result.notes),
+      /\n\(sub\/\.gitignore is past deepwork's limits \(5,000 rules with the files above it, 1 MB\), so everything in its folder is left out\)$/,
+    );
   });
 
-  it('hides at least what git check-ignore hides for random rules, and exactly that when none is read wider', { timeout: 60_000 }, () => {
+  it('hides at least what git check-ignore hides for random rules, and exactly that when none is read wider', {
+    timeout: 60_000,
+  }, () => {
     // A fixed seed: the same rules and paths on every run.
     let seed = 23;
     const pick = <T>(list: readonly T[]): T => {
@@ -114,14 +179,21 @@ describe('.gitignore rules the matcher would take minutes on', () => {
         return `${pick(['', '', '', '!'])}${pick(['', '', '', '/'])}${parts.join('/')}${pick(['', '', '', '/'])}`;
       });
       const paths = new Set<string>();
-      for (let i = 0; i < 20; i++) paths.add(`${Array.from({ length: pick([1, 2, 3, 4, 5, 6]) }, () => pick(['a', 'b', 'ab', 'c'])).join('/')}/f${pick([0, 1, 2])}`);
+      for (let i = 0; i < 20; i++)
+        paths.add(
+          `${Array.from({ length: pick([1, 2, 3, 4, 5, 6]) }, () => pick(['a', 'b', 'ab', 'c'])).join('/')}/f${pick([0, 1, 2])}`,
+        );
       // A file may not also be a folder: keep the paths no other path runs through.
       const files = [...paths].filter((p) => ![...paths].some((q) => q.startsWith(`${p}/`)));
       const root = repo(`${rules.join('\n')}\n`, files);
       const result = walked(root);
       const ignored = gitIgnored(root, files);
       const hidden = leftOut(result, files);
-      assert.deepEqual(ignored.filter((p) => !hidden.includes(p)), [], `sent what git ignores, under ${JSON.stringify(rules)}`);
+      assert.deepEqual(
+        ignored.filter((p) => !hidden.includes(p)),
+        [],
+        `sent what git ignores, under ${JSON.stringify(rules)}`,
+      );
       if (result.notes.length === 0) assert.deepEqual(hidden, ignored, JSON.stringify(rules));
     }
   });

@@ -9,7 +9,11 @@ import { after } from 'node:test';
 
 // A fresh temp folder removed after the test file; `files` maps relative paths to contents. `inMemory` puts it on
 // tmpfs where the machine has one: creating 30,000 files there takes a second instead of half a minute on disk.
-export function tempFolder(files: Record<string, string | Buffer> = {}, prefix = 'deepwork-test-', inMemory = false): string {
+export function tempFolder(
+  files: Record<string, string | Buffer> = {},
+  prefix = 'deepwork-test-',
+  inMemory = false,
+): string {
   const base = inMemory && isWritable('/dev/shm') ? '/dev/shm' : os.tmpdir();
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, prefix)));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -58,7 +62,10 @@ export function thirtyThousandFiles(prefix: string): string {
 
 // A test server on a free loopback port, closed (its open connections cut) after the test file, or by the caller
 // when `manualClose` says so (a server started in a before() hook, where after() would close it at once).
-export async function serveOnLoopback(server: http.Server, manualClose = false): Promise<{ port: number; close: () => Promise<void> }> {
+export async function serveOnLoopback(
+  server: http.Server,
+  manualClose = false,
+): Promise<{ port: number; close: () => Promise<void> }> {
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -79,7 +86,12 @@ export async function serveOnLoopback(server: http.Server, manualClose = false):
 // written on its own and the next only once the client has taken it (drain): a hostile server that floods, or one
 // that splits its answer across packets. `sent` settles, once the connection is gone, with how many bytes it got to
 // write before the client hung up or the body ended.
-export async function serveBody(options: { status?: number; contentType: string; piece: (i: number) => string; count: number }): Promise<{ url: string; sent: Promise<number> }> {
+export async function serveBody(options: {
+  status?: number;
+  contentType: string;
+  piece: (i: number) => string;
+  count: number;
+}): Promise<{ url: string; sent: Promise<number> }> {
   let sent = 0;
   let settle = (_bytes: number) => {};
   const done = new Promise<number>((resolve) => (settle = resolve));
@@ -110,8 +122,12 @@ export async function serveBody(options: { status?: number; contentType: string;
 // The pult's token for a one-time link (`deepwork ui` prints and opens them), traded as the page trades it.
 export async function trade(link: string): Promise<string> {
   const url = new URL(link);
-  const res = await fetch(new URL('/api/exchange', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: url.searchParams.get('code') }) });
-  const value = await res.json() as { token?: string; error?: string };
+  const res = await fetch(new URL('/api/exchange', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: url.searchParams.get('code') }),
+  });
+  const value = (await res.json()) as { token?: string; error?: string };
   if (value.token === undefined) throw new Error(`the link was refused: ${value.error ?? res.status}`);
   return value.token;
 }

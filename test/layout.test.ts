@@ -26,7 +26,9 @@ const MAX_LINES = 450;
 
 // Every source file of the folders above, with its folder.
 function sources(): Array<{ file: string; folder: string }> {
-  const found: Array<{ file: string; folder: string }> = [{ file: path.join(INSTALL_DIR, 'deepwork.ts'), folder: 'deepwork' }];
+  const found: Array<{ file: string; folder: string }> = [
+    { file: path.join(INSTALL_DIR, 'deepwork.ts'), folder: 'deepwork' },
+  ];
   const walk = (dir: string, folder: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const abs = path.join(dir, entry.name);
@@ -41,7 +43,9 @@ function sources(): Array<{ file: string; folder: string }> {
 // The folders a file imports from, by its relative specifiers: static, dynamic, type-only, re-exports, JSDoc @import.
 function importedFolders(file: string): Array<{ folder: string; spec: string }> {
   const text = fs.readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"](\.[^'"]+)['"]/g)].map((m) => m[1] ?? '');
+  const specs = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"](\.[^'"]+)['"]/g)].map(
+    (m) => m[1] ?? '',
+  );
   return specs.map((spec) => {
     const rel = path.relative(INSTALL_DIR, path.resolve(path.dirname(file), spec)).split(path.sep);
     return { folder: rel.length === 1 ? (rel[0] ?? '').replace(/\.ts$/, '') : (rel[0] ?? ''), spec };
@@ -54,7 +58,8 @@ describe('the layout', () => {
     for (const { file, folder } of sources()) {
       for (const imported of importedFolders(file)) {
         if (imported.folder === folder) continue;
-        if (!(ALLOWED[folder] ?? []).includes(imported.folder)) wrong.push(`${path.relative(INSTALL_DIR, file)} imports ${imported.spec} (${folder} → ${imported.folder})`);
+        if (!(ALLOWED[folder] ?? []).includes(imported.folder))
+          wrong.push(`${path.relative(INSTALL_DIR, file)} imports ${imported.spec} (${folder} → ${imported.folder})`);
       }
     }
     assert.deepEqual(wrong, []);

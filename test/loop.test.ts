@@ -34,7 +34,15 @@ const root = tempFolder({
 
 function loop(bridge: Bridge, question: string, steps = 4, files: string[] = [], onEvent?: (e: LoopEvent) => void) {
   const executor = createExecutor(root);
-  return runLoop({ bridge, executor, texts: loadTexts(executor.limits), question, steps, files, ...(onEvent ? { onEvent } : {}) });
+  return runLoop({
+    bridge,
+    executor,
+    texts: loadTexts(executor.limits),
+    question,
+    steps,
+    files,
+    ...(onEvent ? { onEvent } : {}),
+  });
 }
 
 describe('runLoop', () => {
@@ -49,7 +57,10 @@ describe('runLoop', () => {
     assert.ok(at('=== FILES ATTACHED BY THE USER ===') < at('a'.repeat(30_000)));
     assert.ok(at('a'.repeat(30_000)) < at(texts.reminder), 'the reminder comes after the attached files');
     assert.ok(first.includes(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\n`));
-    assert.match(first, /\nThis is step 1 of 4\. The window holds about 64,000 tokens; about [\d,]+ are left for what you ask next\.$/);
+    assert.match(
+      first,
+      /\nThis is step 1 of 4\. The window holds about 64,000 tokens; about [\d,]+ are left for what you ask next\.$/,
+    );
     assert.ok(!first.includes(texts.lastStep));
   });
 
@@ -61,7 +72,10 @@ describe('runLoop', () => {
     const head = (first ?? '').slice(0, (first ?? '').indexOf(question) + question.length);
     assert.ok(second?.startsWith(head));
     const rest = second?.slice(head.length) ?? '';
-    assert.match(rest, /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/);
+    assert.match(
+      rest,
+      /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/,
+    );
     assert.match(rest, /\n\nReminder: [^]*This is step 2 of 4\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
@@ -77,15 +91,29 @@ describe('runLoop', () => {
   });
 
   it('stops when the steps run out, marking the answer and naming what was not answered', async () => {
-    const outcome = await loop(scripted(['=== FIND: a ===', 'Still looking.\n=== NEED: ui.html ===\n=== FIND: pult ===']), 'q', 2);
+    const outcome = await loop(
+      scripted(['=== FIND: a ===', 'Still looking.\n=== NEED: ui.html ===\n=== FIND: pult ===']),
+      'q',
+      2,
+    );
     assert.equal(outcome.stop, 'steps');
     assert.equal(outcome.steps, 2);
-    assert.match(answerOf(outcome), /^Still looking\.[^]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./);
-    assert.deepEqual(outcome.unanswered.map((r) => r.kind), ['need', 'find']);
+    assert.match(
+      answerOf(outcome),
+      /^Still looking\.[^]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./,
+    );
+    assert.deepEqual(
+      outcome.unanswered.map((r) => r.kind),
+      ['need', 'find'],
+    );
   });
 
   it('stops when a reply repeats the previous step exactly', async () => {
-    const bridge = scripted(['=== FIND: a ===\n=== NEED: ui.html ===', '=== NEED: ui.html ===\n=== FIND: a ===', 'never sent']);
+    const bridge = scripted([
+      '=== FIND: a ===\n=== NEED: ui.html ===',
+      '=== NEED: ui.html ===\n=== FIND: a ===',
+      'never sent',
+    ]);
     const outcome = await loop(bridge, 'q', 4);
     assert.equal(outcome.stop, 'repeat');
     assert.equal(bridge.seen.length, 2);
@@ -94,15 +122,26 @@ describe('runLoop', () => {
 
   it('tells the model about a line that meant a request, and goes on instead of taking it as the answer', async () => {
     const events: LoopEvent[] = [];
-    const bridge = scripted(['Let me see the file.\nNEED: ask.mjs\n=== LIST: *.html === === FIND: pult ===', 'It waits for the answer.']);
+    const bridge = scripted([
+      'Let me see the file.\nNEED: ask.mjs\n=== LIST: *.html === === FIND: pult ===',
+      'It waits for the answer.',
+    ]);
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
     assert.equal(outcome.stop, 'answered');
     assert.equal(answerOf(outcome), 'It waits for the answer.');
     const second = bridge.seen[1] ?? '';
-    assert.ok(second.includes('=== RESULT line 2: not understood ===\nNEED: ask.mjs\n(it has no === markers around it; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ==='), second.slice(-900));
+    assert.ok(
+      second.includes(
+        '=== RESULT line 2: not understood ===\nNEED: ask.mjs\n(it has no === markers around it; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ===',
+      ),
+      second.slice(-900),
+    );
     assert.ok(second.includes('Write it on a line of its own, as:\n=== LIST: *.html ===\n=== FIND: pult ===\n'));
     const replied = events.find((e) => e.kind === 'replied');
-    assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], ['not understood: line 2', 'not understood: line 3']);
+    assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], [
+      'not understood: line 2',
+      'not understood: line 3',
+    ]);
   });
 
   it('takes an answer that quotes a request in a code sample as the answer', async () => {
@@ -116,30 +155,52 @@ describe('runLoop', () => {
   it('points a NEED of a mask to LIST', async () => {
     const bridge = scripted(['=== NEED: *.mjs ===', 'done']);
     await loop(bridge, 'q');
-    assert.ok(bridge.seen[1]?.includes('=== RESULT NEED *.mjs: no such file; NEED takes paths, not masks: ask LIST *.mjs for the paths it matches ==='));
+    assert.ok(
+      bridge.seen[1]?.includes(
+        '=== RESULT NEED *.mjs: no such file; NEED takes paths, not masks: ask LIST *.mjs for the paths it matches ===',
+      ),
+    );
   });
 
   it('tells the model an EDIT that does not apply, with the closest lines, and keeps a corrected one', async () => {
-    const bad = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\nexport async function waitForAnswer(page) {\n  return page.answer;\n=======\nexport async function waitForAnswer(page) {\n  return page.text;\n>>>>>>> REPLACE\n=== END ===';
-    const good = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\n  return page;\n=======\n  return page.text;\n>>>>>>> REPLACE\n=== END ===\nFixed.';
+    const bad =
+      '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\nexport async function waitForAnswer(page) {\n  return page.answer;\n=======\nexport async function waitForAnswer(page) {\n  return page.text;\n>>>>>>> REPLACE\n=== END ===';
+    const good =
+      '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\n  return page;\n=======\n  return page.text;\n>>>>>>> REPLACE\n=== END ===\nFixed.';
     const events: LoopEvent[] = [];
     const bridge = scripted([`Here.\n${bad}`, good, 'never sent']);
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
     assert.equal(outcome.stop, 'answered');
     assert.equal(bridge.seen.length, 2, 'a failed EDIT keeps the loop going; a good one ends it');
     const second = bridge.seen[1] ?? '';
-    assert.ok(second.includes('=== RESULT EDIT ask.mjs: not kept ===\npair 1 of 1: the SEARCH matches no lines of the file'), second.slice(-1200));
-    assert.ok(second.includes('The closest lines of ask.mjs now:\n1 | export async function waitForAnswer(page) {\n2 |   return page;\n3 | }'));
+    assert.ok(
+      second.includes('=== RESULT EDIT ask.mjs: not kept ===\npair 1 of 1: the SEARCH matches no lines of the file'),
+      second.slice(-1200),
+    );
+    assert.ok(
+      second.includes(
+        'The closest lines of ask.mjs now:\n1 | export async function waitForAnswer(page) {\n2 |   return page;\n3 | }',
+      ),
+    );
     const replied = events.filter((e) => e.kind === 'replied');
-    assert.deepEqual(replied.map((e) => e.kind === 'replied' && e.requests), [['EDIT ask.mjs not kept'], []]);
+    assert.deepEqual(
+      replied.map((e) => e.kind === 'replied' && e.requests),
+      [['EDIT ask.mjs not kept'], []],
+    );
     // The EDIT the model was told was not kept is gone: what is written is the corrected one alone.
-    assert.deepEqual(outcome.proposals.map((p) => (p.kind === 'edit' ? p.pairs[0]?.replace : '')), ['  return page.text;\n']);
+    assert.deepEqual(
+      outcome.proposals.map((p) => (p.kind === 'edit' ? p.pairs[0]?.replace : '')),
+      ['  return page.text;\n'],
+    );
   });
 
   it('keeps an EDIT that was not kept in the proposals while nothing later for its path is, so the report says why', async () => {
     const bad = '=== EDIT: ask.mjs ===\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n=== END ===';
     const outcome = await loop(scripted([bad]), 'q', 1);
-    assert.deepEqual(outcome.proposals.map((p) => p.kind), ['edit']);
+    assert.deepEqual(
+      outcome.proposals.map((p) => p.kind),
+      ['edit'],
+    );
   });
 
   it('checks an EDIT against an earlier FILE for the same path, and says it is kept', async () => {
@@ -148,24 +209,45 @@ describe('runLoop', () => {
       'done',
     ]);
     await loop(bridge, 'q');
-    assert.ok(bridge.seen[1]?.includes('=== RESULT EDIT new.js: all 1 pair match; kept, to be written with the other proposals ==='));
+    assert.ok(
+      bridge.seen[1]?.includes(
+        '=== RESULT EDIT new.js: all 1 pair match; kept, to be written with the other proposals ===',
+      ),
+    );
   });
 
   it('tells the model a FILE cut off before its END, pointing to EDIT', async () => {
     const bridge = scripted(['=== FILE: big.js ===\nconst a = 1;\n', 'done']);
     await loop(bridge, 'q');
-    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written\.\nNothing of this block was kept\. For a big file, send EDIT blocks instead of the whole file\./);
+    assert.match(
+      bridge.seen[1] ?? '',
+      /=== RESULT FILE big\.js: not kept ===\nthe reply ended before its END line, so it is never written\.\nNothing of this block was kept\. For a big file, send EDIT blocks instead of the whole file\./,
+    );
   });
 
   it('sends attached files the caller already read without reading them again', async () => {
     const executor = createExecutor(root);
     const read = await executor.answer([{ kind: 'need', paths: ['ui.html'], line: 0 }]);
     let answered = 0;
-    const counting = { ...executor, answer: (...args: Parameters<typeof executor.answer>) => (answered++, executor.answer(...args)) };
+    const counting = {
+      ...executor,
+      answer: (...args: Parameters<typeof executor.answer>) => (answered++, executor.answer(...args)),
+    };
     const bridge = scripted(['The answer.']);
-    await runLoop({ bridge, executor: counting, texts: loadTexts(executor.limits), question: 'q', steps: 2, files: ['ui.html'], attached: read });
+    await runLoop({
+      bridge,
+      executor: counting,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 2,
+      files: ['ui.html'],
+      attached: read,
+    });
     assert.equal(answered, 0);
-    assert.match(bridge.seen[0] ?? '', /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED ui\.html: 1 line ===\n1 \| <p>pult<\/p>/);
+    assert.match(
+      bridge.seen[0] ?? '',
+      /=== FILES ATTACHED BY THE USER ===\n=== RESULT NEED ui\.html: 1 line ===\n1 \| <p>pult<\/p>/,
+    );
   });
 
   it('says the server cut a reply at its output limit: to the user as a warning, to the model in the block it cut', async () => {
@@ -181,9 +263,18 @@ describe('runLoop', () => {
     };
     const events: LoopEvent[] = [];
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
-    assert.deepEqual(events.filter((e) => e.kind === 'warning'), [{ kind: 'warning', step: 1, message: cut }]);
-    assert.match(seen[1] ?? '', /=== RESULT EDIT ui\.html: not kept ===\nthe server cut the reply at its output limit before the block's END line, so it is never written\.\nNothing of this block was kept\. Send it again, whole, closed by its END line; send fewer pairs per reply, so the reply stays short\./);
-    assert.deepEqual(outcome.proposals.filter((p) => p.complete), []);
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'warning'),
+      [{ kind: 'warning', step: 1, message: cut }],
+    );
+    assert.match(
+      seen[1] ?? '',
+      /=== RESULT EDIT ui\.html: not kept ===\nthe server cut the reply at its output limit before the block's END line, so it is never written\.\nNothing of this block was kept\. Send it again, whole, closed by its END line; send fewer pairs per reply, so the reply stays short\./,
+    );
+    assert.deepEqual(
+      outcome.proposals.filter((p) => p.complete),
+      [],
+    );
   });
 
   it('collects FILE blocks over all steps, a later one replacing an earlier one', async () => {
@@ -192,13 +283,22 @@ describe('runLoop', () => {
       '=== FILE: a.js ===\nsecond\n=== END ===',
     ]);
     const outcome = await loop(bridge, 'q');
-    assert.deepEqual(outcome.proposals.map((f) => [f.path, f.kind === 'file' ? f.content : '']), [['b.js', 'b\n'], ['a.js', 'second\n']]);
+    assert.deepEqual(
+      outcome.proposals.map((f) => [f.path, f.kind === 'file' ? f.content : '']),
+      [
+        ['b.js', 'b\n'],
+        ['a.js', 'second\n'],
+      ],
+    );
   });
 
   it('reports each step as events', async () => {
     const events: LoopEvent[] = [];
     await loop(scripted(['=== NEED: ui.html ===', 'done']), 'q', 4, [], (e) => events.push(e));
-    assert.deepEqual(events.map((e) => e.kind), ['sending', 'replied', 'answered-requests', 'sending', 'replied']);
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['sending', 'replied', 'answered-requests', 'sending', 'replied'],
+    );
     const replied = events[1];
     assert.ok(replied?.kind === 'replied');
     assert.deepEqual(replied.requests, ['NEED ui.html']);
@@ -206,7 +306,15 @@ describe('runLoop', () => {
 
   it('runs over HTTP against an Ollama-style bridge', async () => {
     const fake = await startFakeBridge({
-      chat: (content, i) => ({ kind: 'reply', text: i === 0 ? '=== FIND: waitForAnswer ===' : content.includes('ask.mjs:1:') ? 'In ask.mjs, line 1.' : 'not found' }),
+      chat: (content, i) => ({
+        kind: 'reply',
+        text:
+          i === 0
+            ? '=== FIND: waitForAnswer ==='
+            : content.includes('ask.mjs:1:')
+              ? 'In ask.mjs, line 1.'
+              : 'not found',
+      }),
     });
     const outcome = await loop(createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), 'where?');
     assert.equal(answerOf(outcome), 'In ask.mjs, line 1.');
@@ -226,15 +334,30 @@ describe('loadTexts', () => {
   it('names the file and what to do when the instructions file is broken or missing, with a stable code', () => {
     const dir = tempFolder({ 'broken.md': '# instructions\nHello {needChars}.\n# reminder\nRemember.\n' });
     const limits = createExecutor(dir).limits;
-    assert.throws(() => loadTexts(limits, path.join(dir, 'broken.md')), (error: unknown) =>
-      error instanceof DeepworkError && error.code === 'INSTRUCTIONS_INVALID' && /broken\.md has no "# last step" section/.test(error.message));
-    assert.throws(() => loadTexts(limits, path.join(dir, 'gone.md')), (error: unknown) =>
-      error instanceof DeepworkError && error.code === 'INSTRUCTIONS_INVALID' && /gone\.md cannot be read \(ENOENT\)\. Reinstall deepwork/.test(error.message));
+    assert.throws(
+      () => loadTexts(limits, path.join(dir, 'broken.md')),
+      (error: unknown) =>
+        error instanceof DeepworkError &&
+        error.code === 'INSTRUCTIONS_INVALID' &&
+        /broken\.md has no "# last step" section/.test(error.message),
+    );
+    assert.throws(
+      () => loadTexts(limits, path.join(dir, 'gone.md')),
+      (error: unknown) =>
+        error instanceof DeepworkError &&
+        error.code === 'INSTRUCTIONS_INVALID' &&
+        /gone\.md cannot be read \(ENOENT\)\. Reinstall deepwork/.test(error.message),
+    );
   });
 
   it('fills in the limits by name and leaves an unknown name as it is', () => {
-    const dir = tempFolder({ 'texts.md': '# instructions\n{needChars} and {needPaths}, {nothing}\n# reminder\nr\n# last step\nl\n' });
-    assert.equal(loadTexts(createExecutor(dir).limits, path.join(dir, 'texts.md')).instructions, '200,000 and 100, {nothing}');
+    const dir = tempFolder({
+      'texts.md': '# instructions\n{needChars} and {needPaths}, {nothing}\n# reminder\nr\n# last step\nl\n',
+    });
+    assert.equal(
+      loadTexts(createExecutor(dir).limits, path.join(dir, 'texts.md')).instructions,
+      '200,000 and 100, {nothing}',
+    );
   });
 });
 
@@ -246,7 +369,16 @@ describe('the context window', () => {
   });
   const run = (bridge: Bridge, contextTokens: number, onEvent?: (e: LoopEvent) => void, files: string[] = []) => {
     const executor = createExecutor(big);
-    return runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 5, files, contextTokens, ...(onEvent ? { onEvent } : {}) });
+    return runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 5,
+      files,
+      contextTokens,
+      ...(onEvent ? { onEvent } : {}),
+    });
   };
 
   it('drops results the model already read, oldest first, to one-line notes, and never sends over the budget', async () => {
@@ -256,9 +388,15 @@ describe('the context window', () => {
     const sending = events.filter((e): e is Extract<LoopEvent, { kind: 'sending' }> => e.kind === 'sending');
     for (const e of sending) assert.ok(e.tokens <= e.budget, `step ${e.step}: ${e.tokens} tokens over ${e.budget}`);
     // Each file is ~7,000 tokens and the message may take 12,288: at step 3 the oldest gives way, at step 4 two do.
-    assert.deepEqual(sending.map((e) => e.dropped), [0, 0, 1, 2]);
+    assert.deepEqual(
+      sending.map((e) => e.dropped),
+      [0, 0, 1, 2],
+    );
     const third = bridge.seen[2] ?? '';
-    assert.match(third, /\[one\.txt lines 1-1 were sent at step 1 and dropped to fit the window; ask again if needed\.\]/);
+    assert.match(
+      third,
+      /\[one\.txt lines 1-1 were sent at step 1 and dropped to fit the window; ask again if needed\.\]/,
+    );
     assert.ok(third.includes('two two two'), 'the newer result stays');
     const last = bridge.seen.at(-1) ?? '';
     assert.match(last, /\[two\.txt lines 1-1 were sent at step 2 and dropped/);
@@ -267,23 +405,48 @@ describe('the context window', () => {
     assert.equal(answerOf(outcome), 'done');
   });
 
-  it('continues an earlier question, whose results give way before this question\'s', async () => {
+  it("continues an earlier question, whose results give way before this question's", async () => {
     const first = scripted(['=== NEED: one.txt ===', 'It is all "one".']);
     const executor = createExecutor(big);
     const texts = loadTexts(executor.limits);
-    const earlier = await runLoop({ bridge: first, executor, texts, question: 'What is in one.txt?', steps: 5, contextTokens: 16_384 });
-    assert.deepEqual(earlier.turn.steps.map((s) => s.answer), ['=== NEED: one.txt ===']);
+    const earlier = await runLoop({
+      bridge: first,
+      executor,
+      texts,
+      question: 'What is in one.txt?',
+      steps: 5,
+      contextTokens: 16_384,
+    });
+    assert.deepEqual(
+      earlier.turn.steps.map((s) => s.answer),
+      ['=== NEED: one.txt ==='],
+    );
     assert.equal(earlier.turn.answer, 'It is all "one".');
     const second = scripted(['=== NEED: two.txt ===', 'And "two".']);
     const events: LoopEvent[] = [];
-    await runLoop({ bridge: second, executor, texts, question: 'And two.txt?', steps: 5, contextTokens: 16_384, earlier: [earlier.turn], onEvent: (e) => events.push(e) });
+    await runLoop({
+      bridge: second,
+      executor,
+      texts,
+      question: 'And two.txt?',
+      steps: 5,
+      contextTokens: 16_384,
+      earlier: [earlier.turn],
+      onEvent: (e) => events.push(e),
+    });
     const [start, next] = second.seen;
-    assert.ok(start?.includes('=== EARLIER QUESTION 1 ===\nWhat is in one.txt?') && start.includes('one one one'), 'the earlier result is sent while it fits');
+    assert.ok(
+      start?.includes('=== EARLIER QUESTION 1 ===\nWhat is in one.txt?') && start.includes('one one one'),
+      'the earlier result is sent while it fits',
+    );
     assert.match(next ?? '', /\[one\.txt lines 1-1 were sent at step 1 and dropped to fit the window/);
     assert.ok(next?.includes('=== YOUR FINAL ANSWER TO QUESTION 1 ===\nIt is all "one".'), 'the earlier answer stays');
     assert.ok(next?.includes('two two two'), "this question's result stays");
     const sending = events.filter((e) => e.kind === 'sending');
-    assert.deepEqual(sending.map((e) => e.kind === 'sending' && e.dropped), [0, 1]);
+    assert.deepEqual(
+      sending.map((e) => e.kind === 'sending' && e.dropped),
+      [0, 1],
+    );
   });
 
   it('does not send again a file still in the message, and sends again one that was dropped', async () => {
@@ -292,18 +455,29 @@ describe('the context window', () => {
     assert.match(bridge.seen[2] ?? '', /=== RESULT NEED two\.txt: already sent at step 1, above ===/);
     const small = scripted(['=== NEED: one.txt ===', '=== NEED: two.txt ===', '=== NEED: one.txt ===', 'done']);
     await run(small, 16_384);
-    assert.match(small.seen[3] ?? '', /=== RESULTS OF YOUR REQUESTS AT STEP 3 ===\n=== RESULT NEED one\.txt: 1 line ===\n1 \| one one/);
+    assert.match(
+      small.seen[3] ?? '',
+      /=== RESULTS OF YOUR REQUESTS AT STEP 3 ===\n=== RESULT NEED one\.txt: 1 line ===\n1 \| one one/,
+    );
   });
 
   it('refuses to send, with a clear error, when the question and attached files alone exceed the window', async () => {
-    await assert.rejects(run(scripted(['x']), 4_096, undefined, ['one.txt', 'two.txt']), (error: unknown) =>
-      error instanceof DeepworkError && error.code === 'CONTEXT_FULL' && /over the [\d,]+ the model's window leaves for it.*Attach fewer files.*contextTokens/.test(error.message));
+    await assert.rejects(
+      run(scripted(['x']), 4_096, undefined, ['one.txt', 'two.txt']),
+      (error: unknown) =>
+        error instanceof DeepworkError &&
+        error.code === 'CONTEXT_FULL' &&
+        /over the [\d,]+ the model's window leaves for it.*Attach fewer files.*contextTokens/.test(error.message),
+    );
   });
 
   it('tells the model which step it is and how much room is left, on every message', async () => {
     const bridge = scripted(['=== FIND: one ===', 'done']);
     await run(bridge, 32_768);
-    assert.match(bridge.seen[0] ?? '', /This is step 1 of 5\. The window holds about 32,768 tokens; about [\d,]+ are left for what you ask next\.$/);
+    assert.match(
+      bridge.seen[0] ?? '',
+      /This is step 1 of 5\. The window holds about 32,768 tokens; about [\d,]+ are left for what you ask next\.$/,
+    );
     assert.match(bridge.seen[1] ?? '', /This is step 2 of 5\./);
   });
 });
@@ -313,34 +487,70 @@ describe('the context window with Ollama', () => {
     const replies = ['=== NEED: notes.md ===', '=== FIND: waitForAnswer ===', 'done'];
     const fake = await startFakeBridge({
       chat: (_c, i) => ({ kind: 'reply', text: replies[i] ?? 'done' }),
-      show: { parameters: 'stop "<|eot|>"', model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 } },
+      show: {
+        parameters: 'stop "<|eot|>"',
+        model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 },
+      },
     });
     const events: LoopEvent[] = [];
     await loop(createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), 'q', 4, [], (e) => events.push(e));
-    assert.deepEqual(fake.chats.map((c) => c.numCtx), [16_384, 32_768, 32_768]);
+    assert.deepEqual(
+      fake.chats.map((c) => c.numCtx),
+      [16_384, 32_768, 32_768],
+    );
     const budgets = events.flatMap((e) => (e.kind === 'sending' ? [e.budget] : []));
     assert.deepEqual(budgets, [24_576, 24_576, 24_576]);
   });
 
   it('takes num_ctx from the model parameters when the Modelfile sets one', async () => {
-    const fake = await startFakeBridge({ show: { parameters: 'num_ctx 8192\nstop x', model_info: { 'general.architecture': 'llama', 'llama.context_length': 131_072 } } });
-    assert.equal(await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }).window?.(new AbortController().signal), 8_192);
+    const fake = await startFakeBridge({
+      show: {
+        parameters: 'num_ctx 8192\nstop x',
+        model_info: { 'general.architecture': 'llama', 'llama.context_length': 131_072 },
+      },
+    });
+    assert.equal(
+      await createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }).window?.(new AbortController().signal),
+      8_192,
+    );
   });
 
   it('says so when the server read a full window smaller than the prompt: its beginning was cut', async () => {
-    const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'done' }), promptEvalCount: (_c, numCtx) => (typeof numCtx === 'number' ? numCtx : 0) });
+    const fake = await startFakeBridge({
+      chat: () => ({ kind: 'reply', text: 'done' }),
+      promptEvalCount: (_c, numCtx) => (typeof numCtx === 'number' ? numCtx : 0),
+    });
     const events: LoopEvent[] = [];
     const executor = createExecutor(root);
-    await runLoop({ bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }), executor, texts: loadTexts(executor.limits), question: 'q', steps: 2, files: ['notes.md'], contextTokens: 1_000_000, onEvent: (e) => events.push(e) });
+    await runLoop({
+      bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 5000 }),
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 2,
+      files: ['notes.md'],
+      contextTokens: 1_000_000,
+      onEvent: (e) => events.push(e),
+    });
     // The estimate is low on purpose here: the server says it read exactly num_ctx tokens of a larger prompt.
     const cut = events.find((e) => e.kind === 'warning');
     assert.equal(cut, undefined, 'a prompt that fits its num_ctx is not reported as cut');
-    const tight = await startFakeBridge({ chat: () => ({ kind: 'reply', text: 'done' }), promptEvalCount: () => 4_096 });
+    const tight = await startFakeBridge({
+      chat: () => ({ kind: 'reply', text: 'done' }),
+      promptEvalCount: () => 4_096,
+    });
     const seen: LoopEvent[] = [];
     const bridge = createOllamaBridge({ host: tight.host, model: 'm', timeoutMs: 5000 });
-    const reply = await bridge.chat('x'.repeat(40_000), { signal: new AbortController().signal, tokens: 12_000, window: 4_096 });
+    const reply = await bridge.chat('x'.repeat(40_000), {
+      signal: new AbortController().signal,
+      tokens: 12_000,
+      window: 4_096,
+    });
     assert.ok(typeof reply !== 'string');
-    assert.match(reply.truncated ?? '', /the model read 4,096 tokens of a message of about 12,000: its window \(num_ctx 4,096\) cut the beginning.*contextTokens/);
+    assert.match(
+      reply.truncated ?? '',
+      /the model read 4,096 tokens of a message of about 12,000: its window \(num_ctx 4,096\) cut the beginning.*contextTokens/,
+    );
     assert.equal(seen.length, 0);
   });
 });
@@ -350,9 +560,19 @@ describe('the context window, for results the model never saw', () => {
     const root = tempFolder({ 'huge.txt': 'word '.repeat(20_000) + '\n', 'small.txt': 'small\n' });
     const bridge = scripted(['=== NEED: huge.txt, small.txt ===', 'done']);
     const executor = createExecutor(root);
-    await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3, contextTokens: 16_384 });
+    await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 3,
+      contextTokens: 16_384,
+    });
     const second = bridge.seen[1] ?? '';
-    assert.match(second, /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/);
+    assert.match(
+      second,
+      /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/,
+    );
     assert.match(second, /=== RESULT NEED small\.txt: 1 line ===\n1 \| small/);
     assert.doesNotMatch(second, /were sent at step 1/);
   });
@@ -360,25 +580,76 @@ describe('the context window, for results the model never saw', () => {
 
 describe('runLoop: the proposals kept over a run', () => {
   const file = (p: string, content: string) => `=== FILE: ${p} ===\n${content}\n=== END ===`;
-  const edit = (p: string, search: string, replace: string) => `=== EDIT: ${p} ===\n<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n=== END ===`;
+  const edit = (p: string, search: string, replace: string) =>
+    `=== EDIT: ${p} ===\n<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n=== END ===`;
   // A block as kind, path and what it says: a FILE's content, an EDIT's first REPLACE.
-  const label = (p: Proposal) => `${p.kind === 'file' ? 'FILE' : 'EDIT'} ${p.path} ${p.kind === 'file' ? p.content.trim() : (p.pairs[0]?.replace.trim() ?? '')}`.trimEnd() + (p.complete ? '' : ' (cut)');
+  const label = (p: Proposal) =>
+    `${p.kind === 'file' ? 'FILE' : 'EDIT'} ${p.path} ${p.kind === 'file' ? p.content.trim() : (p.pairs[0]?.replace.trim() ?? '')}`.trimEnd() +
+    (p.complete ? '' : ' (cut)');
   const keeps = '  return page;';
   // The replies of a run, one per step, and the proposals it ends with. ask.mjs is on disk; a.js and b.js are not.
   const cases: Array<[string, string[], string[]]> = [
     ['a later FILE drops an earlier one', [`${file('a.js', 'one')}\n${file('a.js', 'two')}`], ['FILE a.js two']],
-    ['an EDIT builds on an earlier FILE', [`${file('a.js', 'one')}\n${edit('a.js', 'one', 'two')}`], ['FILE a.js one', 'EDIT a.js two']],
-    ['a kept EDIT drops an EDIT before it that was not kept', [`${edit('ask.mjs', 'nowhere', 'x')}\n${edit('ask.mjs', keeps, '  return 1;')}`], ['EDIT ask.mjs return 1;']],
-    ['an EDIT not kept after a kept one stays, so the report says why', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}`], ['EDIT ask.mjs return 1;', 'EDIT ask.mjs x']],
-    ['a kept FILE drops the kept and the not kept before it', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}\n${file('ask.mjs', 'new')}`], ['FILE ask.mjs new']],
-    ['a FILE, an EDIT not kept, then an EDIT kept', [`${file('a.js', 'one')}\n${edit('a.js', 'nowhere', 'x')}\n${edit('a.js', 'one', 'two')}`], ['FILE a.js one', 'EDIT a.js two']],
-    ['two kept EDITs of a path stay, in order', [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', '  return 1;', '  return 2;')}`], ['EDIT ask.mjs return 1;', 'EDIT ask.mjs return 2;']],
-    ['a path moves to where its last kept block stands', [`${file('a.js', '1')}\n${file('b.js', '1')}\n${file('a.js', '2')}`], ['FILE b.js 1', 'FILE a.js 2']],
-    ['a block not kept stays beside what is kept for other paths', [`${edit('ask.mjs', 'nowhere', 'x')}\n${file('b.js', '1')}`], ['EDIT ask.mjs x', 'FILE b.js 1']],
-    ['a FILE cut before its END stays after a kept one', [`${file('a.js', 'one')}\n=== FILE: a.js ===\ntwo\n`], ['FILE a.js one', 'FILE a.js two (cut)']],
-    ['an EDIT whose body cannot be read stays after a kept FILE', [`${file('a.js', 'one')}\n=== EDIT: a.js ===\n<<<<<<< SEARCH\none\n>>>>>>> REPLACE\n=== END ===`], ['FILE a.js one', 'EDIT a.js']],
-    ['an EDIT at a later step builds on a FILE of an earlier one', [`${file('a.js', 'one')}\n=== FIND: zz ===`, edit('a.js', 'one', 'two')], ['FILE a.js one', 'EDIT a.js two']],
-    ['a kept EDIT at a later step drops what an earlier step was told was not kept', [edit('ask.mjs', 'nowhere', 'x'), `${file('b.js', '1')}\n${edit('ask.mjs', keeps, '  return 2;')}`], ['FILE b.js 1', 'EDIT ask.mjs return 2;']],
+    [
+      'an EDIT builds on an earlier FILE',
+      [`${file('a.js', 'one')}\n${edit('a.js', 'one', 'two')}`],
+      ['FILE a.js one', 'EDIT a.js two'],
+    ],
+    [
+      'a kept EDIT drops an EDIT before it that was not kept',
+      [`${edit('ask.mjs', 'nowhere', 'x')}\n${edit('ask.mjs', keeps, '  return 1;')}`],
+      ['EDIT ask.mjs return 1;'],
+    ],
+    [
+      'an EDIT not kept after a kept one stays, so the report says why',
+      [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}`],
+      ['EDIT ask.mjs return 1;', 'EDIT ask.mjs x'],
+    ],
+    [
+      'a kept FILE drops the kept and the not kept before it',
+      [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', 'nowhere', 'x')}\n${file('ask.mjs', 'new')}`],
+      ['FILE ask.mjs new'],
+    ],
+    [
+      'a FILE, an EDIT not kept, then an EDIT kept',
+      [`${file('a.js', 'one')}\n${edit('a.js', 'nowhere', 'x')}\n${edit('a.js', 'one', 'two')}`],
+      ['FILE a.js one', 'EDIT a.js two'],
+    ],
+    [
+      'two kept EDITs of a path stay, in order',
+      [`${edit('ask.mjs', keeps, '  return 1;')}\n${edit('ask.mjs', '  return 1;', '  return 2;')}`],
+      ['EDIT ask.mjs return 1;', 'EDIT ask.mjs return 2;'],
+    ],
+    [
+      'a path moves to where its last kept block stands',
+      [`${file('a.js', '1')}\n${file('b.js', '1')}\n${file('a.js', '2')}`],
+      ['FILE b.js 1', 'FILE a.js 2'],
+    ],
+    [
+      'a block not kept stays beside what is kept for other paths',
+      [`${edit('ask.mjs', 'nowhere', 'x')}\n${file('b.js', '1')}`],
+      ['EDIT ask.mjs x', 'FILE b.js 1'],
+    ],
+    [
+      'a FILE cut before its END stays after a kept one',
+      [`${file('a.js', 'one')}\n=== FILE: a.js ===\ntwo\n`],
+      ['FILE a.js one', 'FILE a.js two (cut)'],
+    ],
+    [
+      'an EDIT whose body cannot be read stays after a kept FILE',
+      [`${file('a.js', 'one')}\n=== EDIT: a.js ===\n<<<<<<< SEARCH\none\n>>>>>>> REPLACE\n=== END ===`],
+      ['FILE a.js one', 'EDIT a.js'],
+    ],
+    [
+      'an EDIT at a later step builds on a FILE of an earlier one',
+      [`${file('a.js', 'one')}\n=== FIND: zz ===`, edit('a.js', 'one', 'two')],
+      ['FILE a.js one', 'EDIT a.js two'],
+    ],
+    [
+      'a kept EDIT at a later step drops what an earlier step was told was not kept',
+      [edit('ask.mjs', 'nowhere', 'x'), `${file('b.js', '1')}\n${edit('ask.mjs', keeps, '  return 2;')}`],
+      ['FILE b.js 1', 'EDIT ask.mjs return 2;'],
+    ],
   ];
   for (const [name, replies, kept] of cases) {
     it(`keeps them by path and order: ${name}`, async () => {
@@ -389,19 +660,34 @@ describe('runLoop: the proposals kept over a run', () => {
 });
 
 describe('runLoop: caps on what one reply proposes', () => {
-  const lines = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => `${line(i)}\n`).join('');
+  const lines = (n: number, line: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => `${line(i)}\n`).join('');
 
   it('keeps the first 100 FILE and EDIT blocks of a reply, tells the model the rest were left out and the cap, and writes none of them', async () => {
     const dir = tempFolder({ 'keep.txt': 'keep\n' });
     const bridge = scripted([lines(105, (i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`), 'done']);
     const events: LoopEvent[] = [];
     const executor = createExecutor(dir);
-    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, onEvent: (e) => events.push(e) });
-    assert.deepEqual(outcome.proposals.map((p) => p.path), Array.from({ length: 100 }, (_, i) => `f${i}.txt`));
-    const told = '=== RESULT FILE/EDIT blocks 101-105: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE f100.txt, FILE f101.txt, FILE f102.txt, FILE f103.txt, FILE f104.txt.\nNothing of them was kept. Send what is still needed in your next reply, at most 100 blocks at once.\n=== END RESULT ===';
+    const outcome = await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 4,
+      onEvent: (e) => events.push(e),
+    });
+    assert.deepEqual(
+      outcome.proposals.map((p) => p.path),
+      Array.from({ length: 100 }, (_, i) => `f${i}.txt`),
+    );
+    const told =
+      '=== RESULT FILE/EDIT blocks 101-105: not kept ===\nOne reply may propose at most 100 FILE or EDIT blocks; left out after the first 100: FILE f100.txt, FILE f101.txt, FILE f102.txt, FILE f103.txt, FILE f104.txt.\nNothing of them was kept. Send what is still needed in your next reply, at most 100 blocks at once.\n=== END RESULT ===';
     assert.ok(bridge.seen[1]?.includes(told), bridge.seen[1]?.slice(-600));
     const replied = events.find((e) => e.kind === 'replied');
-    assert.deepEqual(replied?.kind === 'replied' ? [replied.requests, replied.files.length] : [], [['FILE/EDIT blocks 101-105 not kept'], 100]);
+    assert.deepEqual(replied?.kind === 'replied' ? [replied.requests, replied.files.length] : [], [
+      ['FILE/EDIT blocks 101-105 not kept'],
+      100,
+    ]);
     const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
     assert.equal(report.files.filter((f) => f.written).length, 100);
     assert.ok(fs.existsSync(path.join(dir, 'f99.txt')) && !fs.existsSync(path.join(dir, 'f100.txt')));
@@ -410,7 +696,10 @@ describe('runLoop: caps on what one reply proposes', () => {
   it('names the first 20 blocks left out and counts the others', async () => {
     const bridge = scripted([lines(130, (i) => `=== FILE: f${i}.txt ===\n${i}\n=== END ===`), 'done']);
     await loop(bridge, 'q');
-    assert.match(bridge.seen[1] ?? '', /=== RESULT FILE\/EDIT blocks 101-130: not kept ===\n[^\n]*: FILE f100\.txt, [^\n]*, FILE f119\.txt and 10 more\.\n/);
+    assert.match(
+      bridge.seen[1] ?? '',
+      /=== RESULT FILE\/EDIT blocks 101-130: not kept ===\n[^\n]*: FILE f100\.txt, [^\n]*, FILE f119\.txt and 10 more\.\n/,
+    );
   });
 
   it('does not keep an EDIT of more than 100 pairs, tells the model the cap, and does not write it', async () => {
@@ -420,9 +709,15 @@ describe('runLoop: caps on what one reply proposes', () => {
     const bridge = scripted([`=== EDIT: list.txt ===\n${pairs}=== END ===`, 'done']);
     const executor = createExecutor(dir);
     const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
-    assert.match(bridge.seen[1] ?? '', /=== RESULT EDIT list\.txt: not kept ===\nit holds 101 SEARCH\/REPLACE pairs, and one EDIT takes at most 100\.\nNothing of this block was kept\. Send the change as EDIT blocks of at most 100 pairs each, or the whole file as a FILE block\./);
+    assert.match(
+      bridge.seen[1] ?? '',
+      /=== RESULT EDIT list\.txt: not kept ===\nit holds 101 SEARCH\/REPLACE pairs, and one EDIT takes at most 100\.\nNothing of this block was kept\. Send the change as EDIT blocks of at most 100 pairs each, or the whole file as a FILE block\./,
+    );
     const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
-    assert.deepEqual(report.files.map((f) => [f.path, f.status, f.written]), [['list.txt', 'failed', false]]);
+    assert.deepEqual(
+      report.files.map((f) => [f.path, f.status, f.written]),
+      [['list.txt', 'failed', false]],
+    );
     assert.match(report.files[0]?.reason ?? '', /it holds 101 SEARCH\/REPLACE pairs, and one EDIT takes at most 100/);
     assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), before);
   });
@@ -432,31 +727,53 @@ describe('runLoop: caps on what one reply proposes', () => {
     // twice, one of 100 pairs 101 times.
     const dir = tempFolder({ 'big.txt': lines(454_546, (i) => `${i}`.padStart(10, '0')) }, 'deepwork-test-', true);
     const pair = (i: number) => `<<<<<<< SEARCH\n${`${i}`.padStart(10, '0')}\n=======\nchanged ${i}\n>>>>>>> REPLACE\n`;
-    const edit = (from: number, n: number) => `=== EDIT: big.txt ===\n${Array.from({ length: n }, (_, k) => pair(from + k)).join('')}=== END ===\n`;
+    const edit = (from: number, n: number) =>
+      `=== EDIT: big.txt ===\n${Array.from({ length: n }, (_, k) => pair(from + k)).join('')}=== END ===\n`;
     const bridge = scripted([`${edit(0, 1)}${edit(1, 100)}=== FILE: b.txt ===\nb\n=== END ===\n`, 'done']);
     const executor = createExecutor(dir);
     const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
-    assert.deepEqual(outcome.proposals.map((p) => [p.kind, p.path, p.kind === 'edit' ? p.pairs.length : 0]), [['edit', 'big.txt', 1]]);
-    assert.ok(bridge.seen[1]?.includes('=== RESULT FILE/EDIT blocks 2-3: not kept ===\nThe EDIT blocks of one reply may go through at most 500,000,000 characters of files in all (an EDIT goes through its file once, and once more for each pair). EDIT big.txt, 100 pairs on 5,000,005 characters, would go past that, so it was left out with the blocks after it: EDIT big.txt, FILE b.txt.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.\n=== END RESULT ==='), bridge.seen[1]?.slice(-900));
+    assert.deepEqual(
+      outcome.proposals.map((p) => [p.kind, p.path, p.kind === 'edit' ? p.pairs.length : 0]),
+      [['edit', 'big.txt', 1]],
+    );
+    assert.ok(
+      bridge.seen[1]?.includes(
+        '=== RESULT FILE/EDIT blocks 2-3: not kept ===\nThe EDIT blocks of one reply may go through at most 500,000,000 characters of files in all (an EDIT goes through its file once, and once more for each pair). EDIT big.txt, 100 pairs on 5,000,005 characters, would go past that, so it was left out with the blocks after it: EDIT big.txt, FILE b.txt.\nNothing of them was kept. Send what is still needed in your next reply, and for a big file fewer pairs at once.\n=== END RESULT ===',
+      ),
+      bridge.seen[1]?.slice(-900),
+    );
   });
 
   it('answers an EDIT of 100,000 identical pairs on a 200,000-line file without applying any of them', async () => {
     const dir = tempFolder({ 'big.txt': lines(200_000, (i) => `line ${i}`) });
     const pair = '<<<<<<< SEARCH\nline 100000\n=======\nline 100000\n>>>>>>> REPLACE\n';
     const executor = createExecutor(dir);
-    const outcome = await runLoop({ bridge: scripted([`=== EDIT: big.txt ===\n${pair.repeat(100_000)}=== END ===`]), executor, texts: loadTexts(executor.limits), question: 'q', steps: 1 });
+    const outcome = await runLoop({
+      bridge: scripted([`=== EDIT: big.txt ===\n${pair.repeat(100_000)}=== END ===`]),
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 1,
+    });
     assert.equal(outcome.stop, 'steps');
     assert.match(outcome.note ?? '', /Unanswered requests: EDIT big\.txt not kept\./);
   });
 });
 
 describe('runLoop: Stop while a reply is worked through', () => {
-  const edits = (n: number) => Array.from({ length: n }, (_, i) => `=== EDIT: f${i}.txt ===\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n=== END ===`).join('\n');
+  const edits = (n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => `=== EDIT: f${i}.txt ===\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n=== END ===`,
+    ).join('\n');
   const folder = () => tempFolder(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'a\n'])));
   // The executor, counting the EDITs checked against the disk (each reads its file once); `onText` runs at each.
   const counting = (executor: Executor, onText: (n: number) => void) => {
     let checked = 0;
-    return { executor: { ...executor, text: (p: string) => (onText(++checked), executor.text(p)) }, checked: () => checked };
+    return {
+      executor: { ...executor, text: (p: string) => (onText(++checked), executor.text(p)) },
+      checked: () => checked,
+    };
   };
 
   it('ends ABORTED after the block in hand when Stop comes while the blocks are checked, leaving the rest unchecked', async () => {
@@ -464,7 +781,14 @@ describe('runLoop: Stop while a reply is worked through', () => {
     const executor = createExecutor(folder());
     // The Stop arrives as an event (a message from the page, a signal), while the first EDIT is checked.
     const watched = counting(executor, (n) => n === 1 && setImmediate(() => controller.abort()));
-    const run = runLoop({ bridge: scripted([edits(50), 'done']), executor: watched.executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, signal: controller.signal });
+    const run = runLoop({
+      bridge: scripted([edits(50), 'done']),
+      executor: watched.executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 4,
+      signal: controller.signal,
+    });
     await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
     assert.equal(watched.checked(), 1);
   });
@@ -474,7 +798,14 @@ describe('runLoop: Stop while a reply is worked through', () => {
     const executor = createExecutor(folder());
     const watched = counting(executor, () => {});
     const bridge: Bridge = { label: 'late', chat: () => (controller.abort(), Promise.resolve({ text: edits(50) })) };
-    const run = runLoop({ bridge, executor: watched.executor, texts: loadTexts(executor.limits), question: 'q', steps: 4, signal: controller.signal });
+    const run = runLoop({
+      bridge,
+      executor: watched.executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 4,
+      signal: controller.signal,
+    });
     await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
     assert.equal(watched.checked(), 0);
   });

@@ -49,7 +49,10 @@ describe('parseReply: requests', () => {
 
   it('records the line each request stands on', () => {
     const reply = parseReply('Let me look.\n\n=== NEED: a.js ===\n=== FIND: x ===');
-    assert.deepEqual(reply.requests.map((r) => r.line), [3, 4]);
+    assert.deepEqual(
+      reply.requests.map((r) => r.line),
+      [3, 4],
+    );
   });
 });
 
@@ -68,8 +71,18 @@ describe('parseReply: lines that mean a request and are not one', () => {
     ['two = signs', '== LIST: src/* ==', 'three or more =', '=== LIST: src/* ==='],
     ['an empty FIND', '=== FIND:  ===', 'asks for nothing', undefined],
     ['a NEED of nothing but commas', '=== NEED: , ===', 'asks for nothing', undefined],
-    ['two blocks on one line', '=== LIST: lib/*.js === === FIND: X ===', 'two blocks', '=== LIST: lib/*.js ===\n=== FIND: X ==='],
-    ['a request deepwork calls otherwise', '=== READ: a.js ===', 'no READ request; NEED does that', '=== NEED: a.js ==='],
+    [
+      'two blocks on one line',
+      '=== LIST: lib/*.js === === FIND: X ===',
+      'two blocks',
+      '=== LIST: lib/*.js ===\n=== FIND: X ===',
+    ],
+    [
+      'a request deepwork calls otherwise',
+      '=== READ: a.js ===',
+      'no READ request; NEED does that',
+      '=== NEED: a.js ===',
+    ],
     ['grep', '=== GREP: foo( ===', 'FIND does that', '=== FIND: foo( ==='],
     ['a command', '=== RUN: npm test ===', 'runs nothing', undefined],
   ];
@@ -84,11 +97,26 @@ describe('parseReply: lines that mean a request and are not one', () => {
   }
 
   it('records the line a request that is not one stands on', () => {
-    assert.deepEqual(parseReply('a\nb\n\nNEED: c.js').unclear.map((u) => [u.line, u.text]), [[4, 'NEED: c.js']]);
+    assert.deepEqual(
+      parseReply('a\nb\n\nNEED: c.js').unclear.map((u) => [u.line, u.text]),
+      [[4, 'NEED: c.js']],
+    );
   });
 
   it('leaves prose alone: keywords in a sentence, in lower case, or without a colon', () => {
-    const prose = ['Find: the function is in lib/a.js.', 'Need: more context', 'NEED more time', 'FINDINGS: none', 'List: of things', 'I would NEED: this', '[link](x.md)', '<div>NEED: x</div>', '# Notes', '=== RESULT NEED a.js: 3 lines ===', '=== END RESULT ==='];
+    const prose = [
+      'Find: the function is in lib/a.js.',
+      'Need: more context',
+      'NEED more time',
+      'FINDINGS: none',
+      'List: of things',
+      'I would NEED: this',
+      '[link](x.md)',
+      '<div>NEED: x</div>',
+      '# Notes',
+      '=== RESULT NEED a.js: 3 lines ===',
+      '=== END RESULT ===',
+    ];
     for (const line of prose) assert.deepEqual(parseReply(line).unclear, [], line);
   });
 
@@ -99,12 +127,16 @@ describe('parseReply: lines that mean a request and are not one', () => {
 
 describe('parseReply: code fences', () => {
   it('takes requests in a fence that holds nothing else (a model wrapping its requests)', () => {
-    assert.deepEqual(requests('Let me look:\n```\n=== NEED: a.js ===\n\n=== FIND: x ===\n```\n'), [need('a.js'), find('x')]);
+    assert.deepEqual(requests('Let me look:\n```\n=== NEED: a.js ===\n\n=== FIND: x ===\n```\n'), [
+      need('a.js'),
+      find('x'),
+    ]);
     assert.deepEqual(requests('~~~text\n=== LIST: *.md ===\n~~~'), [list('*.md')]);
   });
 
   it('takes a final answer that shows a request in a code sample as the answer', () => {
-    const answer = 'To ask for a file, the model writes:\n\n```\nPlease send it:\n=== NEED: src/app.js ===\n```\n\nThat is all.';
+    const answer =
+      'To ask for a file, the model writes:\n\n```\nPlease send it:\n=== NEED: src/app.js ===\n```\n\nThat is all.';
     const parsed = parseReply(answer);
     assert.deepEqual(parsed.requests, []);
     assert.deepEqual(parsed.unclear, []);
@@ -117,7 +149,9 @@ describe('parseReply: code fences', () => {
   });
 
   it('reads requests after a sample fence closes', () => {
-    assert.deepEqual(requests('```js\nconst a = 1;\n=== NEED: quoted.js ===\n```\n=== NEED: asked.js ==='), [need('asked.js')]);
+    assert.deepEqual(requests('```js\nconst a = 1;\n=== NEED: quoted.js ===\n```\n=== NEED: asked.js ==='), [
+      need('asked.js'),
+    ]);
   });
 
   it('takes a fence that never closes as no fence', () => {
@@ -127,8 +161,14 @@ describe('parseReply: code fences', () => {
   it('keeps a FILE block proposed inside a fence, and its own fenced content', () => {
     const reply = '```\n=== FILE: a.md ===\n```js\nx\n```\n=== END ===\n```\n=== NEED: b.js ===';
     const parsed = parseReply(reply);
-    assert.deepEqual(parsed.files.map((f) => [f.path, f.content]), [['a.md', 'x\n']]);
-    assert.deepEqual(parsed.requests.map((r) => r.kind), ['need']);
+    assert.deepEqual(
+      parsed.files.map((f) => [f.path, f.content]),
+      [['a.md', 'x\n']],
+    );
+    assert.deepEqual(
+      parsed.requests.map((r) => r.kind),
+      ['need'],
+    );
   });
 });
 
@@ -170,7 +210,10 @@ describe('parseReply: FILE blocks', () => {
   });
 
   it('keeps CRLF inside the content', () => {
-    assert.equal(file('=== FILE: a.bat ===\r\n@echo off\r\necho hi\r\n=== END ===\r\n').content, '@echo off\r\necho hi\r\n');
+    assert.equal(
+      file('=== FILE: a.bat ===\r\n@echo off\r\necho hi\r\n=== END ===\r\n').content,
+      '@echo off\r\necho hi\r\n',
+    );
   });
 
   it('ignores requests inside a FILE block', () => {
@@ -181,10 +224,15 @@ describe('parseReply: FILE blocks', () => {
 
   it('lets a fenced file hold END lines of its own', () => {
     const doc = 'Blocks:\n=== FILE: x ===\n...\n=== END ===\n\nAnd requests:\n=== NEED: a ===\n';
-    const reply = parseReply(`=== FILE: protocol.md ===\n\`\`\`markdown\n${doc}\`\`\`\n=== END ===\n=== NEED: real.js ===`);
+    const reply = parseReply(
+      `=== FILE: protocol.md ===\n\`\`\`markdown\n${doc}\`\`\`\n=== END ===\n=== NEED: real.js ===`,
+    );
     assert.equal(reply.files.length, 1);
     assert.equal(reply.files[0]?.content, doc);
-    assert.deepEqual(reply.requests.map((r) => r.kind === 'need' && r.paths), [['real.js']]);
+    assert.deepEqual(
+      reply.requests.map((r) => r.kind === 'need' && r.paths),
+      [['real.js']],
+    );
   });
 
   it('falls back to the first END when a fenced content never closes its fence', () => {
@@ -208,8 +256,17 @@ describe('parseReply: FILE blocks', () => {
 
   it('reads several FILE blocks and requests between them in order', () => {
     const reply = parseReply('=== FILE: a ===\nA\n=== END ===\n=== FIND: q ===\n=== FILE: b ===\nB\n=== end ===');
-    assert.deepEqual(reply.blocks.map((b) => b.kind), ['file', 'find', 'file']);
-    assert.deepEqual(reply.files.map((f) => [f.path, f.content]), [['a', 'A\n'], ['b', 'B\n']]);
+    assert.deepEqual(
+      reply.blocks.map((b) => b.kind),
+      ['file', 'find', 'file'],
+    );
+    assert.deepEqual(
+      reply.files.map((f) => [f.path, f.content]),
+      [
+        ['a', 'A\n'],
+        ['b', 'B\n'],
+      ],
+    );
   });
 });
 
@@ -217,7 +274,10 @@ describe('parseReply: line numbers copied from NEED output', () => {
   const content = (reply: string) => parseReply(reply).files[0]?.content;
 
   it('takes the numbers off a FILE block whose every line carries them, counting up', () => {
-    assert.equal(content('=== FILE: a.py ===\n12 | def f():\n13 |\n14 |     return 1\n=== END ==='), 'def f():\n\n    return 1\n');
+    assert.equal(
+      content('=== FILE: a.py ===\n12 | def f():\n13 |\n14 |     return 1\n=== END ==='),
+      'def f():\n\n    return 1\n',
+    );
     assert.equal(content('=== FILE: a.py ===\n```python\n 9 | a\n10 | b\n```\n=== END ==='), 'a\nb\n');
   });
 
@@ -240,7 +300,10 @@ describe('parseReply: where FILE blocks stand', () => {
     const spans = fileSpans(reply);
     const cut = spans.map((s) => reply.slice(s.from, s.to));
     assert.deepEqual(cut, ['=== FILE: a.js ===\na\n=== END ===\n', '```\n=== FILE: b.js ===\nb\n=== END ===\n```\n']);
-    assert.deepEqual(spans.map((s) => s.block), parseReply(reply).files);
+    assert.deepEqual(
+      spans.map((s) => s.block),
+      parseReply(reply).files,
+    );
   });
 
   it('spans a block cut off before END to the end of the reply', () => {

@@ -20,14 +20,21 @@ describe('a reply pasted from a web chat', () => {
     assert.equal(cleanReply(pasted[1] ?? ''), written);
     assert.equal(cleanReply(pasted[2] ?? ''), written);
     assert.equal(cleanReply(pasted[3] ?? ''), 'It is in a.js.\n\nconst a = 1;\n\n=== NEED: b.js ===');
-    for (const p of pasted) assert.deepEqual(parseReply(cleanReply(p)).requests.map((r) => r.kind), ['need']);
+    for (const p of pasted)
+      assert.deepEqual(
+        parseReply(cleanReply(p)).requests.map((r) => r.kind),
+        ['need'],
+      );
   });
 
   it('drops a "Copy code" line a code block leaves when the page was selected, and keeps the code', () => {
     const pasted = 'Here:\n\njs\nCopy code\nconst a = 2;\n\n=== FILE: a.js ===\nconst a = 2;\n=== END ===';
     const reply = cleanReply(pasted);
     assert.ok(!reply.includes('Copy code'));
-    assert.deepEqual(parseReply(reply).files.map((f) => [f.path, f.content]), [['a.js', 'const a = 2;\n']]);
+    assert.deepEqual(
+      parseReply(reply).files.map((f) => [f.path, f.content]),
+      [['a.js', 'const a = 2;\n']],
+    );
   });
 
   it('keeps a fence that is not around the whole reply, and refuses an empty one with what to paste', () => {
@@ -38,7 +45,10 @@ describe('a reply pasted from a web chat', () => {
   it('fits messages under what a web chat takes, and warns about one larger', () => {
     assert.equal(windowFor(60_000), 22_857);
     assert.equal(sizeWarning(59_000, 60_000), undefined);
-    assert.match(sizeWarning(84_000, 60_000) ?? '', /84,000 characters; web chats often refuse, cut or attach messages over 60,000 \(pasteMaxChars in config\.json\)\. Tick fewer files, or lower contextTokens/);
+    assert.match(
+      sizeWarning(84_000, 60_000) ?? '',
+      /84,000 characters; web chats often refuse, cut or attach messages over 60,000 \(pasteMaxChars in config\.json\)\. Tick fewer files, or lower contextTokens/,
+    );
   });
 });
 
@@ -49,17 +59,23 @@ describe('the pult session with the copy-and-paste bridge', () => {
     const sent: Outgoing[] = [];
     let onRun: (run: RunView) => void = () => {};
     const session = new Session({
-      executor: createExecutor(root), backupDir: path.join(stateDir, 'backup'), stateDir, steps: 3, contextTokens: undefined, pasteMaxChars,
+      executor: createExecutor(root),
+      backupDir: path.join(stateDir, 'backup'),
+      stateDir,
+      steps: 3,
+      contextTokens: undefined,
+      pasteMaxChars,
       send: (m) => {
         sent.push(m);
         if (m.type === 'run') onRun(m.run);
       },
     });
-    const next = (test: (run: RunView) => boolean) => new Promise<RunView>((resolve) => {
-      onRun = (run) => {
-        if (test(run)) resolve(run);
-      };
-    });
+    const next = (test: (run: RunView) => boolean) =>
+      new Promise<RunView>((resolve) => {
+        onRun = (run) => {
+          if (test(run)) resolve(run);
+        };
+      });
     return { session, next, root };
   };
 
@@ -89,7 +105,10 @@ describe('the pult session with the copy-and-paste bridge', () => {
     const waiting = next((r) => r.waiting?.paste !== undefined);
     session.ask('q', [], 3, 'paste');
     const run = await waiting;
-    assert.match(run.waiting?.paste?.warning ?? '', /^This message is [\d,]+ characters; web chats often refuse, cut or attach messages over 1,000 .*Tick fewer files/);
+    assert.match(
+      run.waiting?.paste?.warning ?? '',
+      /^This message is [\d,]+ characters; web chats often refuse, cut or attach messages over 1,000 .*Tick fewer files/,
+    );
     session.stop();
   });
 

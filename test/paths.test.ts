@@ -27,13 +27,28 @@ describe('tidyPath', () => {
 describe('a proposal whose path is written untidily', () => {
   it('is named one way by the parser, the console, the JSON and the pult', () => {
     const root = tempFolder({ 'src/a.js': 'a\n' });
-    const reply = 'Here.\n=== FILE: ./src//b.js ===\nb\n=== END ===\n=== EDIT: src\\a.js ===\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n=== END ===';
+    const reply =
+      'Here.\n=== FILE: ./src//b.js ===\nb\n=== END ===\n=== EDIT: src\\a.js ===\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n=== END ===';
     const parsed = parseReply(reply);
-    assert.deepEqual(parsed.proposals.map((p) => p.path), ['src/b.js', 'src/a.js']);
+    assert.deepEqual(
+      parsed.proposals.map((p) => p.path),
+      ['src/b.js', 'src/a.js'],
+    );
     const report = { files: previewFiles(createSandbox(root), parsed.proposals), backupSet: undefined };
-    assert.deepEqual(filesJson(report).files.map((f) => [f.path, f.status]), [['src/b.js', 'new'], ['src/a.js', 'changed']]);
-    const lines = consoleParts(reply, report).filter((p) => p.from === 'deepwork').map((p) => p.text);
-    assert.deepEqual(lines, ['[FILE src/b.js: new, +1; see the list below]', '[EDIT src/a.js: changed, +1 -1; see the list below]']);
+    assert.deepEqual(
+      filesJson(report).files.map((f) => [f.path, f.status]),
+      [
+        ['src/b.js', 'new'],
+        ['src/a.js', 'changed'],
+      ],
+    );
+    const lines = consoleParts(reply, report)
+      .filter((p) => p.from === 'deepwork')
+      .map((p) => p.text);
+    assert.deepEqual(lines, [
+      '[FILE src/b.js: new, +1; see the list below]',
+      '[EDIT src/a.js: changed, +1 -1; see the list below]',
+    ]);
     const cards = pultParts(reply).flatMap((p) => (p.kind === 'proposal' ? [p.path] : []));
     assert.deepEqual(cards, ['src/b.js', 'src/a.js']);
   });

@@ -13,7 +13,11 @@ describe('programFolder and windowsProgram', () => {
 
   it("names Windows' own programs by their full path, with C:\\Windows when SystemRoot is missing or not a full path", () => {
     assert.equal(windowsProgram('cmd.exe', { SystemRoot: 'D:\\Windows' }), 'D:\\Windows\\System32\\cmd.exe');
-    assert.equal(windowsProgram('WindowsPowerShell\\v1.0\\powershell.exe', { windir: 'C:\\WINNT' }), 'C:\\WINNT\\System32\\WindowsPowerShell\\v1.0\\powershell.exe');
-    for (const env of [{}, { SystemRoot: '' }, { SystemRoot: '.' }, { SystemRoot: 'Windows' }]) assert.equal(windowsProgram('cmd.exe', env), 'C:\\Windows\\System32\\cmd.exe');
+    assert.equal(
+      windowsProgram('WindowsPowerShell\\v1.0\\powershell.exe', { windir: 'C:\\WINNT' }),
+      'C:\\WINNT\\System32\\WindowsPowerShell\\v1.0\\powershell.exe',
+    );
+    for (const env of [{}, { SystemRoot: '' }, { SystemRoot: '.' }, { SystemRoot: 'Windows' }])
+      assert.equal(windowsProgram('cmd.exe', env), 'C:\\Windows\\System32\\cmd.exe');
   });
 });

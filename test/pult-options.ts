@@ -6,6 +6,13 @@ import { createDemoBridge } from '../bridge/demo.ts';
 import { checkBridge } from '../bridge/check.ts';
 import { tempFolder } from './helpers.ts';
 
-export function pultOptions(given: Omit<PultOptions, 'demo' | 'check' | 'stateDir'> & Partial<Pick<PultOptions, 'stateDir'>>): PultOptions {
-  return { demo: createDemoBridge, check: () => checkBridge(given.host, given.model), stateDir: given.stateDir ?? tempFolder(), ...given };
+export function pultOptions(
+  given: Omit<PultOptions, 'demo' | 'check' | 'stateDir'> & Partial<Pick<PultOptions, 'stateDir'>>,
+): PultOptions {
+  return {
+    demo: createDemoBridge,
+    check: () => checkBridge(given.host, given.model),
+    stateDir: given.stateDir ?? tempFolder(),
+    ...given,
+  };
 }

@@ -1,6 +1,8 @@
 // Replies to parse: a realistic mix of prose, requests and proposed files, and shapes made to hurt a parser.
 
-const CODE = Array.from({ length: 40 }, (_, i) => `  const value${i} = compute(${i}, 'text with === inside');`).join('\n');
+const CODE = Array.from({ length: 40 }, (_, i) => `  const value${i} = compute(${i}, 'text with === inside');`).join(
+  '\n',
+);
 
 // Prose, fenced code, request blocks and FILE blocks, repeated to `size` characters.
 export function realisticReply(size: number): string {

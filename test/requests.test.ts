@@ -19,7 +19,10 @@ describe('the request kinds', () => {
       assert.ok(texts.reminder.includes(`=== ${keyword}: ${kindOf(kind).form} ===`), `${keyword} is in the reminder`);
       assert.ok(texts.lastStep.includes(keyword), `${keyword} is in the last step's notice`);
     }
-    assert.doesNotMatch(`${texts.instructions}${texts.reminder}${texts.lastStep}`, /\{(requests|forms|keywords|\w+Chars|\w+Paths|\w+Hits)\}/);
+    assert.doesNotMatch(
+      `${texts.instructions}${texts.reminder}${texts.lastStep}`,
+      /\{(requests|forms|keywords|\w+Chars|\w+Paths|\w+Hits)\}/,
+    );
   });
 
   it('read their own example requests back, as written and bare, and name them as the model writes them', () => {
@@ -27,7 +30,8 @@ describe('the request kinds', () => {
       const example = kindOf(kind).teach.split('\n')[0] ?? '';
       const [request] = parseReply(example).requests;
       assert.equal(request?.kind, kind, example);
-      if (request !== undefined) assert.equal(requestLine(request), `=== ${describeRequest(request).replace(' ', ': ')} ===`);
+      if (request !== undefined)
+        assert.equal(requestLine(request), `=== ${describeRequest(request).replace(' ', ': ')} ===`);
       // `NEED: a.js` without markers is read as an attempt, and its fix is the request as it should be written.
       const bare = example.replace(/^=== /, '').replace(/ ===$/, '');
       const [unclear] = parseReply(bare).unclear;
@@ -38,12 +42,22 @@ describe('the request kinds', () => {
   it('answer a synonym with the keyword to use, and every synonym means one kind', () => {
     for (const [word, kind] of synonyms) {
       const [unclear] = parseReply(`=== ${word.toUpperCase()}: x ===`).unclear;
-      assert.match(unclear?.problem ?? '', new RegExp(`there is no ${word.toUpperCase()} request; ${kindOf(kind).keyword} does that`));
+      assert.match(
+        unclear?.problem ?? '',
+        new RegExp(`there is no ${word.toUpperCase()} request; ${kindOf(kind).keyword} does that`),
+      );
     }
   });
 
   it('are all offered in the fix for a line that means a request and says too little', () => {
-    const text = renderResult({ kind: 'unclear', request: 'line 1', line: 1, text: '=== ===', problem: 'it names no request', fix: undefined });
+    const text = renderResult({
+      kind: 'unclear',
+      request: 'line 1',
+      line: 1,
+      text: '=== ===',
+      problem: 'it names no request',
+      fix: undefined,
+    });
     for (const form of requestForms()) assert.ok(text.includes(form), form);
   });
 });

@@ -119,7 +119,10 @@ describe('the path rule against spellings and links', () => {
   fs.symlinkSync('node_modules', path.join(root, 'deps'));
   const box = createSandbox(root, {
     backupDir: path.join(root, 'backup'),
-    guard: [{ path: path.join(root, 'state'), what: "deepwork's state folder" }, { path: path.join(root, 'config.json'), what: "deepwork's config file" }],
+    guard: [
+      { path: path.join(root, 'state'), what: "deepwork's state folder" },
+      { path: path.join(root, 'config.json'), what: "deepwork's config file" },
+    ],
   });
 
   const withheld: Array<[string, RegExp]> = [
@@ -183,18 +186,45 @@ describe('the path rule against spellings and links', () => {
   }
 
   it('still writes ordinary new and existing files, by their real place', () => {
-    assert.deepEqual(resolveTarget(box, 'src/a.js'), { kind: 'existing', rel: 'src/a.js', real: path.join(root, 'src', 'a.js'), realRel: 'src/a.js' });
-    assert.deepEqual(resolveTarget(box, 'src/new/b.js'), { kind: 'new', rel: 'src/new/b.js', real: path.join(root, 'src', 'new', 'b.js'), realRel: 'src/new/b.js' });
+    assert.deepEqual(resolveTarget(box, 'src/a.js'), {
+      kind: 'existing',
+      rel: 'src/a.js',
+      real: path.join(root, 'src', 'a.js'),
+      realRel: 'src/a.js',
+    });
+    assert.deepEqual(resolveTarget(box, 'src/new/b.js'), {
+      kind: 'new',
+      rel: 'src/new/b.js',
+      real: path.join(root, 'src', 'new', 'b.js'),
+      realRel: 'src/new/b.js',
+    });
   });
 });
 
 describe('secret names in any case', () => {
   const box = createSandbox(tempFolder({ 'a.js': '' }));
   it('withholds names and folders of the list however they are spelt, and nothing that only looks like them', () => {
-    for (const rel of ['Deploy.PEM', 'certs/Server.Key', 'home/.SSH/config', '.Kube/config', 'ID_RSA', 'infra/prod.TFSTATE.backup', 'x.Ppk']) {
+    for (const rel of [
+      'Deploy.PEM',
+      'certs/Server.Key',
+      'home/.SSH/config',
+      '.Kube/config',
+      'ID_RSA',
+      'infra/prod.TFSTATE.backup',
+      'x.Ppk',
+    ]) {
       assert.equal(box.isSecret(rel), true, rel);
     }
-    for (const rel of ['key.js', 'notes.pem.txt', 'src/ssh.ts', 'docs/kube/config', 'monkey.ts', 'backup.ts', 'a', '.e']) {
+    for (const rel of [
+      'key.js',
+      'notes.pem.txt',
+      'src/ssh.ts',
+      'docs/kube/config',
+      'monkey.ts',
+      'backup.ts',
+      'a',
+      '.e',
+    ]) {
       assert.equal(box.isSecret(rel), false, rel);
     }
   });
@@ -203,36 +233,64 @@ describe('secret names in any case', () => {
 describe('the walk and secret paths', () => {
   it('leaves out what the path patterns name, found in the folder or in the name, and keeps what only looks like it', () => {
     const root = tempFolder({
-      'home/.SSH/config': 'x', 'deep/a/.ssh/b/c.txt': 'x', '.kube/config': 'x', 'app/.docker/config.json': 'x', 'Server.PEM': 'x',
-      'src/ssh.ts': 'x', '.docker/other.json': 'x', 'kube/config': 'x', 'src/a.js': 'x',
+      'home/.SSH/config': 'x',
+      'deep/a/.ssh/b/c.txt': 'x',
+      '.kube/config': 'x',
+      'app/.docker/config.json': 'x',
+      'Server.PEM': 'x',
+      'src/ssh.ts': 'x',
+      '.docker/other.json': 'x',
+      'kube/config': 'x',
+      'src/a.js': 'x',
     });
-    const files = walk(createSandbox(root)).entries.filter((e) => e.kind === 'file').map((e) => e.rel).sort();
+    const files = walk(createSandbox(root))
+      .entries.filter((e) => e.kind === 'file')
+      .map((e) => e.rel)
+      .sort();
     assert.deepEqual(files, ['.docker/other.json', 'kube/config', 'src/a.js', 'src/ssh.ts']);
   });
 });
 
 describe('places git acts on besides .git', () => {
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
   it('withholds a git directory under another name from reading, listing and searching, as it does .git', () => {
     const root = tempFolder({ 'src/a.js': 'a\n' });
     git(root, 'init', '--quiet', '--bare', 'vendor/mirror');
-    fs.appendFileSync(path.join(root, 'vendor', 'mirror', 'config'), '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n[remote "origin"]\n\turl = https://token@example.com/x.git\n');
+    fs.appendFileSync(
+      path.join(root, 'vendor', 'mirror', 'config'),
+      '[core]\n\tfsmonitor = "touch /tmp/pwned; false"\n[remote "origin"]\n\turl = https://token@example.com/x.git\n',
+    );
     // git itself takes the folder for a repository: `git status` there reads this config.
     assert.equal(git(path.join(root, 'vendor', 'mirror'), 'rev-parse', '--is-bare-repository'), 'true');
     const box = createSandbox(root);
-    for (const rel of ['vendor/mirror', 'vendor/mirror/config', 'vendor/mirror/HEAD', 'vendor/mirror/hooks/pre-commit', 'vendor/mirror/refs/heads/x']) {
+    for (const rel of [
+      'vendor/mirror',
+      'vendor/mirror/config',
+      'vendor/mirror/HEAD',
+      'vendor/mirror/hooks/pre-commit',
+      'vendor/mirror/refs/heads/x',
+    ]) {
       const place = resolvePath(box, rel);
       assert.equal(place.kind, 'withheld', `${rel}: ${JSON.stringify(place)}`);
       if (place.kind === 'withheld') assert.equal(place.reason, 'git internals');
     }
     const walked = walk(box).entries.map((e) => e.rel);
-    assert.deepEqual(walked.filter((rel) => rel.startsWith('vendor/mirror/')), []);
+    assert.deepEqual(
+      walked.filter((rel) => rel.startsWith('vendor/mirror/')),
+      [],
+    );
     assert.ok(walked.includes('src/a.js'));
   });
 
   it('refuses to write into a git directory under another name, or a file that completes one', () => {
-    const root = tempFolder({ 'evil/HEAD': 'ref: refs/heads/main\n', 'evil/objects/.keep': '', 'half/HEAD': 'ref: refs/heads/main\n', 'half/objects/.keep': '' });
+    const root = tempFolder({
+      'evil/HEAD': 'ref: refs/heads/main\n',
+      'evil/objects/.keep': '',
+      'half/HEAD': 'ref: refs/heads/main\n',
+      'half/objects/.keep': '',
+    });
     fs.mkdirSync(path.join(root, 'evil', 'refs'));
     const box = createSandbox(root);
     for (const rel of ['evil/config', 'evil/hooks/post-checkout', 'half/refs/heads/main']) {
@@ -245,13 +303,22 @@ describe('places git acts on besides .git', () => {
   });
 
   it('refuses to write into the folder core.hooksPath names, relative to the work tree, and config a git config includes', () => {
-    const repo = tempFolder({ 'app/src/a.js': 'a\n', 'app/hooks/pre-commit': '#!/bin/sh\nexit 0\n', 'app/git.inc': '[core]\n' });
+    const repo = tempFolder({
+      'app/src/a.js': 'a\n',
+      'app/hooks/pre-commit': '#!/bin/sh\nexit 0\n',
+      'app/git.inc': '[core]\n',
+    });
     git(repo, 'init', '--quiet');
     git(repo, 'config', 'core.hooksPath', 'app/hooks');
     git(repo, 'config', 'include.path', '../app/git.inc');
     // The project is a folder of the repository: the hooks path is the work tree's, not the project's.
     const box = createSandbox(path.join(repo, 'app'));
-    for (const [rel, reason] of [['hooks/pre-commit', /hooks, the folder git runs hooks from \(core\.hooksPath\)/], ['hooks/post-checkout', /core\.hooksPath/], ['HOOKS/helper.sh', /core\.hooksPath/], ['git.inc', /git reads it as config/]] as const) {
+    for (const [rel, reason] of [
+      ['hooks/pre-commit', /hooks, the folder git runs hooks from \(core\.hooksPath\)/],
+      ['hooks/post-checkout', /core\.hooksPath/],
+      ['HOOKS/helper.sh', /core\.hooksPath/],
+      ['git.inc', /git reads it as config/],
+    ] as const) {
       const target = resolveTarget(box, rel);
       assert.equal(target.kind, 'refused', `${rel}: ${JSON.stringify(target)}`);
       if (target.kind === 'refused') assert.match(target.reason, reason);
@@ -265,16 +332,25 @@ describe('places git acts on besides .git', () => {
     const repo = tempFolder({ 'src/a.js': 'a\n' });
     git(repo, 'init', '--quiet');
     const xdg = tempFolder({ 'git/config': '[core]\n\thooksPath = "tools/git hooks" ; a comment\n' });
-    const home = tempFolder({ '.gitconfig': '[Core]\n  HooksPath = ~/elsewhere\n[core "x"]\n  hooksPath = not-this\n[core]\n  hooksPath = ci/hooks\n' });
-    const saved = { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, HOME: process.env.HOME, GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL };
+    const home = tempFolder({
+      '.gitconfig':
+        '[Core]\n  HooksPath = ~/elsewhere\n[core "x"]\n  hooksPath = not-this\n[core]\n  hooksPath = ci/hooks\n',
+    });
+    const saved = {
+      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+      HOME: process.env.HOME,
+      GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL,
+    };
     try {
       Object.assign(process.env, { XDG_CONFIG_HOME: xdg, HOME: home });
       delete process.env.GIT_CONFIG_GLOBAL;
       // git reads the same values from there.
       assert.equal(git(repo, 'config', '--global', '--get', 'core.hooksPath'), 'ci/hooks');
       const box = createSandbox(repo);
-      for (const rel of ['tools/git hooks/pre-push', 'ci/hooks/pre-commit']) assert.equal(resolveTarget(box, rel).kind, 'refused', rel);
-      for (const rel of ['tools/git/pre-push', 'not-this/pre-commit', 'src/a.js']) assert.notEqual(resolveTarget(box, rel).kind, 'refused', rel);
+      for (const rel of ['tools/git hooks/pre-push', 'ci/hooks/pre-commit'])
+        assert.equal(resolveTarget(box, rel).kind, 'refused', rel);
+      for (const rel of ['tools/git/pre-push', 'not-this/pre-commit', 'src/a.js'])
+        assert.notEqual(resolveTarget(box, rel).kind, 'refused', rel);
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
@@ -302,7 +378,10 @@ describe('names a Mac reads as .git (CVE-2014-9390)', () => {
   }
 
   it('leaves them out of the walk', () => {
-    assert.deepEqual(walk(box).entries.map((e) => e.rel), ['a.js']);
+    assert.deepEqual(
+      walk(box).entries.map((e) => e.rel),
+      ['a.js'],
+    );
   });
 });
 

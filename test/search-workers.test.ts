@@ -14,7 +14,10 @@ const root = tempFolder({}, 'deepwork-workers-', true);
 const files: SearchFile[] = [];
 for (let f = 0; f < 2_600; f++) {
   const rel = `f${f}.js`;
-  fs.writeFileSync(path.join(root, rel), `${f % 7 === 0 ? 'common();\n' : '// nothing\n'}${f === 2_599 ? 'needle_rare();\n' : ''}`);
+  fs.writeFileSync(
+    path.join(root, rel),
+    `${f % 7 === 0 ? 'common();\n' : '// nothing\n'}${f === 2_599 ? 'needle_rare();\n' : ''}`,
+  );
   files.push({ rel });
 }
 const options = { maxHits: 100, lineChars: 200 };
@@ -75,22 +78,32 @@ describe('a finder whose worker fails', () => {
   const answers: Array<[string, string]> = [
     ['exits when asked', 'process.exit(1);'],
     ['answers with an error', "parentPort.postMessage({ kind: 'error', message: 'out of luck' });"],
-    ['answers with hits that are not hits', "parentPort.postMessage({ kind: 'result', id: message.id, hits: [[0, 0, 'one', 'made up']] });"],
+    [
+      'answers with hits that are not hits',
+      "parentPort.postMessage({ kind: 'result', id: message.id, hits: [[0, 0, 'one', 'made up']] });",
+    ],
     ['answers with something that is not a reply', "parentPort.postMessage('made up');"],
   ];
   for (const [what, onSearch] of answers) {
-    it(`gives the main thread's hits when the worker that holds every chunk ${what}, and later searches still work`, guard, async () => {
-      const finder = createFinder(root, { workers: 1, workerModule: claiming(what.replaceAll(' ', '-'), onSearch) });
-      try {
-        const started = nextWorker();
-        finder.warm(files);
-        await said(await started, 'claimed');
-        assert.deepEqual(await finder.find(files, texts, options), await alone.find(files, texts, options));
-        assert.deepEqual(await finder.find(files, ['needle_rare'], options), await alone.find(files, ['needle_rare'], options));
-      } finally {
-        await finder.close();
-      }
-    });
+    it(
+      `gives the main thread's hits when the worker that holds every chunk ${what}, and later searches still work`,
+      guard,
+      async () => {
+        const finder = createFinder(root, { workers: 1, workerModule: claiming(what.replaceAll(' ', '-'), onSearch) });
+        try {
+          const started = nextWorker();
+          finder.warm(files);
+          await said(await started, 'claimed');
+          assert.deepEqual(await finder.find(files, texts, options), await alone.find(files, texts, options));
+          assert.deepEqual(
+            await finder.find(files, ['needle_rare'], options),
+            await alone.find(files, ['needle_rare'], options),
+          );
+        } finally {
+          await finder.close();
+        }
+      },
+    );
   }
 
   const starts: Array<[string, URL]> = [
@@ -106,7 +119,10 @@ describe('a finder whose worker fails', () => {
         // Its 'error' comes with no search out to hear it: it used to end the process.
         await exited(await started);
         assert.deepEqual(await finder.find(files, texts, options), await alone.find(files, texts, options));
-        assert.deepEqual(await finder.find(files, ['needle_rare'], options), await alone.find(files, ['needle_rare'], options));
+        assert.deepEqual(
+          await finder.find(files, ['needle_rare'], options),
+          await alone.find(files, ['needle_rare'], options),
+        );
       } finally {
         await finder.close();
       }
@@ -126,7 +142,10 @@ describe('a finder whose worker fails', () => {
       worker.ref();
       await worker.terminate();
       assert.deepEqual(await finder.find(files, texts, options), await alone.find(files, texts, options));
-      assert.deepEqual(await finder.find(files, ['needle_rare'], options), await alone.find(files, ['needle_rare'], options));
+      assert.deepEqual(
+        await finder.find(files, ['needle_rare'], options),
+        await alone.find(files, ['needle_rare'], options),
+      );
     } finally {
       await finder.close();
     }
@@ -135,11 +154,14 @@ describe('a finder whose worker fails', () => {
 
 describe('readReply', () => {
   it('takes the hits of the search that waits, and passes over the late result of an earlier one', () => {
-    assert.deepEqual(readReply({ kind: 'result', id: 7, hits: [[0, 3, 12, 'a line']] }, 7), { kind: 'hits', hits: [[0, 3, 12, 'a line']] });
+    assert.deepEqual(readReply({ kind: 'result', id: 7, hits: [[0, 3, 12, 'a line']] }, 7), {
+      kind: 'hits',
+      hits: [[0, 3, 12, 'a line']],
+    });
     assert.deepEqual(readReply({ kind: 'result', id: 6, hits: [] }, 7), { kind: 'earlier' });
   });
 
-  it('refuses a reply it cannot read, and passes on the worker\'s own error', () => {
+  it("refuses a reply it cannot read, and passes on the worker's own error", () => {
     const cases: Array<[unknown, string]> = [
       [{ kind: 'result', id: 7, hits: [[0, 3, '12', 'a line']] }, 'a malformed result'],
       [{ kind: 'result', id: 7, hits: [[0, 3, 12]] }, 'a malformed result'],
@@ -151,7 +173,8 @@ describe('readReply', () => {
       [null, 'a malformed reply'],
       [{ kind: 'error', message: 'unknown message' }, 'unknown message'],
     ];
-    for (const [reply, message] of cases) assert.deepEqual(readReply(reply, 7), { kind: 'failed', message }, JSON.stringify(reply));
+    for (const [reply, message] of cases)
+      assert.deepEqual(readReply(reply, 7), { kind: 'failed', message }, JSON.stringify(reply));
   });
 });
 

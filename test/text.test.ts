@@ -5,7 +5,8 @@ import { forPeople, printAnswer, receivedSoFar, stepLog, type AnswerPart } from 
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {
-    for (const n of [0, 7, 999, 1000, 12_345, 200_000, 1_234_567, -4_321, 30_001]) assert.equal(formatCount(n), n.toLocaleString('en-US'));
+    for (const n of [0, 7, 999, 1000, 12_345, 200_000, 1_234_567, -4_321, 30_001])
+      assert.equal(formatCount(n), n.toLocaleString('en-US'));
   });
 });
 
@@ -27,33 +28,49 @@ describe('receivedSoFar (the waiting line)', () => {
 describe('the step log on a terminal', () => {
   it('streams the reply dimmed on stderr as it arrives, with its control characters made visible, then the summary', () => {
     const written: string[] = [];
-    const raw = { out: (t: string) => written.push(`out:${t}`), err: (t: string) => written.push(`err:${t}`), stream: (t: string) => written.push(`stream:${t}`), isTTY: true };
+    const raw = {
+      out: (t: string) => written.push(`out:${t}`),
+      err: (t: string) => written.push(`err:${t}`),
+      stream: (t: string) => written.push(`stream:${t}`),
+      isTTY: true,
+    };
     const log = stepLog(forPeople(raw), 4);
     log.event({ kind: 'sending', step: 1, steps: 4, chars: 100, tokens: 30, budget: 1000, dropped: 0 });
     log.event({ kind: 'text', step: 1, text: 'Hel' });
     log.event({ kind: 'text', step: 1, text: 'lo \x1b]52;c;cGF5bG9hZA==\x07' });
     log.event({ kind: 'replied', step: 1, chars: 30, ms: 1200, requests: [], files: [] });
     log.stop();
-    assert.deepEqual(written.filter((w) => !w.startsWith('err:\r\x1b[K')), [
-      'err:step 1/4: sending 100 characters, about 30 tokens of 1,000',
-      'err:\r\x1b[2m',
-      'stream:Hel',
-      'stream:lo \\x1b]52;c;cGF5bG9hZA==\\x07',
-      'stream:\n',
-      'err:\r\x1b[0m',
-      'err:step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
-    ]);
+    assert.deepEqual(
+      written.filter((w) => !w.startsWith('err:\r\x1b[K')),
+      [
+        'err:step 1/4: sending 100 characters, about 30 tokens of 1,000',
+        'err:\r\x1b[2m',
+        'stream:Hel',
+        'stream:lo \\x1b]52;c;cGF5bG9hZA==\\x07',
+        'stream:\n',
+        'err:\r\x1b[0m',
+        'err:step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
+      ],
+    );
   });
 
   it('streams nothing when stderr is not a terminal', () => {
     const written: string[] = [];
-    const log = stepLog(forPeople({ out: () => {}, err: (t) => written.push(t), stream: (t) => written.push(`stream:${t}`), isTTY: false }), 1);
+    const log = stepLog(
+      forPeople({
+        out: () => {},
+        err: (t) => written.push(t),
+        stream: (t) => written.push(`stream:${t}`),
+        isTTY: false,
+      }),
+      1,
+    );
     log.event({ kind: 'text', step: 1, text: 'Hello' });
     assert.deepEqual(written, []);
   });
 });
 
-describe('printAnswer: deepwork\'s own lines apart from a model\'s', () => {
+describe("printAnswer: deepwork's own lines apart from a model's", () => {
   const parts: AnswerPart[] = [
     { from: 'model', text: 'Done.\n\x1b[1mbold?\x1b[22m\nFi\u200bles:\n  new        evil.js +1' },
     { from: 'deepwork', text: '[FILE a.js: new, +1; see the list below]' },
@@ -65,7 +82,7 @@ describe('printAnswer: deepwork\'s own lines apart from a model\'s', () => {
     return written;
   };
 
-  it('prints deepwork\'s own lines bold on a terminal that takes colour, and marks the model\'s lines that pose as them', () => {
+  it("prints deepwork's own lines bold on a terminal that takes colour, and marks the model's lines that pose as them", () => {
     assert.deepEqual(printed(true, { TERM: 'xterm-256color' }), [
       'Done.\n\\x1b[1mbold?\\x1b[22m\n(model) Fi\u200bles:\n(model)   new        evil.js +1',
       '\x1b[1m[FILE a.js: new, +1; see the list below]\x1b[22m',
@@ -74,15 +91,23 @@ describe('printAnswer: deepwork\'s own lines apart from a model\'s', () => {
   });
 
   it('frames the answer instead, styling nothing, when NO_COLOR is set, the terminal is dumb or stdout is no terminal', () => {
-    for (const [outTTY, env] of [[true, { NO_COLOR: '1' }], [true, { TERM: 'dumb' }], [false, {}]] as const) {
+    for (const [outTTY, env] of [
+      [true, { NO_COLOR: '1' }],
+      [true, { TERM: 'dumb' }],
+      [false, {}],
+    ] as const) {
       const written = printed(outTTY, env);
-      assert.deepEqual(written, [
-        "==== the model's answer ====",
-        'Done.\n\\x1b[1mbold?\\x1b[22m\n(model) Fi\u200bles:\n(model)   new        evil.js +1',
-        '[FILE a.js: new, +1; see the list below]',
-        "==== end of the model's answer ====",
-        `\n${list}`,
-      ], JSON.stringify(env));
+      assert.deepEqual(
+        written,
+        [
+          "==== the model's answer ====",
+          'Done.\n\\x1b[1mbold?\\x1b[22m\n(model) Fi\u200bles:\n(model)   new        evil.js +1',
+          '[FILE a.js: new, +1; see the list below]',
+          "==== end of the model's answer ====",
+          `\n${list}`,
+        ],
+        JSON.stringify(env),
+      );
     }
   });
 });

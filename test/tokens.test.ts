@@ -24,9 +24,24 @@ function sources(): string {
 describe('estimateTokens', () => {
   const samples: Array<[string, string]> = [
     ["deepwork's own sources", sources()],
-    ['Russian prose', 'Цикл с инструментами поверх сервиса. Модель просит файлы блоками, программа отвечает на них внутри папки и отправляет весь разговор заново, потому что мост ничего не помнит. '.repeat(40)],
-    ['Russian in code', '// Проверяем путь: всё, что просит модель, проходит через одно правило.\nexport function проверить(путь: string): boolean {\n  return путь.length > 0;\n}\n'.repeat(40)],
-    ['Chinese prose', '模型只能交换文本，但它通过请求块读取本地项目文件夹中的文件。程序在文件夹内回答这些请求，并把整个对话重新发送。'.repeat(40)],
+    [
+      'Russian prose',
+      'Цикл с инструментами поверх сервиса. Модель просит файлы блоками, программа отвечает на них внутри папки и отправляет весь разговор заново, потому что мост ничего не помнит. '.repeat(
+        40,
+      ),
+    ],
+    [
+      'Russian in code',
+      '// Проверяем путь: всё, что просит модель, проходит через одно правило.\nexport function проверить(путь: string): boolean {\n  return путь.length > 0;\n}\n'.repeat(
+        40,
+      ),
+    ],
+    [
+      'Chinese prose',
+      '模型只能交换文本，但它通过请求块读取本地项目文件夹中的文件。程序在文件夹内回答这些请求，并把整个对话重新发送。'.repeat(
+        40,
+      ),
+    ],
   ];
   for (const [name, text] of samples) {
     it(`comes out at or a little above cl100k on ${name}`, () => {

@@ -18,14 +18,20 @@ import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
 import { tempFolder, thirtyThousandFiles, trade } from './helpers.ts';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const CANDIDATES = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+];
 const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
 // Screenshots go to DEEPWORK_ARTIFACTS when it is set, else to a temp folder: a test run writes nothing into the repository.
 const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
 const required = process.env.DEEPWORK_REQUIRE_BROWSER === '1';
 
 if (executable === undefined) {
-  const missing = 'No Chromium found (looked for /usr/bin/chromium). Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
+  const missing =
+    'No Chromium found (looked for /usr/bin/chromium). Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
   if (required) throw new Error(`${missing} DEEPWORK_REQUIRE_BROWSER=1 makes its absence a failure.`);
   process.stderr.write(`${missing} The browser tests are skipped.\n`);
 }
@@ -39,7 +45,7 @@ const HOSTILE = [
   '',
   '<script>window.pwned = "script"</script>',
   '<img src="x" onerror="window.pwned = \'img\'">',
-  '[click me](javascript:window.pwned=\'link\')',
+  "[click me](javascript:window.pwned='link')",
   '',
   '=== FILE: a.js ===',
   '```js',
@@ -51,7 +57,7 @@ const HOSTILE = [
 // The question a message asks (the last one, after any earlier questions of the conversation).
 function questionOf(message: string): string {
   const at = message.lastIndexOf('=== QUESTION ===\n');
-  return at === -1 ? '' : message.slice(at + 17).split('\n')[0] ?? '';
+  return at === -1 ? '' : (message.slice(at + 17).split('\n')[0] ?? '');
 }
 
 describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
@@ -59,7 +65,15 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   let pult: Pult;
   let fake: FakeBridge;
   let page: Page;
-  const root = tempFolder({ 'a.js': 'const a = 1;\n', 'b.js': 'const b = 1;\n', 'src/util.js': 'export const u = 1;\n', 'src/deep/more.js': 'x\n' }, 'my-project-');
+  const root = tempFolder(
+    {
+      'a.js': 'const a = 1;\n',
+      'b.js': 'const b = 1;\n',
+      'src/util.js': 'export const u = 1;\n',
+      'src/deep/more.js': 'x\n',
+    },
+    'my-project-',
+  );
   const backupDir = path.join(tempFolder(), 'backup');
   const stateDir = tempFolder();
   const token = 'browser-test-token-0123456789abcdef';
@@ -68,7 +82,9 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   const start = async () => {
     const executor = createExecutor(root, { backupDir });
     const bridge = createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 20_000 });
-    pult = await startPult(pultOptions({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, stateDir, port, token }));
+    pult = await startPult(
+      pultOptions({ executor, bridge, host: fake.host, model: 'm', steps: 4, backupDir, stateDir, port, token }),
+    );
     port = pult.port;
   };
 
@@ -78,9 +94,20 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       chat: (content) => {
         const question = questionOf(content);
         const asked = content.includes('=== RESULTS OF YOUR REQUESTS AT STEP 1 ===');
-        if (question === 'What is a?') return asked ? { kind: 'reply', text: HOSTILE } : { kind: 'slow', ms: 1500, text: 'Let me read it.\n=== NEED: a.js ===' };
-        if (question === 'Change both') return { kind: 'reply', text: 'Both:\n=== FILE: a.js ===\nconst a = 3;\n=== END ===\n=== EDIT: b.js ===\n<<<<<<< SEARCH\nconst b = 1;\n=======\nconst b = 3;\n>>>>>>> REPLACE\n=== END ===' };
-        if (question === 'A new file') return { kind: 'reply', text: `Here:\n=== FILE: src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js ===\nexport const long = '${'x'.repeat(300)}';\n=== END ===` };
+        if (question === 'What is a?')
+          return asked
+            ? { kind: 'reply', text: HOSTILE }
+            : { kind: 'slow', ms: 1500, text: 'Let me read it.\n=== NEED: a.js ===' };
+        if (question === 'Change both')
+          return {
+            kind: 'reply',
+            text: 'Both:\n=== FILE: a.js ===\nconst a = 3;\n=== END ===\n=== EDIT: b.js ===\n<<<<<<< SEARCH\nconst b = 1;\n=======\nconst b = 3;\n>>>>>>> REPLACE\n=== END ===',
+          };
+        if (question === 'A new file')
+          return {
+            kind: 'reply',
+            text: `Here:\n=== FILE: src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js ===\nexport const long = '${'x'.repeat(300)}';\n=== END ===`,
+          };
         if (question === 'Take your time') return { kind: 'slow', ms: 15_000, text: 'late' };
         return { kind: 'reply', text: `You asked: ${question}` };
       },
@@ -88,7 +115,15 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await start();
     browser = await chromium.launch({
       executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await page.goto(pult.url);
@@ -102,7 +137,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await fake?.close();
   });
 
-  it('loads as native modules of its own origin, each served as JavaScript under the page\'s CSP, with no console errors', async () => {
+  it("loads as native modules of its own origin, each served as JavaScript under the page's CSP, with no console errors", async () => {
     const fresh = await browser.newPage({ locale: 'en-US' });
     try {
       const errors: string[] = [];
@@ -113,7 +148,12 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       const scripts = new Map<string, { status: number; type: string; csp: string }>();
       fresh.on('response', (res) => {
         const url = new URL(res.url());
-        if (url.pathname.endsWith('.js')) scripts.set(url.pathname, { status: res.status(), type: res.headers()['content-type'] ?? '', csp: res.headers()['content-security-policy'] ?? '' });
+        if (url.pathname.endsWith('.js'))
+          scripts.set(url.pathname, {
+            status: res.status(),
+            type: res.headers()['content-type'] ?? '',
+            csp: res.headers()['content-security-policy'] ?? '',
+          });
       });
       const document = await fresh.goto(pult.url);
       await fresh.getByText('(4)').waitFor();
@@ -122,13 +162,26 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       assert.equal(await fresh.locator('script').count(), 1);
       assert.equal(await fresh.locator('script[type="module"][src="/main.js"]').count(), 1);
       // Every module of the page folder, and nothing else, is fetched: one page, no module left unused.
-      const modules = fs.readdirSync(new URL('../ui/page/', import.meta.url)).filter((name) => name.endsWith('.js')).map((name) => `/${name}`).sort();
+      const modules = fs
+        .readdirSync(new URL('../ui/page/', import.meta.url))
+        .filter((name) => name.endsWith('.js'))
+        .map((name) => `/${name}`)
+        .sort();
       assert.ok(modules.length > 5, modules.join(', '));
       assert.deepEqual([...scripts.keys()].sort(), modules);
-      for (const [name, served] of scripts) assert.deepEqual(served, { status: 200, type: 'text/javascript; charset=utf-8', csp }, name);
+      for (const [name, served] of scripts)
+        assert.deepEqual(served, { status: 200, type: 'text/javascript; charset=utf-8', csp }, name);
       assert.deepEqual(errors, []);
       // Only those files, looked up by name: no other file of the folder, nothing outside it, nothing by another spelling.
-      for (const other of ['/tsconfig.json', '/index.html', '/Main.js', '/main.js/', '/..%2fserver.js', '/%2e%2e/server.js', '/page/main.js']) {
+      for (const other of [
+        '/tsconfig.json',
+        '/index.html',
+        '/Main.js',
+        '/main.js/',
+        '/..%2fserver.js',
+        '/%2e%2e/server.js',
+        '/page/main.js',
+      ]) {
         const res = await fetch(`http://127.0.0.1:${port}${other}`, { headers: { 'x-deepwork-token': token } });
         assert.equal(res.status, 404, other);
       }
@@ -146,7 +199,11 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByText(/Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of [\d,]+\./).waitFor();
     await page.getByText(/Step 1: waiting \d+ s/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Stop' }).isEnabled(), true);
-    assert.equal(await page.locator('.log li').evaluateAll((items) => items.every((li) => li.closest('ol') === null)), true, 'the log is not a numbered list');
+    assert.equal(
+      await page.locator('.log li').evaluateAll((items) => items.every((li) => li.closest('ol') === null)),
+      true,
+      'the log is not a numbered list',
+    );
 
     const answer = page.locator('#run-1 .answer');
     await answer.waitFor();
@@ -156,16 +213,33 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
     assert.equal(await answer.locator('script, img, a[href^="javascript"]').count(), 0);
     assert.match(await answer.innerText(), /<script>window\.pwned = "script"<\/script>/);
-    await answer.getByText('click me').click().catch(() => {});
+    await answer
+      .getByText('click me')
+      .click()
+      .catch(() => {});
     assert.equal(await page.evaluate(() => (globalThis as { pwned?: string }).pwned), undefined);
-    assert.doesNotMatch(await answer.locator('.prose').allInnerTexts().then((t) => t.join('\n')), /=== FILE|=== END/);
+    assert.doesNotMatch(
+      await answer
+        .locator('.prose')
+        .allInnerTexts()
+        .then((t) => t.join('\n')),
+      /=== FILE|=== END/,
+    );
     const card = answer.locator('.proposal[data-path="a.js"]');
     assert.match(await card.innerText(), /changed\s+a\.js\s+FILE\s+\+1\s+−1/);
     assert.match(await page.locator('#run-1 .summary').innerText(), /1 proposed change/);
 
     await page.getByRole('button', { name: 'Diff of a.js' }).click();
-    const rows = await card.locator('.diff .line').evaluateAll((lines) => lines.map((l) => [...l.children].map((c) => c.textContent ?? '')));
-    assert.deepEqual(rows.filter((r) => r[2] !== undefined && !r[2].startsWith('@@')), [['1', '', '-const a = 1;'], ['', '1', '+const a = 2;']]);
+    const rows = await card
+      .locator('.diff .line')
+      .evaluateAll((lines) => lines.map((l) => [...l.children].map((c) => c.textContent ?? '')));
+    assert.deepEqual(
+      rows.filter((r) => r[2] !== undefined && !r[2].startsWith('@@')),
+      [
+        ['1', '', '-const a = 1;'],
+        ['', '1', '+const a = 2;'],
+      ],
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-run.png') });
 
     await page.getByRole('button', { name: 'Write a.js' }).click();
@@ -187,8 +261,15 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByRole('button', { name: 'Ask' }).click();
     await page.locator('#run-2[data-state="answered"]').waitFor();
     const sent = fake.chats.at(-1)?.content ?? '';
-    assert.match(sent, /=== EARLIER QUESTION 1 ===\nWhat is a\?[\s\S]*=== YOUR FINAL ANSWER TO QUESTION 1 ===[\s\S]*=== QUESTION ===\nAnd why\?/);
-    assert.equal(await page.locator('#run-1').evaluate((d) => Reflect.get(d, 'open')), false, 'the older run is folded');
+    assert.match(
+      sent,
+      /=== EARLIER QUESTION 1 ===\nWhat is a\?[\s\S]*=== YOUR FINAL ANSWER TO QUESTION 1 ===[\s\S]*=== QUESTION ===\nAnd why\?/,
+    );
+    assert.equal(
+      await page.locator('#run-1').evaluate((d) => Reflect.get(d, 'open')),
+      false,
+      'the older run is folded',
+    );
     assert.equal(await page.locator('#run-2').evaluate((d) => Reflect.get(d, 'open')), true);
     const box = await page.locator('#run-2').boundingBox();
     assert.ok(box !== null && box.y >= 0 && box.y < 900, 'the newest run is scrolled into view');
@@ -217,7 +298,12 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByRole('button', { name: 'Open folder src' }).click();
     assert.equal(await page.getByRole('checkbox', { name: 'src/util.js' }).isChecked(), true);
     await page.getByRole('checkbox', { name: 'src/util.js' }).uncheck();
-    assert.equal(await page.getByRole('checkbox', { name: 'All files in src', exact: true }).evaluate((b) => Reflect.get(b, 'indeterminate')), true);
+    assert.equal(
+      await page
+        .getByRole('checkbox', { name: 'All files in src', exact: true })
+        .evaluate((b) => Reflect.get(b, 'indeterminate')),
+      true,
+    );
     await page.getByLabel('Question').fill('a draft question');
     await page.reload();
     await page.getByText('(4)').waitFor();
@@ -238,15 +324,26 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     const run = page.locator('.run[data-state="answered"]').last();
     await run.locator('.summary').waitFor();
     await page.getByRole('button', { name: 'Write all (2)' }).click();
-    await run.locator('.proposal[data-path="b.js"]').getByText(/^Written;/).waitFor();
-    assert.deepEqual(['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['const a = 3;\n', 'const b = 3;\n']);
+    await run
+      .locator('.proposal[data-path="b.js"]')
+      .getByText(/^Written;/)
+      .waitFor();
+    assert.deepEqual(
+      ['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')),
+      ['const a = 3;\n', 'const b = 3;\n'],
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-proposals.png') });
     // Undo on one card undoes the whole Write: its label and its result say so.
-    const undo = run.locator('.proposal[data-path="a.js"]').getByRole('button', { name: 'Undo this write: 2 files (a.js, b.js)' });
+    const undo = run
+      .locator('.proposal[data-path="a.js"]')
+      .getByRole('button', { name: 'Undo this write: 2 files (a.js, b.js)' });
     assert.equal(await undo.innerText(), 'Undo this write: 2 files');
     await undo.click();
     await run.getByText('Undid this write of 2 files: a.js (restored), b.js (restored).').waitFor();
-    assert.deepEqual(['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')), ['const a = 1;\n', 'const b = 1;\n']);
+    assert.deepEqual(
+      ['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')),
+      ['const a = 1;\n', 'const b = 1;\n'],
+    );
 
     await page.getByLabel('Question').fill('Take your time');
     await page.getByRole('button', { name: 'Ask' }).click();
@@ -271,7 +368,10 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   it('says when deepwork has stopped, and reconnects when it is back', async () => {
     await pult.close();
     await page.locator('#banner', { hasText: 'deepwork stopped' }).waitFor();
-    assert.match(await page.locator('#banner').innerText(), /Start it again — run deepwork ui in .* — and this page reconnects by itself/);
+    assert.match(
+      await page.locator('#banner').innerText(),
+      /Start it again — run deepwork ui in .* — and this page reconnects by itself/,
+    );
     assert.equal(await page.getByRole('button', { name: 'Ask' }).isDisabled(), true);
     assert.equal(await page.locator('#bridge-state').innerText(), 'not running');
     await start();
@@ -283,17 +383,26 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   });
 
   it('speaks Russian to a Russian browser, switches language, and fits 420 px in dark mode without sideways scrolling', async () => {
-    const narrow = await browser.newPage({ viewport: { width: 420, height: 860 }, locale: 'ru-RU', colorScheme: 'dark' });
+    const narrow = await browser.newPage({
+      viewport: { width: 420, height: 860 },
+      locale: 'ru-RU',
+      colorScheme: 'dark',
+    });
     await narrow.goto(pult.url);
     await narrow.getByRole('button', { name: 'Спросить' }).waitFor();
     assert.equal(await narrow.locator('html').getAttribute('lang'), 'ru');
     await narrow.getByLabel('Вопрос').fill('A new file');
     await narrow.getByRole('button', { name: 'Спросить' }).click();
     await narrow.locator('.run[data-state="answered"] .proposal').last().waitFor();
-    await narrow.getByRole('button', { name: 'Изменения в src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js' }).click();
+    await narrow
+      .getByRole('button', { name: 'Изменения в src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js' })
+      .click();
     assert.match(await narrow.locator('.proposal').last().innerText(), /новый/);
     assert.equal(await narrow.evaluate('document.documentElement.scrollWidth'), 420, 'no sideways scrolling at 420 px');
-    assert.equal(await narrow.evaluate('getComputedStyle(document.documentElement).backgroundColor'), 'rgb(22, 24, 27)');
+    assert.equal(
+      await narrow.evaluate('getComputedStyle(document.documentElement).backgroundColor'),
+      'rgb(22, 24, 27)',
+    );
     await narrow.locator('.summary').last().scrollIntoViewIfNeeded();
     await narrow.screenshot({ path: path.join(ARTIFACTS, 'pult-narrow-dark.png') });
     await narrow.getByLabel('Язык').selectOption('en');
@@ -313,13 +422,19 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       await run.locator('.summary').waitFor();
       const sets = new Set(fs.readdirSync(backupDir));
       await ru.getByRole('button', { name: 'Записать все (2)' }).click();
-      await run.locator('.proposal[data-path="b.js"]').getByText(/^Записан;/).waitFor();
+      await run
+        .locator('.proposal[data-path="b.js"]')
+        .getByText(/^Записан;/)
+        .waitFor();
       const [set] = fs.readdirSync(backupDir).filter((name) => !sets.has(name));
       assert.ok(set !== undefined);
       // a.js changed by the reader since: left alone. b.js's backup copy gone: it cannot be put back.
       fs.writeFileSync(path.join(root, 'a.js'), 'const a = "mine";\n');
       fs.rmSync(path.join(backupDir, set, 'files', 'b.js'));
-      await run.locator('.proposal[data-path="a.js"]').getByRole('button', { name: 'Отменить эту запись: 2 файла (a.js, b.js)' }).click();
+      await run
+        .locator('.proposal[data-path="a.js"]')
+        .getByRole('button', { name: 'Отменить эту запись: 2 файла (a.js, b.js)' })
+        .click();
       const notice = run.locator('.notice');
       await notice.waitFor();
       const text = await notice.innerText();
@@ -338,7 +453,9 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   });
 });
 
-describe('the pult in Chromium with the copy-and-paste bridge', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium with the copy-and-paste bridge', {
+  skip: executable === undefined ? 'no Chromium on this machine' : false,
+}, () => {
   let browser: Browser;
   let pult: Pult;
   const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
@@ -346,8 +463,21 @@ describe('the pult in Chromium with the copy-and-paste bridge', { skip: executab
 
   before(async () => {
     const executor = createExecutor(root, { backupDir });
-    pult = await startPult(pultOptions({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir, port: 0 }));
-    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    pult = await startPult(
+      pultOptions({
+        executor,
+        bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }),
+        host: 'http://127.0.0.1:9',
+        model: 'm',
+        steps: 4,
+        backupDir,
+        port: 0,
+      }),
+    );
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -367,7 +497,9 @@ describe('the pult in Chromium with the copy-and-paste bridge', { skip: executab
 
     // The person reads the message the page shows, copies it, and pastes what the chat answered.
     const message = page.getByLabel('Message to copy');
-    await page.getByText(/^Step 1: copy this message into the web chat \([\d,]+ characters, about [\d,]+ tokens\)\.$/).waitFor();
+    await page
+      .getByText(/^Step 1: copy this message into the web chat \([\d,]+ characters, about [\d,]+ tokens\)\.$/)
+      .waitFor();
     await page.waitForFunction("!document.querySelector('textarea.message')?.value.startsWith('Loading')");
     const first = await message.inputValue();
     assert.match(first, /=== QUESTION ===\nChange a to 2/);
@@ -395,7 +527,10 @@ describe('the pult in Chromium with the copy-and-paste bridge', { skip: executab
     await page.getByRole('button', { name: 'Write a.js' }).click();
     await page.getByText(/^Written; the previous version is in /).waitFor();
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 2;\n');
-    assert.match(await page.locator('.run .log').innerText(), /Step 2\/4: reply of [\d,]+ characters in .*; no requests: the answer; proposes a\.js\./);
+    assert.match(
+      await page.locator('.run .log').innerText(),
+      /Step 2\/4: reply of [\d,]+ characters in .*; no requests: the answer; proposes a\.js\./,
+    );
     await context.close();
   });
 
@@ -413,15 +548,30 @@ describe('the pult in Chromium with the copy-and-paste bridge', { skip: executab
   });
 });
 
-describe('the pult in Chromium on a 30,000-file folder', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium on a 30,000-file folder', {
+  skip: executable === undefined ? 'no Chromium on this machine' : false,
+}, () => {
   let browser: Browser;
   let pult: Pult;
   const root = thirtyThousandFiles('deepwork-big-');
 
   before(async () => {
     const executor = createExecutor(root);
-    pult = await startPult(pultOptions({ executor, bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4, backupDir: path.join(root, '..', 'unused-backup'), port: 0 }));
-    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    pult = await startPult(
+      pultOptions({
+        executor,
+        bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }),
+        host: 'http://127.0.0.1:9',
+        model: 'm',
+        steps: 4,
+        backupDir: path.join(root, '..', 'unused-backup'),
+        port: 0,
+      }),
+    );
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -444,8 +594,9 @@ describe('the pult in Chromium on a 30,000-file folder', { skip: executable === 
   });
 });
 
-
-describe('a hostile page in the same Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('a hostile page in the same Chromium', {
+  skip: executable === undefined ? 'no Chromium on this machine' : false,
+}, () => {
   let browser: Browser;
   let pult: Pult;
   let hostile: http.Server;
@@ -454,11 +605,24 @@ describe('a hostile page in the same Chromium', { skip: executable === undefined
 
   before(async () => {
     const bridge = { label: 'counting', chat: () => Promise.resolve({ text: `answer ${++asked}` }) };
-    pult = await startPult(pultOptions({ executor: createExecutor(root), bridge, host: 'h', model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 }));
+    pult = await startPult(
+      pultOptions({
+        executor: createExecutor(root),
+        bridge,
+        host: 'h',
+        model: 'm',
+        steps: 2,
+        backupDir: path.join(tempFolder(), 'backup'),
+        port: 0,
+      }),
+    );
     // Another site the user has open: a page on another loopback port, so another origin.
     hostile = http.createServer((_req, res) => res.end('<!doctype html><title>evil</title>'));
     await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -491,20 +655,26 @@ describe('a hostile page in the same Chromium', { skip: executable === undefined
       tries.push(await post('text/plain'), await post('application/json'));
       return tries;
     })(${pult.port})`;
-    const outcomes = await page.evaluate(attack) as string[];
+    const outcomes = (await page.evaluate(attack)) as string[];
     assert.deepEqual(outcomes.slice(0, 3), ['refused', 'refused', 'refused']);
     const ping = await fetch(`http://127.0.0.1:${pult.port}/api/ping?token=${pult.token}`);
     assert.equal(ping.status, 200);
-    const state = await (await fetch(`http://127.0.0.1:${pult.port}/api/state?token=${pult.token}`)).json() as { runs: unknown[] };
+    const state = (await (await fetch(`http://127.0.0.1:${pult.port}/api/state?token=${pult.token}`)).json()) as {
+      runs: unknown[];
+    };
     assert.deepEqual(state.runs, []);
     assert.equal(asked, 0);
   });
 });
 
 // The page's getComputedStyle, which the Node types the tests compile with do not declare.
-type Styles = { getComputedStyle: (el: unknown) => { borderStyle: string; borderLeftStyle: string; borderLeftWidth: string } };
+type Styles = {
+  getComputedStyle: (el: unknown) => { borderStyle: string; borderLeftStyle: string; borderLeftWidth: string };
+};
 
-describe('the pult in Chromium: text a model controls', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium: text a model controls', {
+  skip: executable === undefined ? 'no Chromium on this machine' : false,
+}, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
@@ -512,7 +682,8 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
   // Trojan Source (CVE-2021-42574): shown as it is stored, this reads `if (accessLevel != "user") { // Check if admin`.
   const trojan = 'if (accessLevel != "user\u202E \u2066// Check if admin\u2069 \u2066") {';
   const root = tempFolder({ 'access.js': 'let accessLevel = "user";\n', 'b.js': 'const b = 1;\n' });
-  const forgedSummary = '# 2 proposed changes\n\n- `new` `notes.txt` +1\n- `changed` `b.js` +1 −1\n\n**changed** `.githooks/pre-commit` FILE +1 −1 Write';
+  const forgedSummary =
+    '# 2 proposed changes\n\n- `new` `notes.txt` +1\n- `changed` `b.js` +1 −1\n\n**changed** `.githooks/pre-commit` FILE +1 −1 Write';
 
   before(async () => {
     fake = await startFakeBridge({
@@ -520,13 +691,32 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
       chat: (content) => {
         const question = questionOf(content);
         if (question.startsWith('Trojan')) {
-          return { kind: 'reply', text: `Here it is\u202E, checked.\n=== FILE: access.js ===\nlet accessLevel = "user";\n${trojan}\n  grant();\n}\n=== END ===\n=== FILE: readme\u202Etxt.js ===\nx\n=== END ===` };
+          return {
+            kind: 'reply',
+            text: `Here it is\u202E, checked.\n=== FILE: access.js ===\nlet accessLevel = "user";\n${trojan}\n  grant();\n}\n=== END ===\n=== FILE: readme\u202Etxt.js ===\nx\n=== END ===`,
+          };
         }
-        return { kind: 'reply', text: `${forgedSummary}\n\n=== FILE: b.js ===\nconst b = 2;\n=== END ===\nThat is all.` };
+        return {
+          kind: 'reply',
+          text: `${forgedSummary}\n\n=== FILE: b.js ===\nconst b = 2;\n=== END ===\nThat is all.`,
+        };
       },
     });
-    pult = await startPult(pultOptions({ executor: createExecutor(root), bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 20_000 }), host: fake.host, model: 'm', steps: 2, backupDir: path.join(tempFolder(), 'backup'), port: 0 }));
-    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    pult = await startPult(
+      pultOptions({
+        executor: createExecutor(root),
+        bridge: createOllamaBridge({ host: fake.host, model: 'm', timeoutMs: 20_000 }),
+        host: fake.host,
+        model: 'm',
+        steps: 2,
+        backupDir: path.join(tempFolder(), 'backup'),
+        port: 0,
+      }),
+    );
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     await page.goto(pult.url);
     await page.getByText('(2)').waitFor();
@@ -544,15 +734,31 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
     await run.waitFor();
     const card = run.locator('.proposal[data-path="access.js"]');
     await card.getByRole('button', { name: 'Diff of access.js' }).click();
-    const lines = await card.locator('.diff .line').evaluateAll((rows) => rows.map((row) => ({
-      code: row.querySelector('.code')?.textContent ?? '', flagged: row.classList.contains('flagged'), flag: row.querySelector('.flag')?.getAttribute('aria-label') ?? null,
-    })));
+    const lines = await card.locator('.diff .line').evaluateAll((rows) =>
+      rows.map((row) => ({
+        code: row.querySelector('.code')?.textContent ?? '',
+        flagged: row.classList.contains('flagged'),
+        flag: row.querySelector('.flag')?.getAttribute('aria-label') ?? null,
+      })),
+    );
     const shown = '+if (accessLevel != "user⟨U+202E⟩ ⟨U+2066⟩// Check if admin⟨U+2069⟩ ⟨U+2066⟩") {';
-    assert.deepEqual(lines.filter((l) => l.flagged), [{ code: shown, flagged: true, flag: 'This line holds invisible or direction-changing characters' }]);
-    assert.ok(lines.some((l) => l.code === '+  grant();' && !l.flagged), JSON.stringify(lines));
+    assert.deepEqual(
+      lines.filter((l) => l.flagged),
+      [{ code: shown, flagged: true, flag: 'This line holds invisible or direction-changing characters' }],
+    );
+    assert.ok(
+      lines.some((l) => l.code === '+  grant();' && !l.flagged),
+      JSON.stringify(lines),
+    );
     assert.match(await card.innerText(), /Holds invisible or direction-changing characters/);
     // The codes are boxes of their own, and no bidirectional control is left on the page to reorder what it shows.
-    assert.equal(await card.locator('.diff .hidden-char').first().evaluate((box) => (globalThis as unknown as Styles).getComputedStyle(box).borderStyle), 'solid');
+    assert.equal(
+      await card
+        .locator('.diff .hidden-char')
+        .first()
+        .evaluate((box) => (globalThis as unknown as Styles).getComputedStyle(box).borderStyle),
+      'solid',
+    );
     assert.doesNotMatch(await page.locator('body').innerText(), /[\u202A-\u202E\u2066-\u2069\u200B]/);
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-hidden-characters.png') });
@@ -567,7 +773,7 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
     assert.match(await page.locator('#conversations').innerText(), /Trojan⟨U\+200B⟩\?/);
   });
 
-  it('keeps the model\'s prose apart from deepwork\'s summary and cards, however it dresses up', async () => {
+  it("keeps the model's prose apart from deepwork's summary and cards, however it dresses up", async () => {
     await page.getByLabel('Question').fill('Forge');
     await page.getByRole('button', { name: 'Ask' }).click();
     const run = page.locator('#run-2[data-state="answered"]');
@@ -575,11 +781,17 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
     // Deepwork's summary and cards hold the one real proposal; the forged ones are the model's text, marked as such.
     assert.equal(await run.locator('.summary').count(), 1);
     assert.doesNotMatch(await run.locator('.summary').innerText(), /notes\.txt|pre-commit/);
-    assert.deepEqual(await run.locator('.proposal').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-path'))), ['b.js']);
+    assert.deepEqual(
+      await run.locator('.proposal').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-path'))),
+      ['b.js'],
+    );
     const model = run.getByRole('group', { name: 'Written by the model' });
     assert.equal(await model.count(), 2);
     assert.match(await model.first().innerText(), /2 proposed changes[^]*notes\.txt[^]*\.githooks\/pre-commit/);
-    assert.equal(await run.locator('.prose .summary, .prose .proposal, .prose button, .summary .prose, .proposal .prose').count(), 0);
+    assert.equal(
+      await run.locator('.prose .summary, .prose .proposal, .prose button, .summary .prose, .proposal .prose').count(),
+      0,
+    );
     assert.equal(await run.locator('.from-model').innerText(), 'Written by the model');
     const bar = await model.first().evaluate((el) => {
       const style = (globalThis as unknown as Styles).getComputedStyle(el);
@@ -591,18 +803,32 @@ describe('the pult in Chromium: text a model controls', { skip: executable === u
   });
 });
 
-describe('the pult in Chromium opened with a one-time link', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium opened with a one-time link', {
+  skip: executable === undefined ? 'no Chromium on this machine' : false,
+}, () => {
   let browser: Browser;
   const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
   const stateDir = tempFolder();
   // As `deepwork ui` starts it: the folder's token kept in the state folder, links with one-time codes.
-  const launch = (port = 0) => launchPult(pultOptions({
-    executor: createExecutor(root), bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }), host: 'http://127.0.0.1:9', model: 'm', steps: 4,
-    backupDir: path.join(stateDir, 'backup'), stateDir, port,
-  }));
+  const launch = (port = 0) =>
+    launchPult(
+      pultOptions({
+        executor: createExecutor(root),
+        bridge: createOllamaBridge({ host: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 }),
+        host: 'http://127.0.0.1:9',
+        model: 'm',
+        steps: 4,
+        backupDir: path.join(stateDir, 'backup'),
+        stateDir,
+        port,
+      }),
+    );
 
   before(async () => {
-    browser = await chromium.launch({ executablePath: executable ?? '', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: executable ?? '',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -645,10 +871,17 @@ describe('the pult in Chromium opened with a one-time link', { skip: executable 
       await page.goto(link);
       const banner = page.locator('#banner', { hasText: 'This link was used already' });
       await banner.waitFor();
-      assert.match(await banner.innerText(), /someone else on this machine may have used it, so deepwork changed its key and locked them out\. Run deepwork ui in the project folder again/);
+      assert.match(
+        await banner.innerText(),
+        /someone else on this machine may have used it, so deepwork changed its key and locked them out\. Run deepwork ui in the project folder again/,
+      );
       assert.equal(new URL(page.url()).search, '');
       assert.equal(await page.getByRole('button', { name: 'Ask' }).isDisabled(), true);
-      assert.equal((await fetch(`${launched.url}api/state`, { headers: { 'x-deepwork-token': first } })).status, 403, 'the key traded first opens nothing now');
+      assert.equal(
+        (await fetch(`${launched.url}api/state`, { headers: { 'x-deepwork-token': first } })).status,
+        403,
+        'the key traded first opens nothing now',
+      );
       await page.goto(launched.oneTimeUrl());
       await page.getByText('(1)').waitFor();
     } finally {
@@ -664,9 +897,15 @@ describe('the pult in Chromium opened with a one-time link', { skip: executable 
       const pult = launched.pult;
       assert.ok(pult !== undefined);
       await page.goto(`${launched.url}?code=${newCode(pult.token, pult.instance, Date.now() - CODE_LIFE_MS - 1000)}`);
-      await page.locator('#banner', { hasText: 'This link has expired: a link from deepwork works for two minutes.' }).waitFor();
+      await page
+        .locator('#banner', { hasText: 'This link has expired: a link from deepwork works for two minutes.' })
+        .waitFor();
       await page.goto(launched.url);
-      await page.locator('#banner', { hasText: 'This page opens with a link from deepwork. Run deepwork ui in the project folder' }).waitFor();
+      await page
+        .locator('#banner', {
+          hasText: 'This page opens with a link from deepwork. Run deepwork ui in the project folder',
+        })
+        .waitFor();
     } finally {
       await page.close();
       await launched.pult?.close();
@@ -705,7 +944,7 @@ describe('the pult in Chromium opened with a one-time link', { skip: executable 
       try {
         await cameBack;
         for (const request of seen) assert.ok(!request.includes(token), `the other program got the key: ${request}`);
-        await page.locator('#banner', { hasText: 'cannot prove it is this page\'s pult' }).waitFor();
+        await page.locator('#banner', { hasText: "cannot prove it is this page's pult" }).waitFor();
       } finally {
         impostor.closeAllConnections();
         impostor.close();

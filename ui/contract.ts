@@ -11,7 +11,15 @@
 export type Stop = 'answered' | 'steps' | 'repeat';
 
 // What became of a proposed file (writing/apply.ts): the page words each in the reader's language.
-export type FileStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed' | 'stopped';
+export type FileStatus =
+  | 'new'
+  | 'changed'
+  | 'unchanged'
+  | 'incomplete'
+  | 'held back'
+  | 'refused'
+  | 'failed'
+  | 'stopped';
 
 // A proposed file: its status against the disk now, its diff, and what its Write sends back (`base`).
 export type FileView = {
@@ -43,7 +51,9 @@ export type LogEntry =
 
 // The answer in pieces: prose as sanitised HTML, and each FILE or EDIT block as a reference to its proposal, which the
 // page shows as a card in place (never as markdown).
-export type AnswerPart = { kind: 'prose'; html: string } | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
+export type AnswerPart =
+  | { kind: 'prose'; html: string }
+  | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
 
 // A copy-and-paste step's message, waiting to be copied into a web chat (the page fetches it: GET /api/paste).
 // `warning`: the message is past what a web chat takes in one message.
@@ -129,11 +139,20 @@ export type PultState = {
 export type FileTree = { root: string; files: Array<[string, number]>; total: number };
 
 // `follow`: continue the current conversation. `demo: true` is the older way to say bridge "demo".
-export type AskRequest = { question: string; files?: string[]; steps?: number; bridge?: BridgeChoice; follow?: boolean; demo?: boolean };
+export type AskRequest = {
+  question: string;
+  files?: string[];
+  steps?: number;
+  bridge?: BridgeChoice;
+  follow?: boolean;
+  demo?: boolean;
+};
 
 // One file, by its path and the `base` its preview showed (`force`: Write anyway on a held-back card), or several at
 // once as one backup set (`files`: path to base).
-export type WriteRequest = { run: number; path: string; base: string; force?: boolean } | { run: number; files: Record<string, string> };
+export type WriteRequest =
+  | { run: number; path: string; base: string; force?: boolean }
+  | { run: number; files: Record<string, string> };
 
 // What undo did with each file of the set. `left`: the file changed since deepwork wrote it (or is now a link), so it
 // is left as the user has it; `failed`: it could not be put back, and is as it was.
@@ -141,7 +160,11 @@ export type UndoAction = 'restored' | 'removed' | 'left' | 'failed';
 export type UndoneFile = { path: string; action: UndoAction; reason?: string };
 
 // An undo's report. The set's manifest comes along too; the page reads only the files.
-export type UndoReport = { set: { dir: string; name: string } | undefined; files: UndoneFile[]; later: Array<{ path: string; set: string }> };
+export type UndoReport = {
+  set: { dir: string; name: string } | undefined;
+  files: UndoneFile[];
+  later: Array<{ path: string; set: string }>;
+};
 
 // Every route: its query, its JSON body (undefined: none) and its answer. The server's route table is typed over this,
 // so a route that answers otherwise does not compile; the page's api() takes its types from it.

@@ -16,7 +16,10 @@ import type { PultOptions } from './server.ts';
 
 const TREE_LIMIT = 50_000;
 
-export type Handler<R extends Route> = (body: unknown, url: URL) => Routes[R]['response'] | Promise<Routes[R]['response']>;
+export type Handler<R extends Route> = (
+  body: unknown,
+  url: URL,
+) => Routes[R]['response'] | Promise<Routes[R]['response']>;
 
 // A route's refusal with its own status and a `reason` tag the page decides on; the page words it in its language.
 export class Refusal extends Error {
@@ -31,7 +34,13 @@ export class Refusal extends Error {
 
 // What the handlers need of the server: its options and session, its instance id, the token as it is now, and the
 // change of the token when a one-time code comes a second time.
-export type RouteContext = { options: PultOptions; session: Session; instance: string; token: () => string; rekey: () => void };
+export type RouteContext = {
+  options: PultOptions;
+  session: Session;
+  instance: string;
+  token: () => string;
+  rekey: () => void;
+};
 
 export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<R> } {
   // The one-time codes traded already, by nonce, until they expire (an expired code is refused anyway).
@@ -45,7 +54,8 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'GET /api/ping': () => ({ instance: c.instance, root: c.options.executor.box.root }),
     'GET /api/prove': (_body, url) => {
       const challenge = url.searchParams.get('challenge') ?? '';
-      if (!CHALLENGE.test(challenge)) throw badRequest('Expected ?challenge= with 16 to 128 letters, digits, "-" or "_".');
+      if (!CHALLENGE.test(challenge))
+        throw badRequest('Expected ?challenge= with 16 to 128 letters, digits, "-" or "_".');
       return { instance: c.instance, proof: proofOf(c.token(), c.instance, challenge) };
     },
     // A one-time code for the token: once, before it expires, and made for this run of the pult.
@@ -54,12 +64,22 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       const now = Date.now();
       for (const [nonce, expires] of used) if (expires <= now) used.delete(nonce);
       const code = checkCode(c.token(), c.instance, body.code, now);
-      if (code.kind === 'expired') throw new Refusal(403, 'expired', 'This link has expired. Run deepwork ui again for a new one.');
-      if (code.kind === 'unknown') throw new Refusal(403, 'unknown', 'This link is not one of this pult\'s (it was made for an earlier run, or changed). Run deepwork ui again for a new one.');
+      if (code.kind === 'expired')
+        throw new Refusal(403, 'expired', 'This link has expired. Run deepwork ui again for a new one.');
+      if (code.kind === 'unknown')
+        throw new Refusal(
+          403,
+          'unknown',
+          "This link is not one of this pult's (it was made for an earlier run, or changed). Run deepwork ui again for a new one.",
+        );
       if (used.has(code.nonce)) {
         c.rekey();
         used.clear();
-        throw new Refusal(403, 'used', 'This link was used already; someone else on this machine may have used it, so the pult changed its key. Run deepwork ui again for a new link.');
+        throw new Refusal(
+          403,
+          'used',
+          'This link was used already; someone else on this machine may have used it, so the pult changed its key. Run deepwork ui again for a new link.',
+        );
       }
       used.set(code.nonce, code.expires);
       return { token: c.token() };
@@ -90,24 +110,35 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       return { message: c.session.pasteMessage(run) };
     },
     'POST /api/paste': (body) => {
-      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string') throw badRequest('Expected {"run": number, "reply": string}.');
+      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string')
+        throw badRequest('Expected {"run": number, "reply": string}.');
       c.session.paste(body.run, body.reply);
       return { ok: true };
     },
     'POST /api/stop': () => ({ stopped: c.session.stop() }),
     // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
     'POST /api/write': async (body) => {
-      const shape = 'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
+      const shape =
+        'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
       if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
       if (typeof body.path === 'string' && typeof body.base === 'string') {
         const [one] = await c.session.write(body.run, new Map([[body.path, body.base]]), body.force === true);
         // session.write refuses a path with no proposal, so a report without the file is not expected; said, not sent empty.
-        if (one === undefined) throw new DeepworkError('NOT_FOUND', `No proposed file ${body.path} in run ${body.run}.`);
+        if (one === undefined)
+          throw new DeepworkError('NOT_FOUND', `No proposed file ${body.path} in run ${body.run}.`);
         return one;
       }
       const files = body.files;
-      if (!isRecord(files) || Object.keys(files).length === 0 || Object.keys(files).length > 1000 || !Object.values(files).every((b) => typeof b === 'string')) throw badRequest(shape);
-      return { files: await c.session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false) };
+      if (
+        !isRecord(files) ||
+        Object.keys(files).length === 0 ||
+        Object.keys(files).length > 1000 ||
+        !Object.values(files).every((b) => typeof b === 'string')
+      )
+        throw badRequest(shape);
+      return {
+        files: await c.session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false),
+      };
     },
     'POST /api/conversation/new': () => c.session.newConversation(),
     'POST /api/conversation/open': (body) => {
@@ -115,11 +146,11 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       return c.session.open(body.id);
     },
     'POST /api/undo': (body) => {
-      if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string')) throw badRequest('Expected {"set"?: string}.');
+      if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string'))
+        throw badRequest('Expected {"set"?: string}.');
       return c.session.undo(body.set);
     },
   };
-
 }
 
 // The folder's files with sizes, by the same rules as LIST: the page builds its tree from this.
@@ -142,20 +173,28 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
 }
 
 // `bridge`: "configured" (the default), "demo" or "paste"; `demo: true` is the older way to say "demo".
-function askInput(body: unknown, defaultSteps: number): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
+function askInput(
+  body: unknown,
+  defaultSteps: number,
+): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
   if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
-    throw badRequest('Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.');
+    throw badRequest(
+      'Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.',
+    );
   }
-  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste') throw badRequest('"bridge" must be "configured", "demo" or "paste".');
+  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste')
+    throw badRequest('"bridge" must be "configured", "demo" or "paste".');
   const files = body.files === undefined ? [] : body.files;
-  if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) throw badRequest('"files" must be a list of paths.');
+  if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string'))
+    throw badRequest('"files" must be a list of paths.');
   const steps = body.steps === undefined ? defaultSteps : body.steps;
-  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max) throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
-  const bridge = body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
+  if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max)
+    throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
+  const bridge =
+    body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
   return { question: body.question, files, steps, bridge, follow: body.follow === true };
 }
 
 function badRequest(message: string): DeepworkError {
   return new DeepworkError('BAD_REQUEST', message);
 }
-

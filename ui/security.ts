@@ -41,7 +41,12 @@ export function checkCode(token: string, instance: string, code: string, now = D
 }
 
 function codeMac(token: string, instance: string, expires: number, nonce: string): string {
-  return crypto.createHmac('sha256', token).update(`deepwork one-time code\n${instance}\n${expires}\n${nonce}`).digest().subarray(0, 16).toString('base64url');
+  return crypto
+    .createHmac('sha256', token)
+    .update(`deepwork one-time code\n${instance}\n${expires}\n${nonce}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 }
 
 // The pult's answer to a challenge: proof that it holds the token, without sending it. Whoever finds something on the
@@ -50,7 +55,10 @@ function codeMac(token: string, instance: string, expires: number, nonce: string
 export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export function proofOf(token: string, instance: string, challenge: string): string {
-  return crypto.createHmac('sha256', token).update(`deepwork pult proof\n${instance}\n${challenge}`).digest('base64url');
+  return crypto
+    .createHmac('sha256', token)
+    .update(`deepwork pult proof\n${instance}\n${challenge}`)
+    .digest('base64url');
 }
 
 export function proves(token: string, instance: string, challenge: string, proof: unknown): boolean {
@@ -69,7 +77,11 @@ export function checkHost(host: string | undefined, port: number): Verdict {
   const name = (match[1] ?? '').toLowerCase();
   const hostPort = match[2] === undefined ? 80 : Number(match[2]);
   if (!LOCAL_NAMES.has(name) || hostPort !== port) {
-    return { ok: false, status: 403, message: `Blocked request: this host (${host}) is not the pult's. Open the link deepwork ui prints (http://127.0.0.1:${port}/…).` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Blocked request: this host (${host}) is not the pult's. Open the link deepwork ui prints (http://127.0.0.1:${port}/…).`,
+    };
   }
   return { ok: true };
 }
@@ -114,7 +126,11 @@ export function gate(req: http.IncomingMessage, url: URL, port: number, token: s
   if (!origin.ok) return origin;
   if (crossSite) return { ok: false, status: 403, message: 'Blocked: cross-site request.' };
   if (!open && !tokenMatches(tokenOf(req, url), token)) {
-    return { ok: false, status: 403, message: 'Forbidden: missing or wrong token. Open the link deepwork ui prints (run it again for a new one).' };
+    return {
+      ok: false,
+      status: 403,
+      message: 'Forbidden: missing or wrong token. Open the link deepwork ui prints (run it again for a new one).',
+    };
   }
   if (req.method === 'POST' && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
     return { ok: false, status: 403, message: 'Forbidden: changes need a JSON body.' };
@@ -133,7 +149,7 @@ export function refuseUpgrade(socket: Duplex, status: number, message: string): 
   const body = `${message}\n`;
   socket.once('finish', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Refused'}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

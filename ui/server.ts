@@ -17,7 +17,8 @@ const PAGE_DIR = new URL('./page/', import.meta.url);
 // the pult starts. The URL is only looked up in that list; nothing of it reaches the file system.
 const MODULE_NAME = /^[a-z][a-z0-9-]*\.js$/;
 // The page runs only its own script and style, and loads nothing from elsewhere: a model's reply cannot bring code.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const MAX_BODY = 1 << 20;
 
 export type PultOptions = {
@@ -59,7 +60,12 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     for (const socket of sockets) socket.send(text);
   };
   const session = new Session({
-    executor: options.executor, backupDir: options.backupDir, stateDir: options.stateDir, steps: options.steps, contextTokens: options.contextTokens, send,
+    executor: options.executor,
+    backupDir: options.backupDir,
+    stateDir: options.stateDir,
+    steps: options.steps,
+    contextTokens: options.contextTokens,
+    send,
     ...(options.pasteMaxChars === undefined ? {} : { pasteMaxChars: options.pasteMaxChars }),
   });
   let port = options.port;
@@ -80,7 +86,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      if (error instanceof DeepworkError && error.code === 'TOO_LARGE') return reply(res, 413, { error: error.message }, true);
+      if (error instanceof DeepworkError && error.code === 'TOO_LARGE')
+        return reply(res, 413, { error: error.message }, true);
       if (!res.headersSent) reply(res, 500, { error: messageOf(error) });
       else res.destroy();
     });
@@ -97,7 +104,10 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     }
     const asset = req.method === 'GET' ? assets.get(url.pathname) : undefined;
     // The page itself is open too: it holds no secret, and after trading its code it is reloaded without one.
-    const open = asset !== undefined || (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/favicon.ico')) || OPEN_ROUTES.has(`${req.method ?? ''} ${url.pathname}`);
+    const open =
+      asset !== undefined ||
+      (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/favicon.ico')) ||
+      OPEN_ROUTES.has(`${req.method ?? ''} ${url.pathname}`);
     const verdict = gate(req, url, port, token, open);
     if (!verdict.ok) return reply(res, verdict.status, { error: verdict.message });
 
@@ -122,7 +132,10 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       reply(res, 200, await route(body, url));
     } catch (error) {
       if (error instanceof Refusal) return reply(res, error.status, { error: error.message, reason: error.reason });
-      if (error instanceof DeepworkError) return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, { error: error.message });
+      if (error instanceof DeepworkError)
+        return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, {
+          error: error.message,
+        });
       throw error;
     }
   }
@@ -142,8 +155,10 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     if (!host.ok) return refuseUpgrade(socket, host.status, host.message);
     const origin = checkOrigin(req.headers.origin, port, true);
     if (!origin.ok) return refuseUpgrade(socket, origin.status, origin.message);
-    if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, `No WebSocket at ${url.pathname}; the pult's is /ws.`);
-    if (!tokenMatches(url.searchParams.get('token'), token)) return refuseUpgrade(socket, 403, 'Forbidden: missing or wrong token.');
+    if (url.pathname !== '/ws')
+      return refuseUpgrade(socket, 404, `No WebSocket at ${url.pathname}; the pult's is /ws.`);
+    if (!tokenMatches(url.searchParams.get('token'), token))
+      return refuseUpgrade(socket, 403, 'Forbidden: missing or wrong token.');
     try {
       wss.handleUpgrade(req, socket, head, (ws) => welcome(ws));
     } catch (error) {
@@ -223,7 +238,9 @@ function pageAssets(): Map<string, { file: string; type: string }> {
 function reply(res: http.ServerResponse, status: number, value: unknown, close = false): void {
   const body = JSON.stringify(value);
   res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
     ...(close ? { connection: 'close' } : {}),
   });
   res.end(body);
@@ -233,8 +250,12 @@ function reply(res: http.ServerResponse, status: number, value: unknown, close =
 function sendFile(res: http.ServerResponse, file: string, type: string): void {
   const body = fs.readFileSync(new URL(file, PAGE_DIR));
   res.writeHead(200, {
-    'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY',
+    'content-type': type,
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'x-frame-options': 'DENY',
   });
   res.end(body);
 }
@@ -243,7 +264,8 @@ function sendFile(res: http.ServerResponse, file: string, type: string): void {
 // TOO_LARGE, answered 413, and the rest is not read.
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const tooLarge = () => new DeepworkError('TOO_LARGE', `Payload too large: a request body may hold at most ${MAX_BODY >> 20} MB.`);
+    const tooLarge = () =>
+      new DeepworkError('TOO_LARGE', `Payload too large: a request body may hold at most ${MAX_BODY >> 20} MB.`);
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) return reject(tooLarge());
     const parts: Buffer[] = [];
     let size = 0;
@@ -261,4 +283,3 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
-

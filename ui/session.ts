@@ -9,7 +9,13 @@ import type { Turn } from '../protocol/conversation.ts';
 import { fileSpans } from '../protocol/parse.ts';
 import { listConversations, loadConversation, newConversationId } from '../state/conversations.ts';
 import { loadRun, type SavedRun } from '../state/runs.ts';
-import { cleanReply, createPasteBridge, DEFAULT_PASTE_MAX_CHARS, sizeWarning, type PasteStep } from '../bridge/paste.ts';
+import {
+  cleanReply,
+  createPasteBridge,
+  DEFAULT_PASTE_MAX_CHARS,
+  sizeWarning,
+  type PasteStep,
+} from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { laterWrites, undoLast } from '../writing/undo.ts';
@@ -26,7 +32,12 @@ export type { Outgoing, RunView } from './contract.ts';
 
 // `pasteMaxChars`: what a web chat takes in one message, for the copy-and-paste bridge.
 export type SessionOptions = {
-  executor: Executor; backupDir: string; stateDir: string; steps: number; contextTokens: number | undefined; send: (message: Outgoing) => void;
+  executor: Executor;
+  backupDir: string;
+  stateDir: string;
+  steps: number;
+  contextTokens: number | undefined;
+  send: (message: Outgoing) => void;
   pasteMaxChars?: number;
 };
 
@@ -59,8 +70,20 @@ export class Session {
     const id = this.runs.length + 1;
     const bridge = given === 'paste' ? this.pasteBridge(id) : given;
     const run: RunView = {
-      id, conversation: conversation.id, question, attached: files, bridge: bridge.label, state: 'running', reopened: false,
-      log: [], waiting: undefined, parts: undefined, stop: undefined, error: undefined, files: [], hiddenIn: [],
+      id,
+      conversation: conversation.id,
+      question,
+      attached: files,
+      bridge: bridge.label,
+      state: 'running',
+      reopened: false,
+      log: [],
+      waiting: undefined,
+      parts: undefined,
+      stop: undefined,
+      error: undefined,
+      files: [],
+      hiddenIn: [],
     };
     this.runs.push(run);
     const controller = new AbortController();
@@ -68,33 +91,46 @@ export class Session {
     const { executor, stateDir, contextTokens } = this.options;
     const earlier = conversation.turns;
     runQuestion({
-      bridge, executor, question, files, piped: undefined, earlier, conversationId: conversation.id, steps, contextTokens, stateDir,
-      signal: controller.signal, onEvent: (e) => this.onEvent(run, e, steps),
-    }).then(
-      (result) => {
-        const { outcome, saveError } = result;
-        if (saveError !== undefined) run.log.push({ kind: 'not-saved', where: stateDir, reason: messageOf(saveError) });
-        run.state = 'answered';
-        run.stop = outcome.stop;
-        run.parts = answerParts(answerOf(outcome));
-        this.blocks.set(run.id, outcome.proposals);
-        run.files = this.preview(run.id);
-        run.hiddenIn = hiddenIn(outcome.proposals);
-        run.log.push({ kind: 'done', steps: outcome.steps, stop: outcome.stop });
-        conversation.turns = result.conversation;
-      },
-      (error: unknown) => {
-        const stopped = error instanceof DeepworkError && error.code === 'ABORTED';
-        run.state = stopped ? 'stopped' : 'failed';
-        run.error = stopped ? undefined : messageOf(error);
-      },
-    ).finally(() => {
-      run.waiting = undefined;
-      if (this.pasting?.runId === run.id) this.pasting = undefined;
-      this.controller = undefined;
-      this.options.send({ type: 'run', run });
-      this.options.send(this.conversations());
-    });
+      bridge,
+      executor,
+      question,
+      files,
+      piped: undefined,
+      earlier,
+      conversationId: conversation.id,
+      steps,
+      contextTokens,
+      stateDir,
+      signal: controller.signal,
+      onEvent: (e) => this.onEvent(run, e, steps),
+    })
+      .then(
+        (result) => {
+          const { outcome, saveError } = result;
+          if (saveError !== undefined)
+            run.log.push({ kind: 'not-saved', where: stateDir, reason: messageOf(saveError) });
+          run.state = 'answered';
+          run.stop = outcome.stop;
+          run.parts = answerParts(answerOf(outcome));
+          this.blocks.set(run.id, outcome.proposals);
+          run.files = this.preview(run.id);
+          run.hiddenIn = hiddenIn(outcome.proposals);
+          run.log.push({ kind: 'done', steps: outcome.steps, stop: outcome.stop });
+          conversation.turns = result.conversation;
+        },
+        (error: unknown) => {
+          const stopped = error instanceof DeepworkError && error.code === 'ABORTED';
+          run.state = stopped ? 'stopped' : 'failed';
+          run.error = stopped ? undefined : messageOf(error);
+        },
+      )
+      .finally(() => {
+        run.waiting = undefined;
+        if (this.pasting?.runId === run.id) this.pasting = undefined;
+        this.controller = undefined;
+        this.options.send({ type: 'run', run });
+        this.options.send(this.conversations());
+      });
     this.options.send({ type: 'run', run });
     this.options.send(this.conversations());
     return run;
@@ -116,7 +152,11 @@ export class Session {
         const run = this.runs.find((r) => r.id === runId);
         if (run?.waiting === undefined) return;
         const warning = sizeWarning(step.message.length, maxChars);
-        run.waiting.paste = { chars: step.message.length, tokens: step.tokens, ...(warning === undefined ? {} : { warning }) };
+        run.waiting.paste = {
+          chars: step.message.length,
+          tokens: step.tokens,
+          ...(warning === undefined ? {} : { warning }),
+        };
         this.options.send({ type: 'run', run });
       },
     });
@@ -124,14 +164,16 @@ export class Session {
 
   // The message the copy-and-paste step of a run waits to have copied.
   pasteMessage(runId: number): string {
-    if (this.pasting?.runId !== runId) throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
+    if (this.pasting?.runId !== runId)
+      throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
     return this.pasting.step.message;
   }
 
   // The reply to the waiting step, as pasted: cleaned of what the chat's page adds, refused when empty.
   paste(runId: number, pasted: string): void {
     const waiting = this.pasting;
-    if (waiting?.runId !== runId) throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
+    if (waiting?.runId !== runId)
+      throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
     const reply = cleanReply(pasted);
     this.pasting = undefined;
     const run = this.runs.find((r) => r.id === runId);
@@ -141,7 +183,11 @@ export class Session {
 
   // The folder's conversations and the one a follow-up continues.
   conversations(): Conversations {
-    return { type: 'conversations', current: this.current?.id, list: listConversations(this.options.stateDir, this.options.executor.box.root) };
+    return {
+      type: 'conversations',
+      current: this.current?.id,
+      list: listConversations(this.options.stateDir, this.options.executor.box.root),
+    };
   }
 
   // Starts afresh: the next question begins a new conversation.
@@ -165,8 +211,20 @@ export class Session {
       const last = loadRunQuietly(stateDir, executor.box.root);
       saved.turns.forEach((turn, i) => {
         const run: RunView = {
-          id: this.runs.length + 1, conversation: id, question: turn.question, attached: [], bridge: '', state: 'answered', reopened: true,
-          log: [], waiting: undefined, parts: answerParts(turn.answer), stop: undefined, error: undefined, files: [], hiddenIn: [],
+          id: this.runs.length + 1,
+          conversation: id,
+          question: turn.question,
+          attached: [],
+          bridge: '',
+          state: 'answered',
+          reopened: true,
+          log: [],
+          waiting: undefined,
+          parts: answerParts(turn.answer),
+          stop: undefined,
+          error: undefined,
+          files: [],
+          hiddenIn: [],
         };
         this.runs.push(run);
         if (i === saved.turns.length - 1 && last?.conversationId === id && last.question === turn.question) {
@@ -192,16 +250,27 @@ export class Session {
     // The page names a file as the preview did: the model's path made tidy by the path rule. Every proposal for the
     // path goes, in order: a FILE and the EDITs after it.
     const ops = blocks.filter((b) => bases.has(tidyPath(b.path)));
-    if (run === undefined || ops.length === 0) throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
+    if (run === undefined || ops.length === 0)
+      throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
     const box = this.options.executor.box;
     const trust = force ? [...bases.keys()] : [];
-    const report = await applyFiles(box, ops, { backupDir: this.options.backupDir, force, trust, diff: true, expected: bases });
+    const report = await applyFiles(box, ops, {
+      backupDir: this.options.backupDir,
+      force,
+      trust,
+      diff: true,
+      expected: bases,
+    });
     const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, forThePult(f)]));
     const results = report.files.map((applied): FileView => {
       const fresh = now.get(applied.path);
       const base = bases.get(applied.path);
       if (!applied.written && fresh !== undefined && base !== undefined && fresh.base !== base) {
-        return { ...fresh, reason: 'the file changed since its diff was shown. This is the diff against it now; Write again to write it.' };
+        return {
+          ...fresh,
+          reason:
+            'the file changed since its diff was shown. This is the diff against it now; Write again to write it.',
+        };
       }
       return { ...forThePult(applied), backupSet: report.backupSet };
     });
@@ -216,8 +285,16 @@ export class Session {
   // again is not undone until that later one is.
   undo(set?: string): UndoReport {
     const report = undoLast(this.options.executor.box, this.options.backupDir, undefined, set);
-    if (report.set === undefined) throw new DeepworkError('NOT_FOUND', set === undefined ? 'No applied set to undo.' : `No applied set ${set} to undo (already undone?).`);
-    if (report.later.length > 0) throw new DeepworkError('UNDO_BLOCKED', `Nothing was undone: ${laterWrites(report.later)}. Undoing this write would throw that later one away; undo it first (Undo on its card), then this one.`);
+    if (report.set === undefined)
+      throw new DeepworkError(
+        'NOT_FOUND',
+        set === undefined ? 'No applied set to undo.' : `No applied set ${set} to undo (already undone?).`,
+      );
+    if (report.later.length > 0)
+      throw new DeepworkError(
+        'UNDO_BLOCKED',
+        `Nothing was undone: ${laterWrites(report.later)}. Undoing this write would throw that later one away; undo it first (Undo on its card), then this one.`,
+      );
     this.refreshOthers(undefined);
     return report;
   }
@@ -249,11 +326,27 @@ export class Session {
       return;
     }
     if (e.kind === 'sending') {
-      run.log.push({ kind: 'sending', step: e.step, steps, chars: e.chars, tokens: e.tokens, budget: e.budget, dropped: e.dropped });
+      run.log.push({
+        kind: 'sending',
+        step: e.step,
+        steps,
+        chars: e.chars,
+        tokens: e.tokens,
+        budget: e.budget,
+        dropped: e.dropped,
+      });
       run.waiting = { step: e.step, since: Date.now(), received: 0, thinking: 0 };
     } else if (e.kind === 'replied') {
       run.waiting = undefined;
-      run.log.push({ kind: 'replied', step: e.step, steps, chars: e.chars, ms: e.ms, requests: e.requests, files: e.files });
+      run.log.push({
+        kind: 'replied',
+        step: e.step,
+        steps,
+        chars: e.chars,
+        ms: e.ms,
+        requests: e.requests,
+        files: e.files,
+      });
     } else if (e.kind === 'warning') {
       run.log.push({ kind: 'warning', step: e.step, steps, message: e.message });
     } else {
@@ -281,7 +374,9 @@ export function answerParts(answer: string): AnswerPart[] {
 
 // A held-back file's reason in the pult's terms: its card's Write anyway writes it, not a console flag.
 function forThePult(file: Applied): Applied {
-  return file.status === 'held back' && file.hold !== undefined ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` } : file;
+  return file.status === 'held back' && file.hold !== undefined
+    ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` }
+    : file;
 }
 
 // What the page shows as boxed codes (ui/page/dom.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
@@ -292,7 +387,9 @@ const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
 // The proposals' paths whose new text (a FILE's content, an EDIT's replacements) holds hidden characters.
 function hiddenIn(proposals: readonly Proposal[]): string[] {
   const holds = (text: string) => HIDDEN.test(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'));
-  const paths = proposals.filter((p) => (p.kind === 'file' ? holds(p.content) : p.pairs.some((pair) => holds(pair.replace))));
+  const paths = proposals.filter((p) =>
+    p.kind === 'file' ? holds(p.content) : p.pairs.some((pair) => holds(pair.replace)),
+  );
   return [...new Set(paths.map((p) => tidyPath(p.path)))];
 }
 

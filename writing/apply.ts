@@ -16,7 +16,14 @@ import { backupCopy, createSet, saveManifest, setName, sha256, type Manifest } f
 import { ChangedSinceRead, guardedRename, tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
 import { plansFor, type ApplyReport, type Plan, type PreviewOptions } from './plan.ts';
 
-export { previewFiles, type Applied, type ApplyReport, type ApplyStatus, type Hold, type PreviewOptions } from './plan.ts';
+export {
+  previewFiles,
+  type Applied,
+  type ApplyReport,
+  type ApplyStatus,
+  type Hold,
+  type PreviewOptions,
+} from './plan.ts';
 
 export type ApplyOptions = PreviewOptions & {
   backupDir: string;
@@ -28,7 +35,11 @@ export type ApplyOptions = PreviewOptions & {
   expected?: ReadonlyMap<string, string>;
 };
 
-export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], options: ApplyOptions): Promise<ApplyReport> {
+export async function applyFiles(
+  box: Sandbox,
+  blocks: readonly Proposal[],
+  options: ApplyOptions,
+): Promise<ApplyReport> {
   const ops = options.ops ?? fs;
   const plans = plansFor(box, blocks, options).map((p) => checkExpected(p, options.expected));
   const toWrite = plans.filter((p): p is Extract<Plan, { kind: 'write' }> => p.kind === 'write');
@@ -37,17 +48,35 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
 
   const setId = crypto.randomBytes(4).toString('hex');
   const manifest: Manifest = {
-    version: 2, root: box.root, created: (options.now ?? new Date()).toISOString(), undone: false, complete: false,
+    version: 2,
+    root: box.root,
+    created: (options.now ?? new Date()).toISOString(),
+    undone: false,
+    complete: false,
     files: toWrite.map((p) => ({
-      path: p.realRel, existed: p.old !== undefined, mode: p.mode, before: p.old === undefined ? undefined : sha256(p.old),
-      after: sha256(p.bytes), temp: tempNameFor(path.basename(p.real), setId), written: false,
+      path: p.realRel,
+      existed: p.old !== undefined,
+      mode: p.mode,
+      before: p.old === undefined ? undefined : sha256(p.old),
+      after: sha256(p.bytes),
+      temp: tempNameFor(path.basename(p.real), setId),
+      written: false,
     })),
-    createdDirs: foldersToMake(box.root, toWrite.filter((p) => p.old === undefined).map((p) => p.real)),
+    createdDirs: foldersToMake(
+      box.root,
+      toWrite.filter((p) => p.old === undefined).map((p) => p.real),
+    ),
   };
   const old = new Map(toWrite.flatMap((p) => (p.old === undefined ? [] : [[p.realRel, p.old] as const])));
   let set: string;
   try {
-    set = createSet(ops, options.backupDir, setName(options.backupDir, box.root, options.now ?? new Date()), manifest, old);
+    set = createSet(
+      ops,
+      options.backupDir,
+      setName(options.backupDir, box.root, options.now ?? new Date()),
+      manifest,
+      old,
+    );
   } catch (error) {
     for (const p of toWrite) fail(p, messageOf(error));
     return { files: files(), backupSet: undefined };
@@ -66,13 +95,22 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
     try {
       if (p.old === undefined) ops.mkdirSync(path.dirname(p.real), { recursive: true });
       // An editor's save between the plan and the rename is kept, not overwritten (and then lost to undo).
-      writeAtomic(guardedRename(ops, p.real, () => stillAsRead(p)), p.real, p.bytes, p.mode, entry.temp);
+      writeAtomic(
+        guardedRename(ops, p.real, () => stillAsRead(p)),
+        p.real,
+        p.bytes,
+        p.mode,
+        entry.temp,
+      );
       p.applied.written = true;
       entry.written = true;
     } catch (error) {
       if (error instanceof ChangedSinceRead) {
         skipped.add(i);
-        fail(p, 'the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it');
+        fail(
+          p,
+          'the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it',
+        );
       } else {
         fail(p, writeFailure(error));
       }
@@ -82,15 +120,19 @@ export async function applyFiles(box: Sandbox, blocks: readonly Proposal[], opti
   }
 
   // A folder made for a file that then failed is empty: it goes again. Deepest first.
-  manifest.createdDirs = manifest.createdDirs.filter((dir) => dir !== '').reverse().filter((dir) => {
-    const abs = path.join(box.root, ...dir.split('/'));
-    try {
-      if (fs.readdirSync(abs).length === 0) ops.rmdirSync(abs);
-    } catch {
-      // Never made, or not empty: judged below by whether it is there.
-    }
-    return fs.existsSync(abs);
-  }).reverse();
+  manifest.createdDirs = manifest.createdDirs
+    .filter((dir) => dir !== '')
+    .reverse()
+    .filter((dir) => {
+      const abs = path.join(box.root, ...dir.split('/'));
+      try {
+        if (fs.readdirSync(abs).length === 0) ops.rmdirSync(abs);
+      } catch {
+        // Never made, or not empty: judged below by whether it is there.
+      }
+      return fs.existsSync(abs);
+    })
+    .reverse();
 
   for (const i of skipped) {
     const rel = manifest.files[i]?.path;
@@ -139,14 +181,25 @@ function fail(p: Plan, reason: string): void {
 function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefined): Plan {
   const wanted = expected?.get(p.applied.path);
   if (wanted === undefined || p.kind !== 'write' || p.applied.base === wanted) return p;
-  return { kind: 'report', applied: { ...p.applied, status: 'refused', reason: 'the file changed since its diff was shown; look at the new diff and write again' } };
+  return {
+    kind: 'report',
+    applied: {
+      ...p.applied,
+      status: 'refused',
+      reason: 'the file changed since its diff was shown; look at the new diff and write again',
+    },
+  };
 }
 
 // The folders that writing these new files will make, relative to the root, outermost first.
 function foldersToMake(root: string, targets: readonly string[]): string[] {
   const missing = new Set<string>();
   for (const target of targets) {
-    for (let dir = path.dirname(target); isInside(root, dir) && dir !== root && !fs.existsSync(dir); dir = path.dirname(dir)) {
+    for (
+      let dir = path.dirname(target);
+      isInside(root, dir) && dir !== root && !fs.existsSync(dir);
+      dir = path.dirname(dir)
+    ) {
       missing.add(path.relative(root, dir).split(path.sep).join('/'));
     }
   }

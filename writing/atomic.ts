@@ -6,7 +6,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // The file operations used to write, passed in so tests can make any of them fail.
-export type FsOps = Pick<typeof fs, 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'mkdirSync' | 'chmodSync' | 'unlinkSync' | 'rmSync' | 'rmdirSync' | 'readFileSync'>;
+export type FsOps = Pick<
+  typeof fs,
+  | 'openSync'
+  | 'writeSync'
+  | 'fsyncSync'
+  | 'closeSync'
+  | 'renameSync'
+  | 'mkdirSync'
+  | 'chmodSync'
+  | 'unlinkSync'
+  | 'rmSync'
+  | 'rmdirSync'
+  | 'readFileSync'
+>;
 
 // The temp file's name for writing `name`: beside it and named after it, or short when that would pass the 255-byte
 // limit most file systems put on a name.
@@ -22,8 +35,17 @@ export function isTempName(name: string): boolean {
 
 // Writes through a temp file in the same folder and a rename, so the target is either old or new, never half.
 // On failure the temp file is removed and the target is untouched.
-export function writeAtomic(ops: FsOps, target: string, bytes: Buffer, mode: number | undefined, tempName?: string): void {
-  const temp = path.join(path.dirname(target), tempName ?? tempNameFor(path.basename(target), crypto.randomBytes(4).toString('hex')));
+export function writeAtomic(
+  ops: FsOps,
+  target: string,
+  bytes: Buffer,
+  mode: number | undefined,
+  tempName?: string,
+): void {
+  const temp = path.join(
+    path.dirname(target),
+    tempName ?? tempNameFor(path.basename(target), crypto.randomBytes(4).toString('hex')),
+  );
   let fd: number | undefined;
   try {
     fd = ops.openSync(temp, 'wx', mode ?? 0o666);

@@ -48,9 +48,17 @@ export function sha256(bytes: Buffer): string {
 // A set's folder name: time and project name, unique within the backup folder.
 export function setName(backupDir: string, root: string, now: Date): string {
   const stamp = now.toISOString().slice(0, 19).replace('T', '_').replaceAll(':', '-');
-  const project = path.basename(root).replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 60) || 'project';
+  const project =
+    path
+      .basename(root)
+      .replace(/[^\p{L}\p{N}._-]+/gu, '_')
+      .slice(0, 60) || 'project';
   let name = `${stamp}_${project}`;
-  for (let n = 2; fs.existsSync(path.join(backupDir, name)) || fs.existsSync(path.join(backupDir, name + STAGING)); n++) {
+  for (
+    let n = 2;
+    fs.existsSync(path.join(backupDir, name)) || fs.existsSync(path.join(backupDir, name + STAGING));
+    n++
+  ) {
     name = `${stamp}_${project}-${n}`;
   }
   return name;
@@ -90,8 +98,13 @@ function readManifest(dir: string): Manifest | undefined {
 function asManifest(value: unknown): Manifest | undefined {
   if (!isRecord(value)) return undefined;
   const m = value;
-  const common = typeof m.root === 'string' && typeof m.created === 'string' && typeof m.undone === 'boolean'
-    && Array.isArray(m.createdDirs) && m.createdDirs.every((d) => typeof d === 'string') && Array.isArray(m.files);
+  const common =
+    typeof m.root === 'string' &&
+    typeof m.created === 'string' &&
+    typeof m.undone === 'boolean' &&
+    Array.isArray(m.createdDirs) &&
+    m.createdDirs.every((d) => typeof d === 'string') &&
+    Array.isArray(m.files);
   if (!common || !Array.isArray(m.files) || !Array.isArray(m.createdDirs)) return undefined;
   const files: ManifestFile[] = [];
   for (const f of m.files) {
@@ -100,32 +113,54 @@ function asManifest(value: unknown): Manifest | undefined {
     files.push(file);
   }
   return {
-    version: 2, root: String(m.root), created: String(m.created), undone: m.undone === true,
-    complete: m.version === 1 || m.complete === true, files, createdDirs: m.createdDirs.map(String),
+    version: 2,
+    root: String(m.root),
+    created: String(m.created),
+    undone: m.undone === true,
+    complete: m.version === 1 || m.complete === true,
+    files,
+    createdDirs: m.createdDirs.map(String),
   };
 }
 
 const optional = (v: unknown, type: 'string' | 'number'): boolean => v === undefined || typeof v === type;
 
 function asFileV2(f: unknown): ManifestFile | undefined {
-  if (!isRecord(f) || typeof f.path !== 'string' || typeof f.existed !== 'boolean' || typeof f.after !== 'string' || typeof f.written !== 'boolean') return undefined;
+  if (
+    !isRecord(f) ||
+    typeof f.path !== 'string' ||
+    typeof f.existed !== 'boolean' ||
+    typeof f.after !== 'string' ||
+    typeof f.written !== 'boolean'
+  )
+    return undefined;
   if (!optional(f.mode, 'number') || !optional(f.before, 'string') || !optional(f.temp, 'string')) return undefined;
   return {
-    path: f.path, existed: f.existed, mode: typeof f.mode === 'number' ? f.mode : undefined, before: typeof f.before === 'string' ? f.before : undefined,
-    after: f.after, temp: typeof f.temp === 'string' ? f.temp : undefined, written: f.written,
+    path: f.path,
+    existed: f.existed,
+    mode: typeof f.mode === 'number' ? f.mode : undefined,
+    before: typeof f.before === 'string' ? f.before : undefined,
+    after: f.after,
+    temp: typeof f.temp === 'string' ? f.temp : undefined,
+    written: f.written,
   };
 }
 
 // Version 1 recorded only the files whose write finished, with the hash of what was written.
 function asFileV1(f: unknown): ManifestFile | undefined {
-  if (!isRecord(f) || typeof f.path !== 'string' || typeof f.existed !== 'boolean' || typeof f.written !== 'boolean') return undefined;
+  if (!isRecord(f) || typeof f.path !== 'string' || typeof f.existed !== 'boolean' || typeof f.written !== 'boolean')
+    return undefined;
   if (!optional(f.mode, 'number') || !optional(f.sha256, 'string')) return undefined;
   return {
-    path: f.path, existed: f.existed, mode: typeof f.mode === 'number' ? f.mode : undefined, before: undefined,
-    after: typeof f.sha256 === 'string' && f.written ? f.sha256 : '', temp: undefined, written: f.written,
+    path: f.path,
+    existed: f.existed,
+    mode: typeof f.mode === 'number' ? f.mode : undefined,
+    before: undefined,
+    after: typeof f.sha256 === 'string' && f.written ? f.sha256 : '',
+    temp: undefined,
+    written: f.written,
   };
 }
-
 
 // A set holds the old versions of project files, readable by this user only whatever the umask: its folders 0700, its
 // files 0600 (as the state folder's runs and tokens). The backup folder is made 0700 too when deepwork makes it.
@@ -134,7 +169,13 @@ const PRIVATE_FILE = 0o600;
 
 // Makes a set: the old files are copied into a staging folder, which becomes the set only once complete, so a
 // failure (a full disk) leaves no half-made set behind.
-export function createSet(ops: FsOps, backupDir: string, name: string, manifest: Manifest, old: ReadonlyMap<string, Buffer>): string {
+export function createSet(
+  ops: FsOps,
+  backupDir: string,
+  name: string,
+  manifest: Manifest,
+  old: ReadonlyMap<string, Buffer>,
+): string {
   const final = path.join(backupDir, name);
   const staging = final + STAGING;
   try {
@@ -153,7 +194,11 @@ export function createSet(ops: FsOps, backupDir: string, name: string, manifest:
     } catch {
       // Best effort: the staging folder's name marks it as incomplete, and nothing reads it as a set.
     }
-    throw new DeepworkError('APPLY_FAILED', `The backup set could not be made in ${backupDir} (${messageOf(error)}); nothing was written.`, { cause: error });
+    throw new DeepworkError(
+      'APPLY_FAILED',
+      `The backup set could not be made in ${backupDir} (${messageOf(error)}); nothing was written.`,
+      { cause: error },
+    );
   }
 }
 

@@ -35,7 +35,8 @@ function usesCrlf(text: string): boolean {
 // Comment openers and closers around a placeholder line.
 const COMMENT_START = /^(?:\/\/+|#+|\/\*+|\*+|<!--|--|;+|'|rem\b)\s*/i;
 const COMMENT_END = /\s*(?:\*+\/|-->)$/;
-const PLACEHOLDER_WORDS = /\b(?:rest of|remainder of|unchanged|omitted|as before|same as before|existing (?:code|content|methods|functions|imports|logic|implementation|tests?)|(?:other|remaining|previous) (?:code|methods|functions|imports|lines|content)|code (?:here|remains|continues)|keep (?:the )?(?:rest|existing))\b/i;
+const PLACEHOLDER_WORDS =
+  /\b(?:rest of|remainder of|unchanged|omitted|as before|same as before|existing (?:code|content|methods|functions|imports|logic|implementation|tests?)|(?:other|remaining|previous) (?:code|methods|functions|imports|lines|content)|code (?:here|remains|continues)|keep (?:the )?(?:rest|existing))\b/i;
 
 // The first line that stands for code left out (`// ... rest of the file unchanged`, `# existing code here`, a lone
 // `...`), or undefined. Only comments and bare ellipses count: a `...` spread in code is code.
@@ -47,7 +48,11 @@ function placeholderLine(text: string): string | undefined {
     if (comment === null) continue;
     const inner = line.slice(comment[0].length).replace(COMMENT_END, '').trim();
     if (inner === '...' || inner === '…') return line;
-    if (PLACEHOLDER_WORDS.test(inner) && (inner.includes('...') || inner.includes('…') || /\b(?:unchanged|omitted|here|as before)\b/i.test(inner))) return line;
+    if (
+      PLACEHOLDER_WORDS.test(inner) &&
+      (inner.includes('...') || inner.includes('…') || /\b(?:unchanged|omitted|here|as before)\b/i.test(inner))
+    )
+      return line;
   }
   return undefined;
 }

@@ -16,11 +16,17 @@ export type Change = { added: number; removed: number; diff: string };
 export function diffTexts(rel: string, before: string, after: string): Change {
   if (before === '') return wholeFile(rel, after, '+');
   const patch = structuredPatch(`a/${rel}`, `b/${rel}`, before, after, undefined, undefined, {
-    context: 3, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS,
+    context: 3,
+    maxEditLength: MAX_EDIT_LENGTH,
+    timeout: MAX_DIFF_MS,
   });
   if (patch === undefined) {
     const [removed, added] = [countLines(before), countLines(after)];
-    return { added, removed, diff: `rewritten: ${removed} lines → ${added} lines (too many changes to show as a diff)` };
+    return {
+      added,
+      removed,
+      diff: `rewritten: ${removed} lines → ${added} lines (too many changes to show as a diff)`,
+    };
   }
   let added = 0;
   let removed = 0;
@@ -39,10 +45,15 @@ function wholeFile(rel: string, text: string, sign: '+'): Change {
   const head = [`--- a/${rel}`, `+++ b/${rel}`, `@@ -0,0 +1,${lines.length} @@`];
   const body = lines.slice(0, MAX_SHOWN).map((line) => sign + line.replace(/\r$/, ''));
   const tail = text !== '' && !text.endsWith('\n') ? ['\\ No newline at end of file'] : [];
-  const diff = shown([...head, ...body, ...(lines.length > MAX_SHOWN ? [] : tail)], lines.length + head.length + tail.length);
+  const diff = shown(
+    [...head, ...body, ...(lines.length > MAX_SHOWN ? [] : tail)],
+    lines.length + head.length + tail.length,
+  );
   return { added: lines.length, removed: 0, diff };
 }
 
 function shown(lines: readonly string[], total = lines.length): string {
-  return total > MAX_SHOWN ? `${lines.slice(0, MAX_SHOWN).join('\n')}\n… ${total - MAX_SHOWN} more diff lines` : lines.join('\n');
+  return total > MAX_SHOWN
+    ? `${lines.slice(0, MAX_SHOWN).join('\n')}\n… ${total - MAX_SHOWN} more diff lines`
+    : lines.join('\n');
 }

@@ -7,7 +7,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { EditBlock, Proposal } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
-import { foldRel, gitDirsMadeBy, madeGitDir, normalizeRequest, resolveTarget, type Sandbox, type Target } from '../reading/sandbox.ts';
+import {
+  foldRel,
+  gitDirsMadeBy,
+  madeGitDir,
+  normalizeRequest,
+  resolveTarget,
+  type Sandbox,
+  type Target,
+} from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
 import { encode, encodingName } from '../reading/encoding.ts';
@@ -17,7 +25,15 @@ import { diffTexts } from './diff.ts';
 import { runsCode } from './run-code.ts';
 
 // `stopped`: not reached, because the apply was stopped (Ctrl-C) before it.
-export type ApplyStatus = 'new' | 'changed' | 'unchanged' | 'incomplete' | 'held back' | 'refused' | 'failed' | 'stopped';
+export type ApplyStatus =
+  | 'new'
+  | 'changed'
+  | 'unchanged'
+  | 'incomplete'
+  | 'held back'
+  | 'refused'
+  | 'failed'
+  | 'stopped';
 
 export type Applied = {
   path: string;
@@ -52,7 +68,15 @@ export type PreviewOptions = {
 // What to do with one proposal: report it as it is, or write it.
 export type Plan =
   | { kind: 'report'; applied: Applied }
-  | { kind: 'write'; applied: Applied; realRel: string; real: string; bytes: Buffer; old: Buffer | undefined; mode: number | undefined };
+  | {
+      kind: 'write';
+      applied: Applied;
+      realRel: string;
+      real: string;
+      bytes: Buffer;
+      old: Buffer | undefined;
+      mode: number | undefined;
+    };
 
 // The proposals as they stand against the disk now; nothing is written.
 export function previewFiles(box: Sandbox, blocks: readonly Proposal[], options: PreviewOptions = {}): Applied[] {
@@ -78,9 +102,15 @@ export function plansFor(box: Sandbox, blocks: readonly Proposal[], options: Pre
   const inGitDir = (rel: string) => gitDirs.find((dir) => dir === '.' || foldRel(rel).startsWith(`${foldRel(dir)}/`));
   return plans.map((p): Plan => {
     if (p.kind !== 'write') return p;
-    if (last.get(p.realRel) !== p) return { kind: 'report', applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` } };
+    if (last.get(p.realRel) !== p)
+      return {
+        kind: 'report',
+        applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` },
+      };
     const gitDir = inGitDir(p.realRel);
-    return gitDir === undefined ? p : { kind: 'report', applied: { ...p.applied, status: 'refused', reason: madeGitDir(gitDir) } };
+    return gitDir === undefined
+      ? p
+      : { kind: 'report', applied: { ...p.applied, status: 'refused', reason: madeGitDir(gitDir) } };
   });
 }
 
@@ -88,9 +118,14 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
   const base: Applied = { path: wanted, status: 'refused', added: 0, removed: 0, written: false };
   const report = (applied: Partial<Applied>): Plan => ({ kind: 'report', applied: { ...base, ...applied } });
   const cut = ops.find((op) => !op.complete);
-  if (cut !== undefined) return report({ status: 'incomplete', reason: `the reply ended before ${cut.kind === 'file' ? 'its' : 'an EDIT block\'s'} END marker; it is never written` });
+  if (cut !== undefined)
+    return report({
+      status: 'incomplete',
+      reason: `the reply ended before ${cut.kind === 'file' ? 'its' : "an EDIT block's"} END marker; it is never written`,
+    });
   const unread = ops.find((op): op is EditBlock => op.kind === 'edit' && op.problem !== undefined);
-  if (unread?.problem !== undefined) return report({ status: 'failed', reason: `an EDIT block could not be read: ${unread.problem}` });
+  if (unread?.problem !== undefined)
+    return report({ status: 'failed', reason: `an EDIT block could not be read: ${unread.problem}` });
   const whole = ops[0]?.kind === 'file' ? ops[0] : undefined;
   const edits = ops.filter((op): op is EditBlock => op.kind === 'edit');
   const target = resolveTarget(box, wanted);
@@ -99,14 +134,35 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
 
   if (target.kind === 'new') {
     const made = edited(whole?.content ?? '', edits);
-    if (typeof made !== 'string') return report({ path: target.rel, status: 'failed', reason: whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== '')) ? 'there is no such file to edit; a FILE block creates a new file' : made.reason });
+    if (typeof made !== 'string')
+      return report({
+        path: target.rel,
+        status: 'failed',
+        reason:
+          whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== ''))
+            ? 'there is no such file to edit; a FILE block creates a new file'
+            : made.reason,
+      });
     const applied: Applied = {
-      ...base, ...where, path: target.rel, status: 'new', added: countLines(made), base: baseOf(target.realRel, undefined),
+      ...base,
+      ...where,
+      path: target.rel,
+      status: 'new',
+      added: countLines(made),
+      base: baseOf(target.realRel, undefined),
       ...(options.diff === true ? { diff: diffTexts(target.rel, '', made).diff } : {}),
     };
     const runs = trusted(options, target) ? undefined : runsCode(target.realRel, undefined, made, undefined);
     if (runs !== undefined) return report(heldForCode(applied, runs));
-    return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes: Buffer.from(made, 'utf8'), old: undefined, mode: undefined };
+    return {
+      kind: 'write',
+      applied,
+      realRel: target.realRel,
+      real: target.real,
+      bytes: Buffer.from(made, 'utf8'),
+      old: undefined,
+      mode: undefined,
+    };
   }
 
   // The file as the one reader gives it (reading/text.ts): a file NEED would withhold or call binary, one too large to
@@ -114,39 +170,64 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
   const read = forChange(readText(target.real));
   if (read.kind === 'unfit') {
     const { why } = read;
-    const reason = why.kind === 'key' ? `${unfitReason(why)}; deepwork does not write such files`
-      : why.kind === 'too-large' ? `too large to replace: ${unfitReason(why)}`
-      : why.kind === 'binary' ? `${unfitReason(why)}; deepwork replaces text files only`
-      : why.kind === 'inexact' ? `${unfitReason(why)}; deepwork leaves it as it is`
-      : unfitReason(why);
+    const reason =
+      why.kind === 'key'
+        ? `${unfitReason(why)}; deepwork does not write such files`
+        : why.kind === 'too-large'
+          ? `too large to replace: ${unfitReason(why)}`
+          : why.kind === 'binary'
+            ? `${unfitReason(why)}; deepwork replaces text files only`
+            : why.kind === 'inexact'
+              ? `${unfitReason(why)}; deepwork leaves it as it is`
+              : unfitReason(why);
     return report({ path: target.rel, status: why.kind === 'unreadable' ? 'failed' : 'refused', reason });
   }
   let mode: number;
   try {
     mode = fs.statSync(target.real).mode & 0o7777;
   } catch (error) {
-    return report({ path: target.rel, status: 'failed', reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})` });
+    return report({
+      path: target.rel,
+      status: 'failed',
+      reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})`,
+    });
   }
   const { bytes: old, text: oldText, encoding } = read;
   const identity = { path: target.rel, base: baseOf(target.realRel, old) };
-  if ((mode & 0o222) === 0) return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
+  if ((mode & 0o222) === 0)
+    return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
   const made = edited(whole?.content ?? oldText, edits);
   if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason });
   const newText = keepConventions(oldText, made);
   if (newText === oldText) return report({ ...identity, status: 'unchanged' });
   const change = diffTexts(target.rel, oldText, newText);
   const applied: Applied = {
-    ...base, ...where, ...identity, status: 'changed', added: change.added, removed: change.removed,
+    ...base,
+    ...where,
+    ...identity,
+    status: 'changed',
+    added: change.added,
+    removed: change.removed,
     ...(options.diff === true ? { diff: change.diff } : {}),
   };
   const runs = trusted(options, target) ? undefined : runsCode(target.realRel, oldText, newText, mode);
   if (runs !== undefined) return report(heldForCode(applied, runs));
   // Only a whole file can leave code out by a placeholder; an EDIT's pairs say what they replace.
   const elided = options.force === true || whole === undefined ? undefined : elisionOf(oldText, newText);
-  if (elided !== undefined) return report({ ...applied, status: 'held back', reason: `${elided}; check it, then write it with --force`, hold: { kind: 'elided', why: elided } });
+  if (elided !== undefined)
+    return report({
+      ...applied,
+      status: 'held back',
+      reason: `${elided}; check it, then write it with --force`,
+      hold: { kind: 'elided', why: elided },
+    });
   const bytes = encode(newText, encoding);
   if (!Buffer.isBuffer(bytes)) {
-    return report({ ...applied, status: 'refused', reason: `the new text has "${bytes.char}" (line ${bytes.line}), which ${encodingName(encoding)} cannot hold; the file stays in its encoding` });
+    return report({
+      ...applied,
+      status: 'refused',
+      reason: `the new text has "${bytes.char}" (line ${bytes.line}), which ${encodingName(encoding)} cannot hold; the file stays in its encoding`,
+    });
   }
   return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old, mode };
 }
@@ -163,7 +244,12 @@ function trusted(options: PreviewOptions, target: Extract<Target, { kind: 'exist
 
 function heldForCode(applied: Applied, runs: string): Applied {
   const why = `it makes tools run code: ${runs}`;
-  return { ...applied, status: 'held back', reason: `${why}; check it, then write it with --trust ${shellWord(applied.path)}`, hold: { kind: 'runs-code', why } };
+  return {
+    ...applied,
+    status: 'held back',
+    reason: `${why}; check it, then write it with --trust ${shellWord(applied.path)}`,
+    hold: { kind: 'runs-code', why },
+  };
 }
 
 // A path as one word for a shell: quoted when it holds anything but the plain characters of a path.
@@ -188,6 +274,7 @@ function edited(text: string, edits: readonly EditBlock[]): string | { reason: s
 // The identity of what a preview was made against.
 function baseOf(realRel: string, bytes: Buffer | undefined): string {
   const hash = crypto.createHash('sha256').update(realRel).update('\0');
-  return (bytes === undefined ? hash.update('absent') : hash.update('present\0').update(bytes)).digest('hex').slice(0, 32);
+  return (bytes === undefined ? hash.update('absent') : hash.update('present\0').update(bytes))
+    .digest('hex')
+    .slice(0, 32);
 }
-

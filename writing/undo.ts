@@ -36,7 +36,11 @@ export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?
     try {
       saveManifest(ops, set.dir, set.manifest);
     } catch (error) {
-      throw new DeepworkError('UNDO_FAILED', `The files are back, but ${set.dir} could not be marked as undone (${messageOf(error)}); a second undo would find the files changed and leave them alone.`, { cause: error });
+      throw new DeepworkError(
+        'UNDO_FAILED',
+        `The files are back, but ${set.dir} could not be marked as undone (${messageOf(error)}); a second undo would find the files changed and leave them alone.`,
+        { cause: error },
+      );
     }
   }
   return { set, files, later };
@@ -47,10 +51,12 @@ export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?
 export function laterWrites(later: UndoReport['later']): string {
   const bySet = new Map<string, string[]>();
   for (const { path: file, set } of later) bySet.set(set, [...(bySet.get(set) ?? []), file]);
-  return [...bySet].map(([set, files]) => {
-    const list = files.length === 1 ? files[0] ?? '' : `${files.slice(0, -1).join(', ')} and ${files.at(-1) ?? ''}`;
-    return `${list} ${files.length === 1 ? 'was' : 'were'} written again by the later set ${set}, which is not undone`;
-  }).join('; ');
+  return [...bySet]
+    .map(([set, files]) => {
+      const list = files.length === 1 ? (files[0] ?? '') : `${files.slice(0, -1).join(', ')} and ${files.at(-1) ?? ''}`;
+      return `${list} ${files.length === 1 ? 'was' : 'were'} written again by the later set ${set}, which is not undone`;
+    })
+    .join('; ');
 }
 
 // The files of `set` that a newer set, not undone, also wrote (or may have: one cut short before it could say).
@@ -60,7 +66,11 @@ function writtenLater(set: SetInfo, newer: readonly SetInfo[]): UndoReport['late
   for (const entry of set.manifest.files) {
     if (entry.after === '' || (!entry.written && set.manifest.complete)) continue;
     const folded = foldRel(entry.path);
-    const by = newer.find((s) => !s.manifest.undone && s.manifest.files.some((f) => foldRel(f.path) === folded && (f.written || !s.manifest.complete)));
+    const by = newer.find(
+      (s) =>
+        !s.manifest.undone &&
+        s.manifest.files.some((f) => foldRel(f.path) === folded && (f.written || !s.manifest.complete)),
+    );
     if (by !== undefined) later.push({ path: entry.path, set: by.name });
   }
   return later;
@@ -69,12 +79,19 @@ function writtenLater(set: SetInfo, newer: readonly SetInfo[]): UndoReport['late
 // One file of a set put back; undefined when there is nothing to do (it was never written).
 function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): Undone | undefined {
   const normal = normalizeRequest(entry.path);
-  if ('reason' in normal || normal.rel !== entry.path) return { path: entry.path, action: 'failed', reason: 'the manifest names a path outside the project; nothing was touched' };
+  if ('reason' in normal || normal.rel !== entry.path)
+    return {
+      path: entry.path,
+      action: 'failed',
+      reason: 'the manifest names a path outside the project; nothing was touched',
+    };
   const rel = normal.rel;
   const target = resolveTarget(box, rel);
   if (target.kind === 'refused') return { path: rel, action: 'left', reason: `${target.reason}; nothing was touched` };
-  if (target.realRel !== rel) return { path: rel, action: 'left', reason: `it is now a link to ${target.realRel}; nothing was touched` };
-  if (entry.temp !== undefined && isTempName(entry.temp)) removeLeftover(path.join(path.dirname(target.real), entry.temp), ops);
+  if (target.realRel !== rel)
+    return { path: rel, action: 'left', reason: `it is now a link to ${target.realRel}; nothing was touched` };
+  if (entry.temp !== undefined && isTempName(entry.temp))
+    removeLeftover(path.join(path.dirname(target.real), entry.temp), ops);
   if (entry.after === '') return undefined;
 
   let current: Buffer | undefined;
@@ -98,12 +115,19 @@ function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): 
       return { path: rel, action: 'removed' };
     }
     const copy = backupCopy(set.dir, rel);
-    if (!isInside(set.dir, copy)) return { path: rel, action: 'failed', reason: 'its backup copy is outside the set; nothing was touched' };
+    if (!isInside(set.dir, copy))
+      return { path: rel, action: 'failed', reason: 'its backup copy is outside the set; nothing was touched' };
     // A save between the look above and the rename is kept: the file is left, as one changed after the apply is.
-    writeAtomic(guardedRename(ops, target.real, () => stillWritten(target.real, entry.after)), target.real, fs.readFileSync(copy), entry.mode);
+    writeAtomic(
+      guardedRename(ops, target.real, () => stillWritten(target.real, entry.after)),
+      target.real,
+      fs.readFileSync(copy),
+      entry.mode,
+    );
     return { path: rel, action: 'restored' };
   } catch (error) {
-    if (error instanceof ChangedSinceRead) return { path: rel, action: 'left', reason: `it changed while undo ran, and is as you left it${where}` };
+    if (error instanceof ChangedSinceRead)
+      return { path: rel, action: 'left', reason: `it changed while undo ran, and is as you left it${where}` };
     return { path: rel, action: 'failed', reason: `${messageOf(error)}; the file is as it was` };
   }
 }

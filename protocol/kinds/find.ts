@@ -48,10 +48,13 @@ export const findResults: ResultTexts<FindResults> = {
     render: (r) => {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
-      const cut = r.cut ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]` : '';
+      const cut = r.cut
+        ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]`
+        : '';
       const hits = r.cut ? `${formatCount(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
       return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
     },
-    dropped: (r, step) => `[The ${formatCount(r.hits.length)} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+    dropped: (r, step) =>
+      `[The ${formatCount(r.hits.length)} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
   },
 };

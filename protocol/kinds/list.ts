@@ -30,12 +30,18 @@ export const listResults: ResultTexts<ListResults> = {
   list: {
     render: (r) => {
       if (r.total === 0) {
-        const hint = r.mask.includes('/') ? '' : `; a mask without "/" looks in the top folder only, **/${r.mask} looks in every folder`;
+        const hint = r.mask.includes('/')
+          ? ''
+          : `; a mask without "/" looks in the top folder only, **/${r.mask} looks in every folder`;
         return heading.result(r.request, `no paths match${hint}`);
       }
-      const cut = r.paths.length < r.total ? `\n[cut: ${formatCount(r.paths.length)} of ${formatCount(r.total)} paths shown; narrow the mask to see the rest]` : '';
+      const cut =
+        r.paths.length < r.total
+          ? `\n[cut: ${formatCount(r.paths.length)} of ${formatCount(r.total)} paths shown; narrow the mask to see the rest]`
+          : '';
       return `${heading.result(r.request, counted(r.total, 'path'))}\n${r.paths.join('\n')}${cut}\n${heading.resultEnd}`;
     },
-    dropped: (r, step) => `[The ${formatCount(r.paths.length)} paths of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+    dropped: (r, step) =>
+      `[The ${formatCount(r.paths.length)} paths of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
   },
 };

@@ -13,8 +13,17 @@ export type NeedResults = {
   // `key` names the file and range asked for: the same key later is the same text.
   // `encoding`: the file's encoding when it is not UTF-8 (the text is decoded from it).
   file: {
-    kind: 'file'; request: string; path: string; key: string; text: string; first: number; last: number; whole: boolean;
-    rest: { lines: number; chars: number; exact: boolean }; ranged: boolean; encoding: string | undefined;
+    kind: 'file';
+    request: string;
+    path: string;
+    key: string;
+    text: string;
+    first: number;
+    last: number;
+    whole: boolean;
+    rest: { lines: number; chars: number; exact: boolean };
+    ranged: boolean;
+    encoding: string | undefined;
   };
   // `controlNames`: entries left out because their names hold control characters.
   folder: { kind: 'folder'; request: string; path: string; entries: string[]; more: number; controlNames: number };
@@ -34,7 +43,14 @@ export const need: Kind<NeedRequest> = {
   form: 'path',
   synonyms: ['read', 'open', 'show', 'cat', 'view', 'get'],
   read: (payload, line) => {
-    const paths = [...new Set(payload.split(',').map(cleanPath).filter((p) => p !== ''))];
+    const paths = [
+      ...new Set(
+        payload
+          .split(',')
+          .map(cleanPath)
+          .filter((p) => p !== ''),
+      ),
+    ];
     return paths.length > 0 ? { kind: 'need', paths, line } : undefined;
   },
   describe: (r) => `NEED ${r.paths.join(', ')}`,
@@ -51,37 +67,59 @@ export const needResults: ResultTexts<NeedResults> = {
   file: {
     render: (r) => {
       // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
-      const lines = r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${formatCount(r.last)} line${r.last === 1 ? '' : 's'}`;
+      const lines =
+        r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${formatCount(r.last)} line${r.last === 1 ? '' : 's'}`;
       const span = r.encoding === undefined ? lines : `${lines}, read from ${r.encoding}`;
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${numberLines(r.text, r.first)}${note}${END}`;
     },
-    dropped: (r, step) => `[${r.path} lines ${r.first}-${r.last} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+    dropped: (r, step) =>
+      `[${r.path} lines ${r.first}-${r.last} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
   },
   folder: {
     render: (r) => {
       const more = r.more > 0 ? `\n[${formatCount(r.more)} more entries not shown]` : '';
-      const left = r.controlNames > 0 ? `\n[${counted(r.controlNames, 'entry', 'entries')} left out: control characters in the name, which deepwork does not send]` : '';
+      const left =
+        r.controlNames > 0
+          ? `\n[${counted(r.controlNames, 'entry', 'entries')} left out: control characters in the name, which deepwork does not send]`
+          : '';
       return `${head(r.request, `a folder, ${counted(r.entries.length + r.more, 'entry', 'entries')}`)}\n${r.entries.join('\n')}${more}${left}\n${END}`;
     },
-    dropped: (r, step) => `[The listing of ${r.path}/ was sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+    dropped: (r, step) =>
+      `[The listing of ${r.path}/ was sent at step ${step} and dropped to fit the window; ask again if needed.]`,
   },
   binary: { render: (r) => head(r.request, `binary (${r.what}), ${formatCount(r.bytes)} bytes; not sent`) },
   missing: {
     render: (r) => {
-      if (r.mask) return head(r.request, `no such file; NEED takes paths, not masks: ask LIST ${r.path} for the paths it matches`);
+      if (r.mask)
+        return head(
+          r.request,
+          `no such file; NEED takes paths, not masks: ask LIST ${r.path} for the paths it matches`,
+        );
       const closest = r.closest.length > 0 ? `; closest existing paths: ${r.closest.join(', ')}` : '';
       return head(r.request, `no such file${closest}`);
     },
   },
   withheld: { render: (r) => head(r.request, `withheld: ${r.reason}`) },
-  'over-budget': { render: (r) => head(r.request, `not sent: this step's ${formatCount(r.limit)} characters are used up; ask for it again in the next step`) },
-  repeated: { render: (r) => head(r.request, r.step === undefined ? 'sent above already' : `already sent at step ${r.step}, above`) },
+  'over-budget': {
+    render: (r) =>
+      head(
+        r.request,
+        `not sent: this step's ${formatCount(r.limit)} characters are used up; ask for it again in the next step`,
+      ),
+  },
+  repeated: {
+    render: (r) =>
+      head(r.request, r.step === undefined ? 'sent above already' : `already sent at step ${r.step}, above`),
+  },
   'too-many': {
     render: (r) => {
       const shown = r.paths.slice(0, 20).join(', ');
       const more = r.paths.length > 20 ? ` and ${formatCount(r.paths.length - 20)} more` : '';
-      return head(r.request, `not read: one step reads at most ${formatCount(r.limit)} paths; ask for these in the next step: ${shown}${more}`);
+      return head(
+        r.request,
+        `not read: one step reads at most ${formatCount(r.limit)} paths; ask for these in the next step: ${shown}${more}`,
+      );
     },
   },
 };

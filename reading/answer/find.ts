@@ -10,7 +10,10 @@ import type { Step } from './step.ts';
 
 // All FIND texts of a step in one pass over the files; a FIND kept to a folder or mask searches its files alone. A
 // text with no hits at all is looked for again ignoring the case of ASCII letters, and the result says so.
-export async function answerFinds(requests: readonly FindRequest[], { box, limits, folder }: Step): Promise<Result[][]> {
+export async function answerFinds(
+  requests: readonly FindRequest[],
+  { box, limits, folder }: Step,
+): Promise<Result[][]> {
   const options = { maxHits: limits.findHits, lineChars: limits.findLineChars };
   const files = folder.searchable();
   const whole = [...new Set(requests.filter((r) => r.scope === undefined).map((r) => r.text))];
@@ -20,7 +23,11 @@ export async function answerFinds(requests: readonly FindRequest[], { box, limit
   const search = async (texts: string[], key: (text: string) => string, only?: readonly number[]) => {
     const folded = texts.filter((t) => /[A-Za-z]/.test(t));
     const fold = [...texts.map(() => false), ...folded.map(() => true)];
-    const all = await folder.finder.find(files, [...texts, ...folded], { ...options, fold, ...(only === undefined ? {} : { only }) });
+    const all = await folder.finder.find(files, [...texts, ...folded], {
+      ...options,
+      fold,
+      ...(only === undefined ? {} : { only }),
+    });
     texts.forEach((text, i) => {
       const exact = all[i];
       const other = all[texts.length + folded.indexOf(text)];
@@ -45,7 +52,20 @@ export async function answerFinds(requests: readonly FindRequest[], { box, limit
       await search([request.text], () => name, only);
     }
     const outcome = found.get(request.scope === undefined ? request.text : name);
-    results.push(outcome === undefined ? [] : [{ kind: 'find', request: name, text: outcome.text, hits: outcome.hits, cut: outcome.cut, folded: outcome.folded === true }]);
+    results.push(
+      outcome === undefined
+        ? []
+        : [
+            {
+              kind: 'find',
+              request: name,
+              text: outcome.text,
+              hits: outcome.hits,
+              cut: outcome.cut,
+              folded: outcome.folded === true,
+            },
+          ],
+    );
   }
   return results;
 }
@@ -61,4 +81,3 @@ function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | stri
   if (place.kind === 'missing') return `there is no folder or file ${compiled.mask}; LIST shows what there is`;
   return place.reason;
 }
-

@@ -7,7 +7,8 @@ import { compileMask, isPlainPath } from '../mask.ts';
 import type { Limits } from '../../protocol/contract.ts';
 import type { Answerer, Folder } from './step.ts';
 
-export const answerLists: Answerer<'list'> = (requests: readonly ListRequest[], step) => requests.map((r) => [list(step.box, step.limits, step.folder, r.mask)]);
+export const answerLists: Answerer<'list'> = (requests: readonly ListRequest[], step) =>
+  requests.map((r) => [list(step.box, step.limits, step.folder, r.mask)]);
 
 function list(box: Sandbox, limits: Limits, folder: Folder, raw: string): Result {
   const request = `LIST ${raw}`;
@@ -18,7 +19,8 @@ function list(box: Sandbox, limits: Limits, folder: Folder, raw: string): Result
   let { mask, base, match } = compiled;
   if (isPlainPath(mask)) {
     const place = resolvePath(box, mask);
-    if (place.kind === 'folder') return { ...list(box, limits, folder, place.rel === '.' ? '**' : `${place.rel}/**`), request };
+    if (place.kind === 'folder')
+      return { ...list(box, limits, folder, place.rel === '.' ? '**' : `${place.rel}/**`), request };
     if (place.kind !== 'file') return { kind: 'list', request, mask, paths: [], total: 0 };
     base = '.';
     match = (rel) => rel === place.rel;

@@ -18,13 +18,24 @@ import type { Step } from './step.ts';
 
 // All NEED paths of a step share its budget: characters, paths, look-ups of the closest paths.
 export function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder, earlier }: Step): Result[][] {
-  const need: NeedBudget = { left: limits.needChars, sent: new Set<string>(), paths: limits.needPaths, suggestions: limits.suggestions };
+  const need: NeedBudget = {
+    left: limits.needChars,
+    sent: new Set<string>(),
+    paths: limits.needPaths,
+    suggestions: limits.suggestions,
+  };
   return requests.map((request) => {
     const now = request.paths.slice(0, Math.max(0, need.paths));
     need.paths -= now.length;
     const answered = now.map((p) => needOne(box, limits, p, need, folder.paths, earlier));
     const later = request.paths.slice(now.length);
-    if (later.length > 0) answered.push({ kind: 'too-many', request: `NEED (${later.length} more)`, paths: later, limit: limits.needPaths });
+    if (later.length > 0)
+      answered.push({
+        kind: 'too-many',
+        request: `NEED (${later.length} more)`,
+        paths: later,
+        limit: limits.needPaths,
+      });
     return answered;
   });
 }
@@ -43,22 +54,39 @@ function splitRange(raw: string): { path: string; from: number; to: number; rang
   return { path: raw.slice(0, colon), from, to: Math.max(from, asked), ranged: true, reversed: asked < from };
 }
 
-function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, paths: () => PathIndex, earlier: ReadonlyMap<string, number>): Result {
+function needOne(
+  box: Sandbox,
+  limits: Limits,
+  raw: string,
+  budget: NeedBudget,
+  paths: () => PathIndex,
+  earlier: ReadonlyMap<string, number>,
+): Result {
   const { path: wanted, from, to, ranged, reversed } = splitRange(raw);
   const request = `NEED ${raw}`;
   if (reversed) {
     const [first, last] = raw.slice(wanted.length + 1).split('-');
-    return { kind: 'refused', request, path: wanted, reason: `the range ${first}-${last} runs backwards; ask for ${wanted}:${last}-${first}` };
+    return {
+      kind: 'refused',
+      request,
+      path: wanted,
+      reason: `the range ${first}-${last} runs backwards; ask for ${wanted}:${last}-${first}`,
+    };
   }
   const place = resolvePath(box, wanted);
   switch (place.kind) {
     case 'refused':
     case 'withheld':
       return { kind: place.kind, request, path: wanted, reason: place.reason };
-    case 'missing':
-    {
+    case 'missing': {
       if (/[*?]/.test(place.rel)) return { kind: 'missing', request, path: place.rel, closest: [], mask: true };
-      return { kind: 'missing', request, path: place.rel, closest: budget.suggestions-- > 0 ? paths().closest(place.rel) : [], mask: false };
+      return {
+        kind: 'missing',
+        request,
+        path: place.rel,
+        closest: budget.suggestions-- > 0 ? paths().closest(place.rel) : [],
+        mask: false,
+      };
     }
     case 'folder':
       return folderListing(box, limits, request, place.rel, place.real);
@@ -89,7 +117,10 @@ function needOne(box: Sandbox, limits: Limits, raw: string, budget: NeedBudget, 
     }
   }
   const lines = textLines(read.text.replace(/^\uFEFF/, ''), read.bytes.length, from, to, budget.left);
-  return sent(asked, lines, read.encoding === 'utf8' ? undefined : encodingName(read.encoding), budget, () => ({ lines: countLines(read.text), exact: true }));
+  return sent(asked, lines, read.encoding === 'utf8' ? undefined : encodingName(read.encoding), budget, () => ({
+    lines: countLines(read.text),
+    exact: true,
+  }));
 }
 
 // What one NEED path asks for, once the path rule has found the file.
@@ -97,18 +128,45 @@ type Asked = { request: string; path: string; key: string; from: number; to: num
 
 // The lines read for a NEED, as a result: binary when what would be sent is (text at its start and binary further in:
 // an archive with a text header, a log with a dump in it), refused when the range lies past the end.
-function sent(asked: Asked, lines: Lines, encoding: string | undefined, budget: NeedBudget, total: () => { lines: number; exact: boolean }): Result {
+function sent(
+  asked: Asked,
+  lines: Lines,
+  encoding: string | undefined,
+  budget: NeedBudget,
+  total: () => { lines: number; exact: boolean },
+): Result {
   const { request, path: rel, from, to } = asked;
-  if (binaryLine(lines.text) !== undefined) return { kind: 'binary', request, path: rel, bytes: asked.size, what: `lines ${lines.first}-${lines.last} are mostly control characters` };
+  if (binaryLine(lines.text) !== undefined)
+    return {
+      kind: 'binary',
+      request,
+      path: rel,
+      bytes: asked.size,
+      what: `lines ${lines.first}-${lines.last} are mostly control characters`,
+    };
   if (asked.ranged && lines.text === '' && from > 1) {
     const all = total();
     const span = to === Infinity ? `from line ${from}` : from === to ? `line ${from}` : `lines ${from}-${to}`;
-    return { kind: 'refused', request, path: rel, reason: `${span} asked; the file has ${all.exact ? '' : 'about '}${formatCount(all.lines)} line${all.lines === 1 ? '' : 's'}` };
+    return {
+      kind: 'refused',
+      request,
+      path: rel,
+      reason: `${span} asked; the file has ${all.exact ? '' : 'about '}${formatCount(all.lines)} line${all.lines === 1 ? '' : 's'}`,
+    };
   }
   budget.left -= lines.text.length;
   return {
-    kind: 'file', request, path: rel, key: asked.key, text: lines.text, first: lines.first, last: lines.last, whole: lines.whole, rest: lines.rest,
-    ranged: asked.ranged, encoding,
+    kind: 'file',
+    request,
+    path: rel,
+    key: asked.key,
+    text: lines.text,
+    first: lines.first,
+    last: lines.last,
+    whole: lines.whole,
+    rest: lines.rest,
+    ranged: asked.ranged,
+    encoding,
   };
 }
 
@@ -118,16 +176,24 @@ function sent(asked: Asked, lines: Lines, encoding: string | undefined, budget: 
 function needLarge(real: string, asked: Asked, budget: NeedBudget): Result {
   const { request, path: rel } = asked;
   const file = openFile(real);
-  if (file === undefined) return { kind: 'refused', request, path: rel, reason: 'not a regular file, or it cannot be opened' };
+  if (file === undefined)
+    return { kind: 'refused', request, path: rel, reason: 'not a regular file, or it cannot be opened' };
   try {
     const sniff = Buffer.alloc(Math.min(file.size, SNIFF));
     fs.readSync(file.fd, sniff, 0, sniff.length, 0);
     const binary = binaryReason(sniff);
     if (binary !== undefined) return { kind: 'binary', request, path: rel, bytes: file.size, what: binary };
     const encoding = encodingOf(sniff);
-    if (encoding !== 'utf8') return { kind: 'refused', request, path: rel, reason: `it is in ${encodingName(encoding)} and larger than ${formatCount(TEXT_READ_BYTES >> 20)} MB, which deepwork reads only in UTF-8` };
+    if (encoding !== 'utf8')
+      return {
+        kind: 'refused',
+        request,
+        path: rel,
+        reason: `it is in ${encodingName(encoding)} and larger than ${formatCount(TEXT_READ_BYTES >> 20)} MB, which deepwork reads only in UTF-8`,
+      };
     const lines = readLines(file, asked.from, asked.to, budget.left);
-    if (holdsKey(file, lines.start, lines.end)) return { kind: 'withheld', request, path: rel, reason: 'it holds a private key' };
+    if (holdsKey(file, lines.start, lines.end))
+      return { kind: 'withheld', request, path: rel, reason: 'it holds a private key' };
     return sent(asked, lines, undefined, budget, () => countFileLines(file));
   } finally {
     fs.closeSync(file.fd);
@@ -142,7 +208,12 @@ const KEY_MARGIN = 64 << 10;
 function holdsKey(file: Opened, start: number, end: number): boolean {
   const whole = file.size <= KEY_WHOLE_FILE;
   const piece = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(file.size, 1)));
-  return restHoldsKey(file.fd, piece, whole ? 0 : Math.max(0, start - KEY_MARGIN), whole ? file.size : Math.min(file.size, end + KEY_MARGIN));
+  return restHoldsKey(
+    file.fd,
+    piece,
+    whole ? 0 : Math.max(0, start - KEY_MARGIN),
+    whole ? file.size : Math.min(file.size, end + KEY_MARGIN),
+  );
 }
 
 // A folder named in NEED: its entries, folders first, with sizes. An explicit request, so node_modules and ignored
@@ -168,7 +239,14 @@ function folderListing(box: Sandbox, limits: Limits, request: string, rel: strin
     else if (e.isFile()) lines.push(`${e.name} (${sizeOf(path.join(real, e.name))})`);
     else lines.push(`${e.name} (not a regular file)`);
   }
-  return { kind: 'folder', request, path: rel, entries: lines, more: Math.max(0, sorted.length - limits.folderEntries), controlNames: entries.length - named.length };
+  return {
+    kind: 'folder',
+    request,
+    path: rel,
+    entries: lines,
+    more: Math.max(0, sorted.length - limits.folderEntries),
+    controlNames: entries.length - named.length,
+  };
 }
 
 function sizeOf(abs: string): string {
@@ -179,4 +257,3 @@ function sizeOf(abs: string): string {
     return 'size unknown';
   }
 }
-

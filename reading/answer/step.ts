@@ -22,5 +22,7 @@ export type Folder = {
 export type Step = { box: Sandbox; limits: Limits; folder: Folder; earlier: ReadonlyMap<string, number> };
 
 // Answers the requests of one kind in a step, in their order: a list of results for each request.
-export type Answerer<K extends RequestKind> = (requests: ReadonlyArray<RequestOf<K>>, step: Step) => Result[][] | Promise<Result[][]>;
-
+export type Answerer<K extends RequestKind> = (
+  requests: ReadonlyArray<RequestOf<K>>,
+  step: Step,
+) => Result[][] | Promise<Result[][]>;

@@ -72,7 +72,11 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
   // The main thread alone: the search when there is no worker, and the answer when a worker failed.
   const searchHere = (files: readonly SearchFile[], job: SearchJob): Hit[] => {
     keeper.newSearch();
-    return searchShared(job, { count: files.length, pathAt, plan: { owner, limits: new Int32Array(newLimits(job.texts.length)) }, me: 0 }, keeper);
+    return searchShared(
+      job,
+      { count: files.length, pathAt, plan: { owner, limits: new Int32Array(newLimits(job.texts.length)) }, me: 0 },
+      keeper,
+    );
   };
 
   const search = async (files: readonly SearchFile[], job: SearchJob): Promise<Hit[]> => {
@@ -106,7 +110,12 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
 
   return {
     async find(files, texts, options) {
-      const job: SearchJob = { texts: [...texts], maxHits: options.maxHits, lineChars: options.lineChars, fold: options.fold ?? [] };
+      const job: SearchJob = {
+        texts: [...texts],
+        maxHits: options.maxHits,
+        lineChars: options.lineChars,
+        fold: options.fold ?? [],
+      };
       let found: Hit[];
       if (options.only !== undefined) {
         // A FIND limited to a folder or mask: its files in order, here.
@@ -130,9 +139,12 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     warm(files) {
       void keeper.prepare();
       if (workerCount <= 0) return;
-      void start().then((helpers) => {
-        if (assigned !== files || told < helpers.length) assign(files, helpers);
-      }, () => undefined);
+      void start().then(
+        (helpers) => {
+          if (assigned !== files || told < helpers.length) assign(files, helpers);
+        },
+        () => undefined,
+      );
     },
     reset() {
       assigned = undefined;
@@ -145,7 +157,9 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
 function outcomes(files: readonly SearchFile[], job: SearchJob, found: Hit[]): FindOutcome[] {
   return job.texts.map((text, t) => {
     const mine = found.filter((h) => h[0] === t).sort((a, b) => a[1] - b[1] || a[2] - b[2]);
-    const hits = mine.slice(0, job.maxHits).map((h): FindHit => ({ path: files[h[1]]?.rel ?? '?', line: h[2], text: h[3] }));
+    const hits = mine
+      .slice(0, job.maxHits)
+      .map((h): FindHit => ({ path: files[h[1]]?.rel ?? '?', line: h[2], text: h[3] }));
     return { text, hits, cut: mine.length > job.maxHits };
   });
 }

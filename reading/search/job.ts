@@ -64,7 +64,9 @@ export function searchFiles(files: readonly Assigned[], job: SearchJob, keeper: 
 // nothing holds no exact hit either, so the exact search is skipped there: for a text found nowhere, one scan of the
 // files instead of two.
 function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
-  return texts.map((text, p) => (fold[p] === true ? -1 : texts.findIndex((other, q) => fold[q] === true && other === text)));
+  return texts.map((text, p) =>
+    fold[p] === true ? -1 : texts.findIndex((other, q) => fold[q] === true && other === text),
+  );
 }
 
 // One file searched for every text with hits still wanted; a file holding a private key gives none. The folded twins

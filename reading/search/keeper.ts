@@ -120,7 +120,8 @@ export function createKeeper(budget: number): Keeper {
         if (index < starts.length) starts[index] = BINARY;
         return undefined;
       }
-      if (arena === undefined || bytes.length > KEEP_FILE_MAX || bytes.length > room || index >= starts.length) return bytes;
+      if (arena === undefined || bytes.length > KEEP_FILE_MAX || bytes.length > room || index >= starts.length)
+        return bytes;
       const view = arena.subarray(used, used + bytes.length);
       if (!direct) bytes.copy(view);
       if (sampled < 8 << 20) {

@@ -130,7 +130,9 @@ function clip(bytes: Buffer, start: number, end: number, at: number, length: num
   }
   const from = Math.max(start, at - Math.floor(max / 2));
   const to = Math.min(end, from + max + length);
-  const inner = textOf(bytes, from, to).replace(/^\uFFFD+|\uFFFD+$/g, '').trim();
+  const inner = textOf(bytes, from, to)
+    .replace(/^\uFFFD+|\uFFFD+$/g, '')
+    .trim();
   return `${from > start ? '… ' : ''}${inner}${to < end ? ' …' : ''}`;
 }
 

@@ -7,7 +7,13 @@ import type { Hit, SearchJob } from './job.ts';
 // To a worker. `assign`: the run's files, once per run (paths relative to `root`, and the symlinks' targets by index)
 // and who reads which chunk (plan.ts). `search`: one search, as searcher `me`, with its own shared limits.
 export type ToWorker =
-  | { kind: 'assign'; root: string; rels: readonly string[]; targets: ReadonlyArray<readonly [number, string]>; owners: SharedArrayBuffer }
+  | {
+      kind: 'assign';
+      root: string;
+      rels: readonly string[];
+      targets: ReadonlyArray<readonly [number, string]>;
+      owners: SharedArrayBuffer;
+    }
   | { kind: 'search'; id: number; me: number; job: SearchJob; limits: SharedArrayBuffer };
 
 // From a worker: a search's hits, or why it could not read a message.
@@ -23,7 +29,9 @@ export function readReply(reply: unknown, id: number): Reply {
   if (reply.kind === 'error') return { kind: 'failed', message: String(reply.message) };
   if (reply.kind !== 'result' || typeof reply.id !== 'number') return { kind: 'failed', message: 'a malformed reply' };
   if (reply.id !== id) return { kind: 'earlier' };
-  return Array.isArray(reply.hits) && reply.hits.every(isHit) ? { kind: 'hits', hits: reply.hits } : { kind: 'failed', message: 'a malformed result' };
+  return Array.isArray(reply.hits) && reply.hits.every(isHit)
+    ? { kind: 'hits', hits: reply.hits }
+    : { kind: 'failed', message: 'a malformed result' };
 }
 
 // A message to a worker, or undefined when it is not one.
@@ -31,22 +39,31 @@ export function readToWorker(message: unknown): ToWorker | undefined {
   if (!isRecord(message)) return undefined;
   if (message.kind === 'assign') {
     const { root, rels, targets, owners } = message;
-    if (typeof root !== 'string' || !isStrings(rels) || !isTargets(targets) || !(owners instanceof SharedArrayBuffer)) return undefined;
+    if (typeof root !== 'string' || !isStrings(rels) || !isTargets(targets) || !(owners instanceof SharedArrayBuffer))
+      return undefined;
     return { kind: 'assign', root, rels, targets, owners };
   }
   if (message.kind === 'search') {
     const { id, me, job, limits } = message;
-    if (typeof id !== 'number' || typeof me !== 'number' || !(limits instanceof SharedArrayBuffer) || !isRecord(job)) return undefined;
+    if (typeof id !== 'number' || typeof me !== 'number' || !(limits instanceof SharedArrayBuffer) || !isRecord(job))
+      return undefined;
     const { texts, maxHits, lineChars, fold } = job;
-    if (!isStrings(texts) || typeof maxHits !== 'number' || typeof lineChars !== 'number' || !isFolds(fold)) return undefined;
+    if (!isStrings(texts) || typeof maxHits !== 'number' || typeof lineChars !== 'number' || !isFolds(fold))
+      return undefined;
     return { kind: 'search', id, me, job: { texts, maxHits, lineChars, fold }, limits };
   }
   return undefined;
 }
 
 function isHit(value: unknown): value is Hit {
-  return Array.isArray(value) && value.length === 4 && typeof value[0] === 'number' && typeof value[1] === 'number'
-    && typeof value[2] === 'number' && typeof value[3] === 'string';
+  return (
+    Array.isArray(value) &&
+    value.length === 4 &&
+    typeof value[0] === 'number' &&
+    typeof value[1] === 'number' &&
+    typeof value[2] === 'number' &&
+    typeof value[3] === 'string'
+  );
 }
 
 function isStrings(value: unknown): value is string[] {
@@ -54,7 +71,10 @@ function isStrings(value: unknown): value is string[] {
 }
 
 function isTargets(value: unknown): value is Array<[number, string]> {
-  return Array.isArray(value) && value.every((t) => Array.isArray(t) && t.length === 2 && typeof t[0] === 'number' && typeof t[1] === 'string');
+  return (
+    Array.isArray(value) &&
+    value.every((t) => Array.isArray(t) && t.length === 2 && typeof t[0] === 'number' && typeof t[1] === 'string')
+  );
 }
 
 function isFolds(value: unknown): value is boolean[] {

@@ -25,7 +25,8 @@ export function needleOf(text: string, counts?: Uint32Array, fold = false): Need
   const bytes = Buffer.from(text, 'utf8');
   if (fold) for (let i = 0; i < bytes.length; i++) bytes[i] = lower(bytes[i] ?? 0);
   const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
-  const score = (byte: number) => (total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4);
+  const score = (byte: number) =>
+    total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4;
   // Folded, a letter is looked for in both cases: it costs what both cost.
   const cost = (byte: number) => (fold && byte >= 97 && byte <= 122 ? score(byte) + score(byte - 32) : score(byte));
   let rare = 0;
@@ -53,7 +54,8 @@ export function indexOfNeedle(bytes: Buffer, needle: Needle, from: number): numb
   for (let i = bytes.indexOf(byte, from + rare); i !== -1; i = bytes.indexOf(byte, i + 1)) {
     const start = i - rare;
     if (start > last) return -1;
-    if (bytes[start + other] === otherByte && bytes.compare(n, 0, n.length, start, start + n.length) === 0) return start;
+    if (bytes[start + other] === otherByte && bytes.compare(n, 0, n.length, start, start + n.length) === 0)
+      return start;
   }
   return -1;
 }

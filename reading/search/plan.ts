@@ -80,7 +80,10 @@ export function claimedAny(owner: Int8Array<ArrayBufferLike>, me: number): boole
 
 // Where file i of the run is read: its symlink's target, or the root joined with its relative path (made on demand).
 // A worker has the files as the `assign` message carries them: the paths, and the symlinks' targets by index.
-export function pathsOf(root: string, files: readonly SearchFile[] | { rels: readonly string[]; targets: ReadonlyMap<number, string> }): (index: number) => string {
+export function pathsOf(
+  root: string,
+  files: readonly SearchFile[] | { rels: readonly string[]; targets: ReadonlyMap<number, string> },
+): (index: number) => string {
   const prefix = root + path.sep;
   const join = (rel: string) => prefix + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
   if ('rels' in files) return (i) => files.targets.get(i) ?? join(files.rels[i] ?? '');

@@ -63,6 +63,7 @@ async function call(method, path, body) {
   }
   /** @type {unknown} */
   const value = await res.json().catch(() => undefined);
-  if (!res.ok) throw new Error(isRecord(value) && typeof value.error === 'string' ? value.error : t('httpError')(res.status));
+  if (!res.ok)
+    throw new Error(isRecord(value) && typeof value.error === 'string' ? value.error : t('httpError')(res.status));
   return value;
 }

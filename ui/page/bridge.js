@@ -40,7 +40,8 @@ export function showState() {
     message.textContent = '';
     return;
   }
-  const state = lastCheck.state === 'ready' || lastCheck.state === 'idle' || lastCheck.state === 'down' ? lastCheck.state : 'down';
+  const state =
+    lastCheck.state === 'ready' || lastCheck.state === 'idle' || lastCheck.state === 'down' ? lastCheck.state : 'down';
   pill.textContent = t(state);
   pill.className = `state ${state}`;
   setText(message, lastCheck.message + (state === 'down' ? ` ${t('downHint')}` : ''));

@@ -17,7 +17,14 @@ function diffRows(diff) {
   let oldLine = 0;
   let newLine = 0;
   for (const raw of diff.split('\n')) {
-    if (raw.startsWith('---') || raw.startsWith('+++') || raw.startsWith('Index:') || raw.startsWith('====') || raw === '') continue;
+    if (
+      raw.startsWith('---') ||
+      raw.startsWith('+++') ||
+      raw.startsWith('Index:') ||
+      raw.startsWith('====') ||
+      raw === ''
+    )
+      continue;
     let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
     let cls = '';
@@ -50,8 +57,15 @@ function diffRows(diff) {
 function diffView(diff, label) {
   const view = h('div', { class: 'diff', role: 'region', 'aria-label': label });
   for (const row of diffRows(diff)) {
-    const cells = [h('span', { class: 'n' }, [row.left]), h('span', { class: 'n' }, [row.right]), h('span', { class: 'code' }, [row.text])];
-    if (row.hidden) cells.unshift(h('span', { class: 'flag', role: 'img', title: t('hiddenLine'), 'aria-label': t('hiddenLine') }, ['⚠']));
+    const cells = [
+      h('span', { class: 'n' }, [row.left]),
+      h('span', { class: 'n' }, [row.right]),
+      h('span', { class: 'code' }, [row.text]),
+    ];
+    if (row.hidden)
+      cells.unshift(
+        h('span', { class: 'flag', role: 'img', title: t('hiddenLine'), 'aria-label': t('hiddenLine') }, ['⚠']),
+      );
     view.append(h('div', { class: `line ${row.cls}${row.hidden ? ' flagged' : ''}` }, cells));
   }
   return view;
@@ -65,7 +79,12 @@ function writable(file) {
 /** @param {FileView} file */
 function countsOf(file) {
   if (file.status === 'new') return h('span', { class: 'counts' }, [h('span', { class: 'add' }, [`+${file.added}`])]);
-  if (file.status === 'changed' || file.status === 'held back') return h('span', { class: 'counts' }, [h('span', { class: 'add' }, [`+${file.added}`]), ' ', h('span', { class: 'del' }, [`−${file.removed}`])]);
+  if (file.status === 'changed' || file.status === 'held back')
+    return h('span', { class: 'counts' }, [
+      h('span', { class: 'add' }, [`+${file.added}`]),
+      ' ',
+      h('span', { class: 'del' }, [`−${file.removed}`]),
+    ]);
   return h('span');
 }
 
@@ -75,10 +94,20 @@ function countsOf(file) {
 export function proposalCard(run, path, part, extra, redraw) {
   const { view } = run;
   const file = view.files.find((f) => f.path === path);
-  const status = file === undefined ? (part !== undefined && !part.complete ? 'incomplete' : 'unknown') : file.written ? 'written' : file.status;
+  const status =
+    file === undefined
+      ? part !== undefined && !part.complete
+        ? 'incomplete'
+        : 'unknown'
+      : file.written
+        ? 'written'
+        : file.status;
   const kind = part === undefined ? '' : part.block === 'edit' ? t('editBlock') : t('fileBlock');
   const card = h('div', { class: `proposal ${status.split(' ')[0] ?? ''}`, 'data-path': path });
-  const head = h('div', { class: 'head' }, [h('span', { class: `badge ${status.split(' ')[0] ?? ''}` }, [t('status')(status)]), h('code', {}, [path])]);
+  const head = h('div', { class: 'head' }, [
+    h('span', { class: `badge ${status.split(' ')[0] ?? ''}` }, [t('status')(status)]),
+    h('code', {}, [path]),
+  ]);
   if (kind !== '') head.append(h('span', { class: 'muted small' }, [kind]));
   if (file !== undefined) head.append(countsOf(file));
   if (extra !== '') head.append(h('span', { class: 'muted small' }, [extra]));
@@ -91,7 +120,9 @@ export function proposalCard(run, path, part, extra, redraw) {
   }
   if (file.diff !== undefined && file.diff !== '') {
     const open = run.diffs.has(path);
-    const toggle = h('button', { type: 'button', 'aria-expanded': String(open), 'aria-label': t('diffLabel')(path) }, [open ? t('hideDiff') : t('diff')]);
+    const toggle = h('button', { type: 'button', 'aria-expanded': String(open), 'aria-label': t('diffLabel')(path) }, [
+      open ? t('hideDiff') : t('diff'),
+    ]);
     toggle.addEventListener('click', () => {
       if (run.diffs.has(path)) run.diffs.delete(path);
       else run.diffs.add(path);
@@ -101,20 +132,33 @@ export function proposalCard(run, path, part, extra, redraw) {
   }
   if (writable(file)) {
     const force = file.status === 'held back';
-    const write = h('button', { type: 'button', class: 'primary', 'aria-label': (force ? t('writeAnywayLabel') : t('writeLabel'))(path) }, [force ? t('writeAnyway') : t('write')]);
-    write.addEventListener('click', () => void post('POST /api/write', { run: view.id, path, base: file.base ?? '', force }).catch(showError));
+    const write = h(
+      'button',
+      { type: 'button', class: 'primary', 'aria-label': (force ? t('writeAnywayLabel') : t('writeLabel'))(path) },
+      [force ? t('writeAnyway') : t('write')],
+    );
+    write.addEventListener(
+      'click',
+      () => void post('POST /api/write', { run: view.id, path, base: file.base ?? '', force }).catch(showError),
+    );
     actions.append(write);
   }
   if (file.reason !== undefined) card.append(h('p', { class: 'reason' }, [fromServer(file.reason)]));
   // Said on the card, not only in the diff: the reader may write it without opening the diff.
-  if (hasHidden(path) || view.hiddenIn.includes(path) || (file.diff !== undefined && diffRows(file.diff).some((row) => row.hidden))) {
+  if (
+    hasHidden(path) ||
+    view.hiddenIn.includes(path) ||
+    (file.diff !== undefined && diffRows(file.diff).some((row) => row.hidden))
+  ) {
     card.append(h('p', { class: 'reason hidden-note', role: 'note' }, [t('hiddenNote')]));
   }
   if (file.written) {
     const set = file.backupSet?.split(/[\\/]/).pop();
     // Undo puts back the whole set this file's Write made: the button says how many files that is.
     const together = view.files.filter((f) => f.written && f.backupSet === file.backupSet).map((f) => f.path);
-    const undo = h('button', { type: 'button', 'aria-label': t('undoLabel')(together.length, together.join(', ')) }, [t('undo')(together.length)]);
+    const undo = h('button', { type: 'button', 'aria-label': t('undoLabel')(together.length, together.join(', ')) }, [
+      t('undo')(together.length),
+    ]);
     undo.addEventListener('click', () => void undoSet(run, set, together.length, redraw));
     card.append(h('p', { class: 'reason written' }, [t('written')(file.backupSet ?? ''), ' ', undo]));
   }
@@ -142,7 +186,11 @@ export function undoneView(undone) {
   const parts = [`${t('undone')(undone.count)}: `];
   undone.files.forEach((f, i) => {
     if (i > 0) parts.push(', ');
-    parts.push(`${f.path} (${t('action')(f.action)}`, ...(f.reason === undefined ? [] : [': ', fromServer(f.reason)]), ')');
+    parts.push(
+      `${f.path} (${t('action')(f.action)}`,
+      ...(f.reason === undefined ? [] : [': ', fromServer(f.reason)]),
+      ')',
+    );
   });
   parts.push('.');
   return h('p', { class: 'notice', role: 'status' }, parts);
@@ -153,8 +201,21 @@ export function undoneView(undone) {
 export function summaryView(run) {
   const { view } = run;
   const ready = view.files.filter(writable).filter((f) => f.status !== 'held back');
-  const items = view.files.map((f) => h('li', {}, [h('span', { class: `badge ${(f.written ? 'written' : f.status).split(' ')[0] ?? ''}` }, [t('status')(f.written ? 'written' : f.status)]), ' ', h('code', {}, [f.path]), ' ', countsOf(f)]));
-  const box = h('div', { class: 'summary', role: 'group', 'aria-label': t('proposals')(view.files.length) }, [h('strong', {}, [t('proposals')(view.files.length)]), h('ul', {}, items)]);
+  const items = view.files.map((f) =>
+    h('li', {}, [
+      h('span', { class: `badge ${(f.written ? 'written' : f.status).split(' ')[0] ?? ''}` }, [
+        t('status')(f.written ? 'written' : f.status),
+      ]),
+      ' ',
+      h('code', {}, [f.path]),
+      ' ',
+      countsOf(f),
+    ]),
+  );
+  const box = h('div', { class: 'summary', role: 'group', 'aria-label': t('proposals')(view.files.length) }, [
+    h('strong', {}, [t('proposals')(view.files.length)]),
+    h('ul', {}, items),
+  ]);
   if (ready.length > 1) {
     const all = h('button', { type: 'button', class: 'primary' }, [t('writeAll')(ready.length)]);
     all.addEventListener('click', () => {

@@ -45,14 +45,19 @@ export async function takeToken() {
     let value;
     let ok = false;
     try {
-      const res = await fetch('/api/exchange', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+      const res = await fetch('/api/exchange', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
       ok = res.ok;
       value = await res.json().catch(() => undefined);
     } catch {
       throw new Error(t('notRunning'));
     }
     if (ok && isRecord(value) && typeof value.token === 'string') return keep(value.token);
-    const reason = isRecord(value) && (value.reason === 'used' || value.reason === 'expired') ? value.reason : 'unknown';
+    const reason =
+      isRecord(value) && (value.reason === 'used' || value.reason === 'expired') ? value.reason : 'unknown';
     return { kind: 'refused', reason };
   }
   let kept = null;
@@ -86,8 +91,18 @@ export async function prove() {
     const value = /** @type {unknown} */ (await res.json());
     if (!isRecord(value) || typeof value.instance !== 'string' || typeof value.proof !== 'string') return 'foreign';
     const encoder = new TextEncoder();
-    const hmac = await crypto.subtle.importKey('raw', encoder.encode(key.token), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    const mac = await crypto.subtle.sign('HMAC', hmac, encoder.encode(`deepwork pult proof\n${value.instance}\n${challenge}`));
+    const hmac = await crypto.subtle.importKey(
+      'raw',
+      encoder.encode(key.token),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
+    const mac = await crypto.subtle.sign(
+      'HMAC',
+      hmac,
+      encoder.encode(`deepwork pult proof\n${value.instance}\n${challenge}`),
+    );
     return base64url(new Uint8Array(mac)) === value.proof ? 'ours' : 'foreign';
   } catch {
     return 'foreign';
@@ -176,24 +191,37 @@ export async function connect() {
 function isServerMessage(message) {
   if (!isRecord(message)) return false;
   switch (message.type) {
-    case 'run': return isRecord(message.run) && typeof message.run.id === 'number';
-    case 'progress': return typeof message.id === 'number' && typeof message.received === 'number' && typeof message.thinking === 'number';
-    case 'conversations': return Array.isArray(message.list) && (message.current === undefined || typeof message.current === 'string');
-    case 'rekeyed': return true;
-    case 'error': return typeof message.message === 'string';
-    default: return false;
+    case 'run':
+      return isRecord(message.run) && typeof message.run.id === 'number';
+    case 'progress':
+      return (
+        typeof message.id === 'number' && typeof message.received === 'number' && typeof message.thinking === 'number'
+      );
+    case 'conversations':
+      return Array.isArray(message.list) && (message.current === undefined || typeof message.current === 'string');
+    case 'rekeyed':
+      return true;
+    case 'error':
+      return typeof message.message === 'string';
+    default:
+      return false;
   }
 }
 
 /** @param {ServerMessage} message */
 function take(message) {
   switch (message.type) {
-    case 'rekeyed': return lockOut(t('rekeyed'));
-    case 'run': return showRun(message.run);
-    case 'conversations': return takeConversations(message);
-    case 'progress': return takeProgress(message.id, message.received, message.thinking);
+    case 'rekeyed':
+      return lockOut(t('rekeyed'));
+    case 'run':
+      return showRun(message.run);
+    case 'conversations':
+      return takeConversations(message);
+    case 'progress':
+      return takeProgress(message.id, message.received, message.thinking);
     // An answer to a message the page does not send: nothing to show.
-    case 'error': return undefined;
+    case 'error':
+      return undefined;
   }
 }
 
@@ -207,7 +235,10 @@ async function back() {
   if (state !== undefined && pult.instance !== '' && state.instance !== pult.instance) {
     pult.instance = state.instance;
     runs.clear();
-    if (showing !== undefined) await post('POST /api/conversation/open', { id: showing }).then(takeConversations).catch(() => undefined);
+    if (showing !== undefined)
+      await post('POST /api/conversation/open', { id: showing })
+        .then(takeConversations)
+        .catch(() => undefined);
     showRuns();
   }
   if (state !== undefined) pult.instance = state.instance;

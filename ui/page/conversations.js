@@ -18,12 +18,20 @@ export function showConversations() {
   if (list.length === 0) {
     items.replaceChildren(h('li', { class: 'small muted' }, [t('noConversations')]));
   } else {
-    items.replaceChildren(...list.map((c) => {
-      const when = new Date(c.time).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
-      const button = h('button', { type: 'button', 'aria-current': String(c.id === current) }, [h('span', { class: 'title' }, [c.title]), h('span', { class: 'when' }, [`${when} · ${t('questions')(c.questions)}`])]);
-      button.addEventListener('click', () => void post('POST /api/conversation/open', { id: c.id }).then(takeConversations).catch(showError));
-      return h('li', {}, [button]);
-    }));
+    items.replaceChildren(
+      ...list.map((c) => {
+        const when = new Date(c.time).toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
+        const button = h('button', { type: 'button', 'aria-current': String(c.id === current) }, [
+          h('span', { class: 'title' }, [c.title]),
+          h('span', { class: 'when' }, [`${when} · ${t('questions')(c.questions)}`]),
+        ]);
+        button.addEventListener(
+          'click',
+          () => void post('POST /api/conversation/open', { id: c.id }).then(takeConversations).catch(showError),
+        );
+        return h('li', {}, [button]);
+      }),
+    );
   }
   showButtons();
 }

@@ -54,7 +54,13 @@ function ask() {
   hint.hidden = true;
   const steps = Number($of('steps', HTMLInputElement).value);
   const bridge = /** @type {BridgeChoice} */ ($of('bridge-choice', HTMLSelectElement).value);
-  void post('POST /api/ask', { question, files: [...selected], steps, bridge, follow: conversations.current !== undefined })
+  void post('POST /api/ask', {
+    question,
+    files: [...selected],
+    steps,
+    bridge,
+    follow: conversations.current !== undefined,
+  })
     .then(() => {
       box.value = '';
       saveDraft();
@@ -72,12 +78,23 @@ function savedLanguage() {
 
 async function start() {
   const saved = savedLanguage();
-  const lang = saved === 'ru' || saved === 'en' ? saved : navigator.language.toLowerCase().startsWith('ru') ? 'ru' : 'en';
+  const lang =
+    saved === 'ru' || saved === 'en' ? saved : navigator.language.toLowerCase().startsWith('ru') ? 'ru' : 'en';
   setLanguage(lang);
   const taken = await takeToken();
   if (taken.kind === 'refused') {
     applyLanguage(lang);
-    lockOut(t(taken.reason === 'used' ? 'linkUsed' : taken.reason === 'expired' ? 'linkExpired' : taken.reason === 'unknown' ? 'linkUnknown' : 'noLink'));
+    lockOut(
+      t(
+        taken.reason === 'used'
+          ? 'linkUsed'
+          : taken.reason === 'expired'
+            ? 'linkExpired'
+            : taken.reason === 'unknown'
+              ? 'linkUnknown'
+              : 'noLink',
+      ),
+    );
     return;
   }
   const peer = await prove();
@@ -97,10 +114,15 @@ async function start() {
   document.title = `deepwork — ${state.rootName}`;
   $of('steps', HTMLInputElement).value = String(state.steps);
   const choice = $of('bridge-choice', HTMLSelectElement);
-  choice.replaceChildren(h('option', { value: 'configured' }, [state.bridge.label]), h('option', { value: 'demo', 'data-i18n': 'demoOption' }, [t('demoOption')]), h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]));
+  choice.replaceChildren(
+    h('option', { value: 'configured' }, [state.bridge.label]),
+    h('option', { value: 'demo', 'data-i18n': 'demoOption' }, [t('demoOption')]),
+    h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]),
+  );
   const draft = readDraft();
   // The bridge chosen before a reload (the demo, or copy and paste), when the page offers it still.
-  if (draft.bridge !== undefined && [...choice.options].some((o) => o.value === draft.bridge)) choice.value = draft.bridge;
+  if (draft.bridge !== undefined && [...choice.options].some((o) => o.value === draft.bridge))
+    choice.value = draft.bridge;
   takeConversations(state.conversations);
   takeRuns(state.runs);
   pult.instance = (await get('GET /api/ping')).instance;
@@ -133,7 +155,10 @@ $('lang').addEventListener('change', () => {
   applyLanguage(lang);
 });
 $('stop').addEventListener('click', () => void post('POST /api/stop', {}).catch(showError));
-$('new-conversation').addEventListener('click', () => void post('POST /api/conversation/new', {}).then(takeConversations).catch(showError));
+$('new-conversation').addEventListener(
+  'click',
+  () => void post('POST /api/conversation/new', {}).then(takeConversations).catch(showError),
+);
 $('ask-form').addEventListener('submit', (event) => {
   event.preventDefault();
   ask();
@@ -149,7 +174,8 @@ $('question').addEventListener('keydown', (event) => {
   }
 });
 document.addEventListener('keydown', (event) => {
-  if (event.key === 'Escape' && !$of('stop', HTMLButtonElement).disabled) void post('POST /api/stop', {}).catch(showError);
+  if (event.key === 'Escape' && !$of('stop', HTMLButtonElement).disabled)
+    void post('POST /api/stop', {}).catch(showError);
 });
 setInterval(tickWaiting, 1000);
 void start().catch(showError);

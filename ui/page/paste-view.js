@@ -13,7 +13,9 @@ export function pasteView(run, step, paste, redraw) {
   const id = run.view.id;
   if (run.paste?.step !== step) fetchMessage(run, step, redraw);
   const message = run.paste?.message;
-  const text = /** @type {HTMLTextAreaElement} */ (h('textarea', { class: 'message', readonly: '', rows: '5', 'aria-label': t('messageLabel') }));
+  const text = /** @type {HTMLTextAreaElement} */ (
+    h('textarea', { class: 'message', readonly: '', rows: '5', 'aria-label': t('messageLabel') })
+  );
   text.value = message ?? t('loading');
   const copy = h('button', { type: 'button', class: 'primary' }, [t('copyMessage')]);
   copy.addEventListener('click', () => {
@@ -30,19 +32,24 @@ export function pasteView(run, step, paste, redraw) {
     if (navigator.clipboard === undefined) return fallback();
     navigator.clipboard.writeText(message).then(done, fallback);
   });
-  const note = h('span', { class: 'small muted', role: 'status' }, [run.note === undefined ? '' : run.note.kind === 'copied' ? t('copied') : run.note.message]);
+  const note = h('span', { class: 'small muted', role: 'status' }, [
+    run.note === undefined ? '' : run.note.kind === 'copied' ? t('copied') : run.note.message,
+  ]);
   const reply = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: `reply-${id}`, rows: '6' }));
   reply.value = run.draft;
   reply.addEventListener('input', () => (run.draft = reply.value));
   const send = h('button', { type: 'button', class: 'primary' }, [t('sendReply')]);
   const sendReply = () => {
-    void post('POST /api/paste', { run: id, reply: reply.value }).then(() => {
-      run.draft = '';
-      run.note = undefined;
-    }, (error) => {
-      run.note = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
-      redraw(run);
-    });
+    void post('POST /api/paste', { run: id, reply: reply.value }).then(
+      () => {
+        run.draft = '';
+        run.note = undefined;
+      },
+      (error) => {
+        run.note = { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+        redraw(run);
+      },
+    );
   };
   send.addEventListener('click', sendReply);
   reply.addEventListener('keydown', (event) => {
@@ -53,9 +60,19 @@ export function pasteView(run, step, paste, redraw) {
   });
   const parts = [h('p', {}, [h('strong', {}, [t('pasteStep')(step, paste.chars, paste.tokens)])])];
   if (paste.warning !== undefined) parts.push(h('p', { class: 'hint', role: 'alert' }, [paste.warning]));
-  parts.push(h('div', { class: 'row' }, [copy, note]), text, h('p', { class: 'small muted' }, [t('pasteHow')]),
-    h('label', { for: `reply-${id}` }, [t('replyLabel')]), reply, h('div', { class: 'row' }, [send]));
-  return h('div', { class: 'paste', role: 'group', 'aria-label': t('pasteStep')(step, paste.chars, paste.tokens) }, parts);
+  parts.push(
+    h('div', { class: 'row' }, [copy, note]),
+    text,
+    h('p', { class: 'small muted' }, [t('pasteHow')]),
+    h('label', { for: `reply-${id}` }, [t('replyLabel')]),
+    reply,
+    h('div', { class: 'row' }, [send]),
+  );
+  return h(
+    'div',
+    { class: 'paste', role: 'group', 'aria-label': t('pasteStep')(step, paste.chars, paste.tokens) },
+    parts,
+  );
 }
 
 // Asks for the step's message once; the run is drawn again when it comes. A refusal is said, and the next drawing of
@@ -63,12 +80,15 @@ export function pasteView(run, step, paste, redraw) {
 /** @param {Run} run @param {number} step @param {(run: Run) => void} redraw */
 function fetchMessage(run, step, redraw) {
   run.paste = { step, message: undefined };
-  get('GET /api/paste', { run: String(run.view.id) }).then((value) => {
-    if (run.paste?.step !== step) return;
-    run.paste.message = value.message;
-    redraw(run);
-  }, (error) => {
-    if (run.paste?.step === step) run.paste = undefined;
-    showError(error);
-  });
+  get('GET /api/paste', { run: String(run.view.id) }).then(
+    (value) => {
+      if (run.paste?.step !== step) return;
+      run.paste.message = value.message;
+      redraw(run);
+    },
+    (error) => {
+      if (run.paste?.step === step) run.paste = undefined;
+      showError(error);
+    },
+  );
 }

@@ -14,12 +14,18 @@ import { t } from './strings.js';
 /** @param {LogEntry} e */
 function logLine(e) {
   switch (e.kind) {
-    case 'sending': return t('stepSending')(e);
-    case 'replied': return t('stepReplied')(e);
-    case 'answered-requests': return t('stepAnswered')(e);
-    case 'warning': return t('stepWarning')(e);
-    case 'done': return t('done')(e);
-    case 'not-saved': return t('notSaved')(e);
+    case 'sending':
+      return t('stepSending')(e);
+    case 'replied':
+      return t('stepReplied')(e);
+    case 'answered-requests':
+      return t('stepAnswered')(e);
+    case 'warning':
+      return t('stepWarning')(e);
+    case 'done':
+      return t('done')(e);
+    case 'not-saved':
+      return t('notSaved')(e);
   }
 }
 
@@ -41,7 +47,8 @@ function answerView(run) {
   for (const part of parts) {
     if (part.kind === 'prose') {
       // The model's text is set apart from deepwork's cards and summary: a bar beside it, and a caption over the first.
-      if (answer.querySelector('.prose') === null) answer.append(h('p', { class: 'from-model small muted' }, [t('fromModel')]));
+      if (answer.querySelector('.prose') === null)
+        answer.append(h('p', { class: 'from-model small muted' }, [t('fromModel')]));
       const prose = h('div', { class: 'prose', role: 'group', 'aria-label': t('fromModel') });
       prose.innerHTML = part.html;
       showHiddenIn(prose);
@@ -65,9 +72,16 @@ function answerView(run) {
 /** @param {Run} run */
 export function runView(run) {
   const { view } = run;
-  const log = h('ul', { class: 'log' }, view.log.map((e) => h('li', e.kind === 'warning' ? { class: 'warning' } : {}, [logLine(e)])));
-  if (view.waiting !== undefined && view.waiting.paste === undefined) log.append(h('li', { class: 'waiting' }, [t('waiting')(view.waiting)]));
-  const meta = view.reopened ? t('reopened') : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
+  const log = h(
+    'ul',
+    { class: 'log' },
+    view.log.map((e) => h('li', e.kind === 'warning' ? { class: 'warning' } : {}, [logLine(e)])),
+  );
+  if (view.waiting !== undefined && view.waiting.paste === undefined)
+    log.append(h('li', { class: 'waiting' }, [t('waiting')(view.waiting)]));
+  const meta = view.reopened
+    ? t('reopened')
+    : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
   if (view.log.length > 0 || view.waiting !== undefined) body.append(log);
   if (view.waiting?.paste !== undefined) body.append(pasteView(run, view.waiting.step, view.waiting.paste, redraw));
@@ -77,7 +91,9 @@ export function runView(run) {
   if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [fromServer(view.error)]));
   if (run.undone !== undefined) body.append(undoneView(run.undone));
   const summary = h('summary', {}, [h('h3', {}, [view.question])]);
-  const details = /** @type {HTMLDetailsElement} */ (h('details', { class: 'run', id: `run-${view.id}`, 'data-state': view.state }, [summary, body]));
+  const details = /** @type {HTMLDetailsElement} */ (
+    h('details', { class: 'run', id: `run-${view.id}`, 'data-state': view.state }, [summary, body])
+  );
   details.open = !(run.folded ?? view.id !== newestId());
   // Only the reader's own folding is remembered (a click or Enter on the summary), not the page's.
   summary.addEventListener('click', () => (run.folded = details.open));

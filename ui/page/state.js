@@ -58,19 +58,30 @@ export function takeRun(view) {
     return { run: known, fresh: false };
   }
   /** @type {Run} */
-  const run = { view, folded: undefined, diffs: new Set(), undone: undefined, paste: undefined, draft: '', note: undefined };
+  const run = {
+    view,
+    folded: undefined,
+    diffs: new Set(),
+    undone: undefined,
+    paste: undefined,
+    draft: '',
+    note: undefined,
+  };
   runs.set(view.id, run);
   return { run, fresh: true };
 }
 
 // The runs of the conversation shown, oldest first.
 export function shownRuns() {
-  return [...runs.values()].filter((r) => r.view.conversation === conversations.current).sort((a, b) => a.view.id - b.view.id);
+  return [...runs.values()]
+    .filter((r) => r.view.conversation === conversations.current)
+    .sort((a, b) => a.view.id - b.view.id);
 }
 
 // The newest run of the conversation shown (0: none), which is open unless the reader folded it.
 export function newestId() {
   let newest = 0;
-  for (const { view } of runs.values()) if (view.conversation === conversations.current && view.id > newest) newest = view.id;
+  for (const { view } of runs.values())
+    if (view.conversation === conversations.current && view.id > newest) newest = view.id;
   return newest;
 }

@@ -16,66 +16,139 @@ function ruPlural(n, one, few, many) {
 }
 
 const en = {
-  bridge: 'Bridge', check: 'Check', checking: 'checking…', language: 'Language', files: 'Files', filter: 'Filter',
-  filterHint: 'part of a path', treeLabel: 'Project files', conversations: 'Conversations', question: 'Question',
-  questionHint: 'Where is it decided that an answer is complete? (Ctrl+Enter asks, Esc stops)', steps: 'Steps',
-  ask: 'Ask', stop: 'Stop', newConversation: 'New conversation', newConversationTitle: 'New conversation',
-  emptyRuns: 'Ask a question about this folder. The model reads the files it needs; nothing is written until you press Write.',
+  bridge: 'Bridge',
+  check: 'Check',
+  checking: 'checking…',
+  language: 'Language',
+  files: 'Files',
+  filter: 'Filter',
+  filterHint: 'part of a path',
+  treeLabel: 'Project files',
+  conversations: 'Conversations',
+  question: 'Question',
+  questionHint: 'Where is it decided that an answer is complete? (Ctrl+Enter asks, Esc stops)',
+  steps: 'Steps',
+  ask: 'Ask',
+  stop: 'Stop',
+  newConversation: 'New conversation',
+  newConversationTitle: 'New conversation',
+  emptyRuns:
+    'Ask a question about this folder. The model reads the files it needs; nothing is written until you press Write.',
   emptyQuestion: 'Write a question first: what should the model find out, explain or change?',
   noConversations: 'None yet: each question you ask starts or continues one.',
-  ready: 'ready', idle: 'idle', down: 'down', gone: 'not running',
-  demoState: 'The demo bridge answers offline: it searches for the question\'s words, it is not a model.',
+  ready: 'ready',
+  idle: 'idle',
+  down: 'down',
+  gone: 'not running',
+  demoState: "The demo bridge answers offline: it searches for the question's words, it is not a model.",
   downHint: 'To try deepwork without a model, choose the demo bridge in the Bridge list.',
-  goneBanner: (/** @type {string} */ root) => `deepwork stopped. Start it again — run deepwork ui in ${root}, or drop the folder on start-deepwork.cmd — and this page reconnects by itself.`,
+  goneBanner: (/** @type {string} */ root) =>
+    `deepwork stopped. Start it again — run deepwork ui in ${root}, or drop the folder on start-deepwork.cmd — and this page reconnects by itself.`,
   notRunning: 'deepwork is not running, so this was not done. Start it again; this page reconnects by itself.',
   // How a page got in, or why not (see "the key" below). Links live two minutes: CODE_LIFE_MS in ui/security.ts.
-  linkUsed: 'This link was used already: a link from deepwork lets one page in, once. If that was not you, someone else on this machine may have used it, so deepwork changed its key and locked them out. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new link.',
-  linkExpired: 'This link has expired: a link from deepwork works for two minutes. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.',
-  linkUnknown: 'This link is not this pult\'s: it was made for an earlier run of deepwork, or it was changed. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.',
-  noLink: 'This page opens with a link from deepwork. Run deepwork ui in the project folder (or drop the folder on start-deepwork.cmd): it opens the pult with a one-time link.',
-  foreignPult: 'Something answers on this page\'s port that cannot prove it is this page\'s pult: deepwork changed its key, or another program took the port. This page sends it nothing. Run deepwork ui in the project folder for a new link.',
-  rekeyed: 'A link to this pult was used a second time, so someone else on this machine may have had it: deepwork changed its key and let every page go, this one too. Run deepwork ui in the project folder for a new link.',
+  linkUsed:
+    'This link was used already: a link from deepwork lets one page in, once. If that was not you, someone else on this machine may have used it, so deepwork changed its key and locked them out. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new link.',
+  linkExpired:
+    'This link has expired: a link from deepwork works for two minutes. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.',
+  linkUnknown:
+    "This link is not this pult's: it was made for an earlier run of deepwork, or it was changed. Run deepwork ui in the project folder again (or drop the folder on start-deepwork.cmd) for a new one.",
+  noLink:
+    'This page opens with a link from deepwork. Run deepwork ui in the project folder (or drop the folder on start-deepwork.cmd): it opens the pult with a one-time link.',
+  foreignPult:
+    "Something answers on this page's port that cannot prove it is this page's pult: deepwork changed its key, or another program took the port. This page sends it nothing. Run deepwork ui in the project folder for a new link.",
+  rekeyed:
+    'A link to this pult was used a second time, so someone else on this machine may have had it: deepwork changed its key and let every page go, this one too. Run deepwork ui in the project folder for a new link.',
   noneTicked: 'No files ticked: the model asks for what it needs.',
-  ticked: (/** @type {number} */ n, /** @type {string} */ size) => `${n === 1 ? '1 file' : `${fmt(n)} files`} (${size}) go with the question.`,
-  overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) => ` That is past what one step sends (${fmt(chars)} characters, ${fmt(paths)} files): the model gets the first ones and asks again for the rest. Untick some.`,
-  folderBox: (/** @type {string} */ p) => `All files in ${p}`, openFolder: (/** @type {string} */ p) => `Open folder ${p}`, closeFolder: (/** @type {string} */ p) => `Close folder ${p}`,
+  ticked: (/** @type {number} */ n, /** @type {string} */ size) =>
+    `${n === 1 ? '1 file' : `${fmt(n)} files`} (${size}) go with the question.`,
+  overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) =>
+    ` That is past what one step sends (${fmt(chars)} characters, ${fmt(paths)} files): the model gets the first ones and asks again for the rest. Untick some.`,
+  folderBox: (/** @type {string} */ p) => `All files in ${p}`,
+  openFolder: (/** @type {string} */ p) => `Open folder ${p}`,
+  closeFolder: (/** @type {string} */ p) => `Close folder ${p}`,
   fileCount: (/** @type {number} */ n) => (n === 1 ? '1 file' : `${fmt(n)} files`),
   more: (/** @type {number} */ n) => `… ${fmt(n)} more; type more of the path`,
   continues: (/** @type {string} */ title) => `Ask continues “${title}”: the model gets its questions and answers.`,
   questions: (/** @type {number} */ n) => (n === 1 ? '1 question' : `${n} questions`),
-  withFiles: (/** @type {string} */ files) => `; with ${files}`, reopened: 'from a saved conversation',
-  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) => `Step ${e.step}/${e.steps}: sending ${fmt(e.chars)} characters, about ${fmt(e.tokens)} tokens of ${fmt(e.budget)}${e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : ''}.`,
-  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) => `Step ${e.step}/${e.steps}: reply of ${fmt(e.chars)} characters in ${duration(e.ms)}; ${e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer'}${e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : ''}.`,
-  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) => `Step ${e.step}/${e.steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${fmt(e.chars)} characters.`,
+  withFiles: (/** @type {string} */ files) => `; with ${files}`,
+  reopened: 'from a saved conversation',
+  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
+    `Step ${e.step}/${e.steps}: sending ${fmt(e.chars)} characters, about ${fmt(e.tokens)} tokens of ${fmt(e.budget)}${e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : ''}.`,
+  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
+    `Step ${e.step}/${e.steps}: reply of ${fmt(e.chars)} characters in ${duration(e.ms)}; ${e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer'}${e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : ''}.`,
+  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
+    `Step ${e.step}/${e.steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${fmt(e.chars)} characters.`,
   stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Step ${e.step}/${e.steps}: ${e.message}`,
-  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) => `Answer after ${e.steps} step${e.steps === 1 ? '' : 's'}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': the steps ran out' : ': the model repeated its requests'}.`,
-  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) => `The run could not be kept in ${e.where} (${e.reason}); deepwork apply will not find it.`,
-  waiting: (/** @type {Waiting} */ w) => `Step ${w.step}: waiting ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} s${w.thinking > 0 ? `, thinking, ${fmt(w.thinking)} characters` : ''}${w.received > 0 ? `, ${fmt(w.received)} characters so far` : ''}…`,
+  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
+    `Answer after ${e.steps} step${e.steps === 1 ? '' : 's'}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': the steps ran out' : ': the model repeated its requests'}.`,
+  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
+    `The run could not be kept in ${e.where} (${e.reason}); deepwork apply will not find it.`,
+  waiting: (/** @type {Waiting} */ w) =>
+    `Step ${w.step}: waiting ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} s${w.thinking > 0 ? `, thinking, ${fmt(w.thinking)} characters` : ''}${w.received > 0 ? `, ${fmt(w.received)} characters so far` : ''}…`,
   stopped: 'Stopped.',
-  status: (/** @type {Badge} */ s) => /** @satisfies {Record<Badge, string>} */ ({ new: 'new', changed: 'changed', 'held back': 'held back', incomplete: 'incomplete', refused: 'refused', failed: 'failed', stopped: 'stopped', unchanged: 'unchanged', written: 'written', unknown: 'unknown' })[s],
+  status: (/** @type {Badge} */ s) =>
+    /** @satisfies {Record<Badge, string>} */ ({
+      new: 'new',
+      changed: 'changed',
+      'held back': 'held back',
+      incomplete: 'incomplete',
+      refused: 'refused',
+      failed: 'failed',
+      stopped: 'stopped',
+      unchanged: 'unchanged',
+      written: 'written',
+      unknown: 'unknown',
+    })[s],
   proposals: (/** @type {number} */ n) => (n === 1 ? '1 proposed change' : `${n} proposed changes`),
-  writeAll: (/** @type {number} */ n) => `Write all (${n})`, write: 'Write', writeAnyway: 'Write anyway',
-  writeLabel: (/** @type {string} */ p) => `Write ${p}`, writeAnywayLabel: (/** @type {string} */ p) => `Write ${p} anyway`,
-  diff: 'Diff', hideDiff: 'Hide diff', diffLabel: (/** @type {string} */ p) => `Diff of ${p}`, undo: (/** @type {number} */ n) => `Undo this write: ${n} file${n === 1 ? '' : 's'}`, undoLabel: (/** @type {number} */ n, /** @type {string} */ list) => `Undo this write: ${n} file${n === 1 ? '' : 's'} (${list})`,
+  writeAll: (/** @type {number} */ n) => `Write all (${n})`,
+  write: 'Write',
+  writeAnyway: 'Write anyway',
+  writeLabel: (/** @type {string} */ p) => `Write ${p}`,
+  writeAnywayLabel: (/** @type {string} */ p) => `Write ${p} anyway`,
+  diff: 'Diff',
+  hideDiff: 'Hide diff',
+  diffLabel: (/** @type {string} */ p) => `Diff of ${p}`,
+  undo: (/** @type {number} */ n) => `Undo this write: ${n} file${n === 1 ? '' : 's'}`,
+  undoLabel: (/** @type {number} */ n, /** @type {string} */ list) =>
+    `Undo this write: ${n} file${n === 1 ? '' : 's'} (${list})`,
   written: (/** @type {string} */ set) => `Written; the previous version is in ${set}.`,
   // Followed by ": ", each file with what became of it, and ".".
-  undone: (/** @type {number} */ n) => `Undid this write of ${n} file${n === 1 ? '' : 's'}`, nothingUndone: 'Nothing to put back: no file of that set was written.',
-  action: (/** @type {UndoAction} */ a) => /** @satisfies {Record<UndoAction, string>} */ ({ restored: 'restored', removed: 'removed', left: 'left alone', failed: 'failed' })[a],
-  cutCard: 'The reply ended before this block\'s END line: it is never written.',
-  elsewhere: 'Proposed at an earlier step', notKept: 'Proposed in an earlier session; only the folder\'s last run can still be written.',
+  undone: (/** @type {number} */ n) => `Undid this write of ${n} file${n === 1 ? '' : 's'}`,
+  nothingUndone: 'Nothing to put back: no file of that set was written.',
+  action: (/** @type {UndoAction} */ a) =>
+    /** @satisfies {Record<UndoAction, string>} */ ({
+      restored: 'restored',
+      removed: 'removed',
+      left: 'left alone',
+      failed: 'failed',
+    })[a],
+  cutCard: "The reply ended before this block's END line: it is never written.",
+  elsewhere: 'Proposed at an earlier step',
+  notKept: "Proposed in an earlier session; only the folder's last run can still be written.",
   partOf: (/** @type {number} */ i, /** @type {number} */ n) => `part ${i} of ${n} for this file`,
-  fileBlock: 'FILE', editBlock: 'EDIT',
-  pasteOption: 'Copy and paste (any web chat)', demoOption: 'demo bridge (not a model)',
+  fileBlock: 'FILE',
+  editBlock: 'EDIT',
+  pasteOption: 'Copy and paste (any web chat)',
+  demoOption: 'demo bridge (not a model)',
   // A route that answered an error without saying which (a proxy's page, a crash).
   httpError: (/** @type {number} */ status) => `The pult answered HTTP ${status} without saying why.`,
-  pasteState: 'You are the bridge: each message is copied into any web chat, and its reply pasted back here. No service to start.',
-  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) => `Step ${step}: copy this message into the web chat (${fmt(chars)} characters, about ${fmt(tokens)} tokens).`,
-  pasteHow: 'A new chat for each question or the same chat both work: every message holds the whole conversation. Paste the model\'s whole reply below (the chat\'s Copy button copies it).',
-  copyMessage: 'Copy message', copied: 'Copied.', copyFallback: 'The browser did not allow the clipboard: the message is selected, press Ctrl+C.',
-  messageLabel: 'Message to copy', loading: 'Loading…', replyLabel: "Model's reply", sendReply: 'Send reply',
+  pasteState:
+    'You are the bridge: each message is copied into any web chat, and its reply pasted back here. No service to start.',
+  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) =>
+    `Step ${step}: copy this message into the web chat (${fmt(chars)} characters, about ${fmt(tokens)} tokens).`,
+  pasteHow:
+    "A new chat for each question or the same chat both work: every message holds the whole conversation. Paste the model's whole reply below (the chat's Copy button copies it).",
+  copyMessage: 'Copy message',
+  copied: 'Copied.',
+  copyFallback: 'The browser did not allow the clipboard: the message is selected, press Ctrl+C.',
+  messageLabel: 'Message to copy',
+  loading: 'Loading…',
+  replyLabel: "Model's reply",
+  sendReply: 'Send reply',
   hiddenChar: 'An invisible or direction-changing character, shown as its code',
   hiddenLine: 'This line holds invisible or direction-changing characters',
-  hiddenNote: 'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
+  hiddenNote:
+    'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
   fromModel: 'Written by the model',
 };
 
@@ -85,63 +158,138 @@ const en = {
 // Every key of the English table, each of the same type: a missing or mistyped translation fails `tsc -p ui/page`.
 /** @type {Strings} */
 const ru = {
-  bridge: 'Мост', check: 'Проверить', checking: 'проверка…', language: 'Язык', files: 'Файлы', filter: 'Фильтр',
-  filterHint: 'часть пути', treeLabel: 'Файлы проекта', conversations: 'Беседы', question: 'Вопрос',
-  questionHint: 'Где решается, что ответ готов? (Ctrl+Enter — спросить, Esc — остановить)', steps: 'Шаги',
-  ask: 'Спросить', stop: 'Стоп', newConversation: 'Новая беседа', newConversationTitle: 'Новая беседа',
-  emptyRuns: 'Задайте вопрос об этой папке. Модель сама читает нужные файлы; ничего не записывается, пока вы не нажмёте «Записать».',
+  bridge: 'Мост',
+  check: 'Проверить',
+  checking: 'проверка…',
+  language: 'Язык',
+  files: 'Файлы',
+  filter: 'Фильтр',
+  filterHint: 'часть пути',
+  treeLabel: 'Файлы проекта',
+  conversations: 'Беседы',
+  question: 'Вопрос',
+  questionHint: 'Где решается, что ответ готов? (Ctrl+Enter — спросить, Esc — остановить)',
+  steps: 'Шаги',
+  ask: 'Спросить',
+  stop: 'Стоп',
+  newConversation: 'Новая беседа',
+  newConversationTitle: 'Новая беседа',
+  emptyRuns:
+    'Задайте вопрос об этой папке. Модель сама читает нужные файлы; ничего не записывается, пока вы не нажмёте «Записать».',
   emptyQuestion: 'Сначала напишите вопрос: что модели выяснить, объяснить или изменить?',
   noConversations: 'Пока нет: каждый вопрос начинает или продолжает беседу.',
-  ready: 'готов', idle: 'ждёт', down: 'недоступен', gone: 'не запущен',
+  ready: 'готов',
+  idle: 'ждёт',
+  down: 'недоступен',
+  gone: 'не запущен',
   demoState: 'Демо-мост отвечает без сети: он ищет слова вопроса, это не модель.',
   downHint: 'Чтобы попробовать deepwork без модели, выберите демо-мост в списке «Мост».',
-  goneBanner: (/** @type {string} */ root) => `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
+  goneBanner: (/** @type {string} */ root) =>
+    `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
   notRunning: 'deepwork не запущен, поэтому это не сделано. Запустите его снова; страница подключится сама.',
-  linkUsed: 'Эта ссылка уже использована: ссылка от deepwork впускает одну страницу, один раз. Если это были не вы, её мог использовать кто-то другой на этом компьютере, поэтому deepwork сменил ключ и закрыл ему доступ. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую ссылку.',
-  linkExpired: 'Срок этой ссылки истёк: ссылка от deepwork действует две минуты. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
-  linkUnknown: 'Эта ссылка не от этого пульта: она сделана для прежнего запуска deepwork или изменена. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
-  noLink: 'Эта страница открывается по ссылке от deepwork. Запустите deepwork ui в папке проекта (или перетащите папку на start-deepwork.cmd): он откроет пульт по одноразовой ссылке.',
-  foreignPult: 'На порту этой страницы отвечает кто-то, кто не может доказать, что он её пульт: deepwork сменил ключ или порт занят другой программой. Страница ничего ему не отправляет. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
-  rekeyed: 'Ссылку на этот пульт использовали второй раз, значит, она могла быть у кого-то ещё на этом компьютере: deepwork сменил ключ и отключил все страницы, и эту тоже. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
+  linkUsed:
+    'Эта ссылка уже использована: ссылка от deepwork впускает одну страницу, один раз. Если это были не вы, её мог использовать кто-то другой на этом компьютере, поэтому deepwork сменил ключ и закрыл ему доступ. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую ссылку.',
+  linkExpired:
+    'Срок этой ссылки истёк: ссылка от deepwork действует две минуты. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
+  linkUnknown:
+    'Эта ссылка не от этого пульта: она сделана для прежнего запуска deepwork или изменена. Запустите deepwork ui в папке проекта снова (или перетащите папку на start-deepwork.cmd), чтобы получить новую.',
+  noLink:
+    'Эта страница открывается по ссылке от deepwork. Запустите deepwork ui в папке проекта (или перетащите папку на start-deepwork.cmd): он откроет пульт по одноразовой ссылке.',
+  foreignPult:
+    'На порту этой страницы отвечает кто-то, кто не может доказать, что он её пульт: deepwork сменил ключ или порт занят другой программой. Страница ничего ему не отправляет. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
+  rekeyed:
+    'Ссылку на этот пульт использовали второй раз, значит, она могла быть у кого-то ещё на этом компьютере: deepwork сменил ключ и отключил все страницы, и эту тоже. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
   noneTicked: 'Файлы не отмечены: модель сама попросит нужные.',
-  ticked: (/** @type {number} */ n, /** @type {string} */ size) => `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${size}) уйдут с вопросом.`,
-  overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) => ` Это больше, чем отправляется за шаг (${fmt(chars)} символов, ${fmt(paths)} файлов): модель получит первые и попросит остальные снова. Снимите часть отметок.`,
-  folderBox: (/** @type {string} */ p) => `Все файлы в ${p}`, openFolder: (/** @type {string} */ p) => `Открыть папку ${p}`, closeFolder: (/** @type {string} */ p) => `Закрыть папку ${p}`,
+  ticked: (/** @type {number} */ n, /** @type {string} */ size) =>
+    `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${size}) уйдут с вопросом.`,
+  overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) =>
+    ` Это больше, чем отправляется за шаг (${fmt(chars)} символов, ${fmt(paths)} файлов): модель получит первые и попросит остальные снова. Снимите часть отметок.`,
+  folderBox: (/** @type {string} */ p) => `Все файлы в ${p}`,
+  openFolder: (/** @type {string} */ p) => `Открыть папку ${p}`,
+  closeFolder: (/** @type {string} */ p) => `Закрыть папку ${p}`,
   fileCount: (/** @type {number} */ n) => `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')}`,
   more: (/** @type {number} */ n) => `… ещё ${fmt(n)}; уточните путь`,
-  continues: (/** @type {string} */ title) => `«Спросить» продолжит беседу «${title}»: модель получит её вопросы и ответы.`,
+  continues: (/** @type {string} */ title) =>
+    `«Спросить» продолжит беседу «${title}»: модель получит её вопросы и ответы.`,
   questions: (/** @type {number} */ n) => `${n} ${ruPlural(n, 'вопрос', 'вопроса', 'вопросов')}`,
-  withFiles: (/** @type {string} */ files) => `; с файлами ${files}`, reopened: 'из сохранённой беседы',
-  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) => `Шаг ${e.step}/${e.steps}: отправка ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')}, около ${fmt(e.tokens)} токенов из ${fmt(e.budget)}${e.dropped > 0 ? `; убрано ранних результатов: ${e.dropped}` : ''}.`,
-  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) => `Шаг ${e.step}/${e.steps}: ответ из ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')} за ${duration(e.ms)}; ${e.requests.length > 0 ? `просит ${e.requests.join('; ')}` : 'запросов нет: это ответ'}${e.files.length > 0 ? `; предлагает ${e.files.join(', ')}` : ''}.`,
-  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) => `Шаг ${e.step}/${e.steps}: выполнено запросов: ${e.requests}, ${fmt(e.chars)} ${ruPlural(e.chars, 'символ', 'символа', 'символов')}.`,
+  withFiles: (/** @type {string} */ files) => `; с файлами ${files}`,
+  reopened: 'из сохранённой беседы',
+  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
+    `Шаг ${e.step}/${e.steps}: отправка ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')}, около ${fmt(e.tokens)} токенов из ${fmt(e.budget)}${e.dropped > 0 ? `; убрано ранних результатов: ${e.dropped}` : ''}.`,
+  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
+    `Шаг ${e.step}/${e.steps}: ответ из ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')} за ${duration(e.ms)}; ${e.requests.length > 0 ? `просит ${e.requests.join('; ')}` : 'запросов нет: это ответ'}${e.files.length > 0 ? `; предлагает ${e.files.join(', ')}` : ''}.`,
+  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
+    `Шаг ${e.step}/${e.steps}: выполнено запросов: ${e.requests}, ${fmt(e.chars)} ${ruPlural(e.chars, 'символ', 'символа', 'символов')}.`,
   stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Шаг ${e.step}/${e.steps}: ${e.message}`,
-  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) => `Ответ за ${e.steps} ${ruPlural(e.steps, 'шаг', 'шага', 'шагов')}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': шаги кончились' : ': модель повторила запросы'}.`,
-  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) => `Запуск не сохранён в ${e.where} (${e.reason}); deepwork apply его не найдёт.`,
-  waiting: (/** @type {Waiting} */ w) => `Шаг ${w.step}: ожидание ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} с${w.thinking > 0 ? `, размышляет, ${fmt(w.thinking)} символов` : ''}${w.received > 0 ? `, получено ${fmt(w.received)} символов` : ''}…`,
+  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
+    `Ответ за ${e.steps} ${ruPlural(e.steps, 'шаг', 'шага', 'шагов')}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': шаги кончились' : ': модель повторила запросы'}.`,
+  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
+    `Запуск не сохранён в ${e.where} (${e.reason}); deepwork apply его не найдёт.`,
+  waiting: (/** @type {Waiting} */ w) =>
+    `Шаг ${w.step}: ожидание ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} с${w.thinking > 0 ? `, размышляет, ${fmt(w.thinking)} символов` : ''}${w.received > 0 ? `, получено ${fmt(w.received)} символов` : ''}…`,
   stopped: 'Остановлено.',
-  status: (/** @type {Badge} */ s) => /** @satisfies {Record<Badge, string>} */ ({ new: 'новый', changed: 'изменён', 'held back': 'придержан', incomplete: 'неполный', refused: 'отказано', failed: 'ошибка', stopped: 'остановлен', unchanged: 'без изменений', written: 'записан', unknown: 'неизвестно' })[s],
-  proposals: (/** @type {number} */ n) => `${n} ${ruPlural(n, 'предложенное изменение', 'предложенных изменения', 'предложенных изменений')}`,
-  writeAll: (/** @type {number} */ n) => `Записать все (${n})`, write: 'Записать', writeAnyway: 'Записать всё равно',
-  writeLabel: (/** @type {string} */ p) => `Записать ${p}`, writeAnywayLabel: (/** @type {string} */ p) => `Записать ${p} всё равно`,
-  diff: 'Изменения', hideDiff: 'Скрыть изменения', diffLabel: (/** @type {string} */ p) => `Изменения в ${p}`, undo: (/** @type {number} */ n) => `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')}`, undoLabel: (/** @type {number} */ n, /** @type {string} */ list) => `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${list})`,
+  status: (/** @type {Badge} */ s) =>
+    /** @satisfies {Record<Badge, string>} */ ({
+      new: 'новый',
+      changed: 'изменён',
+      'held back': 'придержан',
+      incomplete: 'неполный',
+      refused: 'отказано',
+      failed: 'ошибка',
+      stopped: 'остановлен',
+      unchanged: 'без изменений',
+      written: 'записан',
+      unknown: 'неизвестно',
+    })[s],
+  proposals: (/** @type {number} */ n) =>
+    `${n} ${ruPlural(n, 'предложенное изменение', 'предложенных изменения', 'предложенных изменений')}`,
+  writeAll: (/** @type {number} */ n) => `Записать все (${n})`,
+  write: 'Записать',
+  writeAnyway: 'Записать всё равно',
+  writeLabel: (/** @type {string} */ p) => `Записать ${p}`,
+  writeAnywayLabel: (/** @type {string} */ p) => `Записать ${p} всё равно`,
+  diff: 'Изменения',
+  hideDiff: 'Скрыть изменения',
+  diffLabel: (/** @type {string} */ p) => `Изменения в ${p}`,
+  undo: (/** @type {number} */ n) => `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')}`,
+  undoLabel: (/** @type {number} */ n, /** @type {string} */ list) =>
+    `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${list})`,
   written: (/** @type {string} */ set) => `Записан; прежняя версия в ${set}.`,
-  undone: (/** @type {number} */ n) => `Запись отменена (${n} ${ruPlural(n, 'файл', 'файла', 'файлов')})`, nothingUndone: 'Возвращать нечего: ни один файл этого набора не записан.',
-  action: (/** @type {UndoAction} */ a) => /** @satisfies {Record<UndoAction, string>} */ ({ restored: 'восстановлен', removed: 'удалён', left: 'не тронут', failed: 'не удалось' })[a],
+  undone: (/** @type {number} */ n) => `Запись отменена (${n} ${ruPlural(n, 'файл', 'файла', 'файлов')})`,
+  nothingUndone: 'Возвращать нечего: ни один файл этого набора не записан.',
+  action: (/** @type {UndoAction} */ a) =>
+    /** @satisfies {Record<UndoAction, string>} */ ({
+      restored: 'восстановлен',
+      removed: 'удалён',
+      left: 'не тронут',
+      failed: 'не удалось',
+    })[a],
   cutCard: 'Ответ оборвался до строки END этого блока: он не будет записан.',
-  elsewhere: 'Предложено на одном из прежних шагов', notKept: 'Предложено в прошлом сеансе; записать можно только последний запуск папки.',
+  elsewhere: 'Предложено на одном из прежних шагов',
+  notKept: 'Предложено в прошлом сеансе; записать можно только последний запуск папки.',
   partOf: (/** @type {number} */ i, /** @type {number} */ n) => `часть ${i} из ${n} для этого файла`,
-  fileBlock: 'FILE', editBlock: 'EDIT',
-  pasteOption: 'Копировать и вставлять (любой веб-чат)', demoOption: 'демо-мост (не модель)',
+  fileBlock: 'FILE',
+  editBlock: 'EDIT',
+  pasteOption: 'Копировать и вставлять (любой веб-чат)',
+  demoOption: 'демо-мост (не модель)',
   httpError: (/** @type {number} */ status) => `Пульт ответил HTTP ${status}, не объяснив почему.`,
-  pasteState: 'Мост — вы: каждое сообщение копируется в любой веб-чат, а его ответ вставляется сюда. Запускать ничего не нужно.',
-  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) => `Шаг ${step}: скопируйте это сообщение в веб-чат (${fmt(chars)} ${ruPlural(chars, 'символ', 'символа', 'символов')}, около ${fmt(tokens)} токенов).`,
-  pasteHow: 'Можно открывать новый чат для каждого вопроса или продолжать тот же: каждое сообщение содержит всю беседу. Вставьте ниже весь ответ модели (его копирует кнопка «Копировать» в чате).',
-  copyMessage: 'Копировать сообщение', copied: 'Скопировано.', copyFallback: 'Браузер не дал доступа к буферу обмена: сообщение выделено, нажмите Ctrl+C.',
-  messageLabel: 'Сообщение для копирования', loading: 'Загрузка…', replyLabel: 'Ответ модели', sendReply: 'Отправить ответ',
+  pasteState:
+    'Мост — вы: каждое сообщение копируется в любой веб-чат, а его ответ вставляется сюда. Запускать ничего не нужно.',
+  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) =>
+    `Шаг ${step}: скопируйте это сообщение в веб-чат (${fmt(chars)} ${ruPlural(chars, 'символ', 'символа', 'символов')}, около ${fmt(tokens)} токенов).`,
+  pasteHow:
+    'Можно открывать новый чат для каждого вопроса или продолжать тот же: каждое сообщение содержит всю беседу. Вставьте ниже весь ответ модели (его копирует кнопка «Копировать» в чате).',
+  copyMessage: 'Копировать сообщение',
+  copied: 'Скопировано.',
+  copyFallback: 'Браузер не дал доступа к буферу обмена: сообщение выделено, нажмите Ctrl+C.',
+  messageLabel: 'Сообщение для копирования',
+  loading: 'Загрузка…',
+  replyLabel: 'Ответ модели',
+  sendReply: 'Отправить ответ',
   hiddenChar: 'Невидимый или меняющий направление текста символ, показан своим кодом',
   hiddenLine: 'В этой строке есть невидимые или меняющие направление текста символы',
-  hiddenNote: 'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
+  hiddenNote:
+    'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
   fromModel: 'Написано моделью',
 };
 
@@ -184,5 +332,9 @@ export function duration(ms) {
 /** @param {number} bytes */
 export function size(bytes) {
   const [b, kb, mb] = lang === 'ru' ? ['Б', 'КБ', 'МБ'] : ['B', 'KB', 'MB'];
-  return bytes < 1024 ? `${bytes} ${b}` : bytes < 1024 * 1024 ? `${fmt(Math.round(bytes / 1024))} ${kb}` : `${(bytes / 1048576).toLocaleString(locale(), { maximumFractionDigits: 1 })} ${mb}`;
+  return bytes < 1024
+    ? `${bytes} ${b}`
+    : bytes < 1024 * 1024
+      ? `${fmt(Math.round(bytes / 1024))} ${kb}`
+      : `${(bytes / 1048576).toLocaleString(locale(), { maximumFractionDigits: 1 })} ${mb}`;
 }

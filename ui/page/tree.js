@@ -45,7 +45,14 @@ function buildTree(list) {
     for (const part of parts.slice(0, -1)) {
       let next = folder.dirs.get(part);
       if (next === undefined) {
-        next = { name: part, path: folder.path === '' ? part : `${folder.path}/${part}`, dirs: new Map(), files: [], count: 0, bytes: 0 };
+        next = {
+          name: part,
+          path: folder.path === '' ? part : `${folder.path}/${part}`,
+          dirs: new Map(),
+          files: [],
+          count: 0,
+          bytes: 0,
+        };
         folder.dirs.set(part, next);
       }
       folder = next;
@@ -72,7 +79,9 @@ function fileItem(path, label, bytes) {
     else selected.delete(path);
     afterTicking();
   });
-  return h('li', { role: 'treeitem' }, [h('div', { class: 'row' }, [box, h('label', {}, [label]), h('span', { class: 'size' }, [size(bytes)])])]);
+  return h('li', { role: 'treeitem' }, [
+    h('div', { class: 'row' }, [box, h('label', {}, [label]), h('span', { class: 'size' }, [size(bytes)])]),
+  ]);
 }
 
 /** @param {Folder} dir @param {HTMLInputElement} box */
@@ -88,7 +97,9 @@ function folderList(folder) {
   const list = h('ul', { role: 'group' });
   for (const dir of [...folder.dirs.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const children = h('ul', { role: 'group', hidden: '' });
-    const box = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', 'aria-label': t('folderBox')(dir.path), 'data-folder': dir.path }));
+    const box = /** @type {HTMLInputElement} */ (
+      h('input', { type: 'checkbox', 'aria-label': t('folderBox')(dir.path), 'data-folder': dir.path })
+    );
     showFolderBox(dir, box);
     box.addEventListener('change', () => {
       for (const p of filesUnder(dir.path)) {
@@ -97,7 +108,11 @@ function folderList(folder) {
       }
       afterTicking();
     });
-    const toggle = h('button', { type: 'button', class: 'folder', 'aria-expanded': 'false', 'aria-label': t('openFolder')(dir.path) }, [`▸ ${dir.name}/`]);
+    const toggle = h(
+      'button',
+      { type: 'button', class: 'folder', 'aria-expanded': 'false', 'aria-label': t('openFolder')(dir.path) },
+      [`▸ ${dir.name}/`],
+    );
     let filled = false;
     toggle.addEventListener('click', () => {
       const open = toggle.getAttribute('aria-expanded') !== 'true';
@@ -113,7 +128,12 @@ function folderList(folder) {
       setText(toggle, `${open ? '▾' : '▸'} ${dir.name}/`);
     });
     const sizeText = `${t('fileCount')(dir.count)}, ${size(dir.bytes)}`;
-    list.append(h('li', { role: 'treeitem' }, [h('div', { class: 'row' }, [box, toggle, h('span', { class: 'size' }, [sizeText])]), children]));
+    list.append(
+      h('li', { role: 'treeitem' }, [
+        h('div', { class: 'row' }, [box, toggle, h('span', { class: 'size' }, [sizeText])]),
+        children,
+      ]),
+    );
   }
   for (const file of folder.files) list.append(fileItem(file.path, file.name, file.size));
   return list;
@@ -127,18 +147,25 @@ export function showTree() {
     return;
   }
   const matches = files.paths.filter((p) => p.toLowerCase().includes(filter));
-  const list = h('ul', { role: 'group' }, matches.slice(0, 300).map((p) => fileItem(p, p, files.sizes.get(p) ?? 0)));
+  const list = h(
+    'ul',
+    { role: 'group' },
+    matches.slice(0, 300).map((p) => fileItem(p, p, files.sizes.get(p) ?? 0)),
+  );
   const more = matches.length > 300 ? [h('p', { class: 'small muted' }, [t('more')(matches.length - 300)])] : [];
   tree.replaceChildren(list, ...more);
 }
 
 function afterTicking() {
   showSelected();
-  for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#tree input[data-folder]'))) {
+  for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (
+    document.querySelectorAll('#tree input[data-folder]')
+  )) {
     const dir = folderAt(box.dataset.folder ?? '');
     if (dir !== undefined) showFolderBox(dir, box);
   }
-  for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#tree input[data-path]'))) box.checked = selected.has(box.dataset.path ?? '');
+  for (const box of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#tree input[data-path]')))
+    box.checked = selected.has(box.dataset.path ?? '');
   saveDraft();
 }
 
@@ -163,6 +190,8 @@ export function showSelected() {
   }
   const bytes = [...selected].reduce((sum, p) => sum + (files.sizes.get(p) ?? 0), 0);
   const over = bytes > pult.limits.needChars || selected.size > pult.limits.needPaths;
-  el.textContent = t('ticked')(selected.size, size(bytes)) + (over ? t('overBudget')(pult.limits.needChars, pult.limits.needPaths) : '');
+  el.textContent =
+    t('ticked')(selected.size, size(bytes)) +
+    (over ? t('overBudget')(pult.limits.needChars, pult.limits.needPaths) : '');
   el.classList.toggle('over', over);
 }
