@@ -21,14 +21,14 @@ export function scrubberOf(key: string | undefined): (text: string) => string {
 
 // JSON's short escapes (RFC 8259, section 7), as regular expressions for what follows the backslash.
 const SHORT_ESCAPES: Record<number, string> = {
-  0x22: '"',
-  0x5c: '\\\\',
-  0x2f: '\\/',
-  0x08: 'b',
-  0x0c: 'f',
-  0x0a: 'n',
-  0x0d: 'r',
-  0x09: 't',
+  34: '"',
+  92: '\\\\',
+  47: '\\/',
+  8: 'b',
+  12: 'f',
+  10: 'n',
+  13: 'r',
+  9: 't',
 };
 
 // A regular expression for one UTF-16 code unit and each way JSON can write it: itself, `\uXXXX` with hex digits in

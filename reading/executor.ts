@@ -158,7 +158,9 @@ async function answerKind<K extends RequestKind>(
   });
   if (mine.length === 0) return;
   const answerer: Answerer<K> = answerers[kind];
-  (await answerer(mine, step)).forEach((answered, j) => results[at[j] ?? -1]?.push(...answered));
+  (await answerer(mine, step)).forEach((answered, j) => {
+    results[at[j] ?? -1]?.push(...answered);
+  });
 }
 
 function isOfKind<K extends RequestKind>(request: Request, kind: K): request is RequestOf<K> {

@@ -111,12 +111,11 @@ function walkFolder(
     let target: string | undefined;
     if (entry.isDirectory()) kind = 'folder';
     else if (entry.isFile()) kind = 'file';
-    else if (
-      entry.isSymbolicLink() &&
-      (target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name)) !== undefined
-    )
+    else if (entry.isSymbolicLink()) {
+      target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name);
+      if (target === undefined) continue;
       kind = 'file';
-    else continue;
+    } else continue;
 
     if (holdsControls(entry.name)) {
       state.controlNames++;

@@ -141,7 +141,7 @@ describe('applyFiles', () => {
   });
 
   it('holds back a much shorter file with an elision placeholder unless forced', async () => {
-    const original = Array.from({ length: 40 }, (_, i) => `function f${i}() { return ${i}; }`).join('\n') + '\n';
+    const original = `${Array.from({ length: 40 }, (_, i) => `function f${i}() { return ${i}; }`).join('\n')}\n`;
     for (const placeholder of [
       '// ... rest of the file unchanged',
       '# existing code here',
@@ -305,7 +305,7 @@ describe('applyFiles: EDIT blocks', () => {
   });
 
   it('does not hold back an EDIT whose REPLACE holds a comment like a placeholder', () => {
-    const long = Array.from({ length: 40 }, (_, i) => `line ${i};`).join('\n') + '\n';
+    const long = `${Array.from({ length: 40 }, (_, i) => `line ${i};`).join('\n')}\n`;
     const { box } = setup({ 'a.js': long });
     const [f] = previewFiles(box, [edit('a.js', [['line 3;\n', '// ... rest unchanged\n']])]);
     assert.equal(f?.status, 'changed');
@@ -417,7 +417,7 @@ describe('failures lose nothing', () => {
       fs.writeFileSync(path.join(mount, 'big.txt'), 'original\n');
       const backupDir = path.join(tempFolder({}, 'deepwork-backups-'), 'backup');
       const box = createSandbox(mount, { backupDir });
-      const report = await applyFiles(box, [block('big.txt', 'y'.repeat(200_000) + '\n')], { backupDir });
+      const report = await applyFiles(box, [block('big.txt', `${'y'.repeat(200_000)}\n`)], { backupDir });
       assert.equal(report.files[0]?.status, 'failed');
       assert.match(report.files[0]?.reason ?? '', /disk is full \(ENOSPC\)/);
       assert.equal(fs.readFileSync(path.join(mount, 'big.txt'), 'utf8'), 'original\n');
@@ -738,8 +738,8 @@ describe('writes and undo against a hostile model', () => {
   });
 
   it('sums up a rewrite too large to diff instead of spending minutes on it', async () => {
-    const before = Array.from({ length: 20_000 }, (_, i) => `const a${i} = ${i};`).join('\n') + '\n';
-    const after = Array.from({ length: 20_000 }, (_, i) => `let b${i} = ${i * 2};`).join('\n') + '\n';
+    const before = `${Array.from({ length: 20_000 }, (_, i) => `const a${i} = ${i};`).join('\n')}\n`;
+    const after = `${Array.from({ length: 20_000 }, (_, i) => `let b${i} = ${i * 2};`).join('\n')}\n`;
     const { backupDir, box, read } = setup({ 'big.js': before });
     const [seen] = previewFiles(box, [block('big.js', after)], { diff: true });
     assert.deepEqual([seen?.status, seen?.added, seen?.removed], ['changed', 20_000, 20_000]);

@@ -238,7 +238,7 @@ describe('deepwork "question"', () => {
     const plain = await deepwork(['q', '--host', fake.host, '--steps', '1'], project);
     assert.match(
       plain.stdout,
-      /Proposed files[^\n]*\n  changed +app\.js \+1 -1\n  new +new\.js \+1\n  incomplete +cut\.js: the reply ended/,
+      /Proposed files[^\n]*\n {2}changed +app\.js \+1 -1\n {2}new +new\.js \+1\n {2}incomplete +cut\.js: the reply ended/,
     );
     // The prose shows each FILE block as one line, not its content.
     assert.ok(
@@ -291,7 +291,7 @@ describe('deepwork "question"', () => {
   it('runs the demo without any bridge', async () => {
     const run = await deepwork(['--demo', 'where is loadConfig?'], project);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /demo bridge \(not a model\)[^]*`app\.js` line 1/);
+    assert.match(run.stdout, /demo bridge \(not a model\)[\s\S]*`app\.js` line 1/);
     assert.match(run.stderr, /^deepwork: demo bridge \(not a model\);/);
   });
 });
@@ -437,7 +437,7 @@ describe('an OpenAI-compatible server', () => {
     );
     assert.equal(fake.requests.length, 2);
     assert.match(
-      String((fake.requests[1]?.body.messages as Array<{ content: string }>)[0]?.content),
+      String((fake.requests[1]?.body.messages as Array<{ content: string }> | undefined)?.[0]?.content),
       /=== RESULT NEED app\.js: 1 line ===\n1 \| export const answer = 42;/,
     );
     const saved = fs
@@ -794,7 +794,7 @@ describe('writing proposed files from the command line', () => {
     'Done.\n=== FILE: app.js ===\nexport function loadConfig() {\n  return 3;\n}\n=== END ===\n=== FILE: lib/new.js ===\nexport const n = 1;\n=== END ===';
 
   it('shows an EDIT as one line and its diff, writes it with `deepwork apply`, and undo puts the file back', async () => {
-    const big = Array.from({ length: 300 }, (_, i) => `export const v${i} = ${i};`).join('\r\n') + '\r\n';
+    const big = `${Array.from({ length: 300 }, (_, i) => `export const v${i} = ${i};`).join('\r\n')}\r\n`;
     const dir = tempFolder({ 'big.js': big });
     const reply =
       'One line changes.\n=== EDIT: big.js ===\n<<<<<<< SEARCH\n151 | export const v150 = 150;\n=======\nexport const v150 = 1500;\n>>>>>>> REPLACE\n=== END ===\nThat is all.';
@@ -807,7 +807,10 @@ describe('writing proposed files from the command line', () => {
       ),
       run.stdout,
     );
-    assert.match(run.stdout, /  changed +big\.js \+1 -1\n[^]*-export const v150 = 150;\n\+export const v150 = 1500;/);
+    assert.match(
+      run.stdout,
+      / {2}changed +big\.js \+1 -1\n[\s\S]*-export const v150 = 150;\n\+export const v150 = 1500;/,
+    );
     assert.equal(fs.readFileSync(path.join(dir, 'big.js'), 'utf8'), big, 'nothing is written without --apply');
     const apply = await deepwork(['apply'], dir);
     assert.equal(apply.code, 0, apply.stderr);
@@ -823,7 +826,7 @@ describe('writing proposed files from the command line', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stdout,
-      /Files:\n  changed +app\.js \+1 -1  written\n  new +lib\/new\.js \+1  written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./,
+      /Files:\n {2}changed +app\.js \+1 -1 {2}written\n {2}new +lib\/new\.js \+1 {2}written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./,
     );
     assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 3;\n}\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js', 'lib']);
@@ -836,7 +839,7 @@ describe('writing proposed files from the command line', () => {
     );
     const undo = await deepwork(['undo'], dir);
     assert.equal(undo.code, 0, undo.stderr);
-    assert.match(undo.stdout, /Undoing \S+:\n  restored +app\.js\n  removed +lib\/new\.js/);
+    assert.match(undo.stdout, /Undoing \S+:\n {2}restored +app\.js\n {2}removed +lib\/new\.js/);
     assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 1;\n}\n');
     assert.deepEqual(fs.readdirSync(dir), ['app.js']);
     assert.equal((await deepwork(['undo'], dir)).code, 1);
@@ -870,7 +873,7 @@ describe('writing proposed files from the command line', () => {
   });
 
   it('holds back an elided file unless --force', async () => {
-    const long = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const long = `${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n`;
     const dir = tempFolder({ 'big.txt': long });
     const fake = await startFakeBridge({
       chat: () => ({
@@ -884,7 +887,7 @@ describe('writing proposed files from the command line', () => {
     assert.match(out.files[0]?.reason ?? '', /--force/);
     assert.equal(fs.readFileSync(path.join(dir, 'big.txt'), 'utf8'), long);
     const forced = await deepwork(['apply', '--force'], dir);
-    assert.match(forced.stdout, /changed +big\.txt \+2 -30  written/);
+    assert.match(forced.stdout, /changed +big\.txt \+2 -30 {2}written/);
   });
 
   it('still answers when the state folder cannot be written, and says what it could not keep', async () => {
@@ -924,21 +927,21 @@ describe('files that make tools run code, from the command line', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
     const run = await deepwork(['q', '--apply', '--host', fake.host], dir, { env });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /  changed +app\.js \+1 -1  written\n/);
+    assert.match(run.stdout, / {2}changed +app\.js \+1 -1 {2}written\n/);
     assert.match(
       run.stdout,
-      /  held back +\.vscode\/tasks\.json \+1 -0  not written: it makes tools run code: VS Code runs a task marked runOn: folderOpen when the folder is opened; check it, then write it with --trust \.vscode\/tasks\.json\n/,
+      / {2}held back +\.vscode\/tasks\.json \+1 -0 {2}not written: it makes tools run code: VS Code runs a task marked runOn: folderOpen when the folder is opened; check it, then write it with --trust \.vscode\/tasks\.json\n/,
     );
     assert.match(
       run.stdout,
-      /  refused +hooks\/pre-commit  not written: it is in hooks, the folder git runs hooks from \(core\.hooksPath\)/,
+      / {2}refused +hooks\/pre-commit {2}not written: it is in hooks, the folder git runs hooks from \(core\.hooksPath\)/,
     );
     assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js']);
 
     const trusted = await deepwork(['apply', '--trust', '.vscode/tasks.json,hooks/pre-commit'], dir, { env });
     assert.equal(trusted.code, 0, trusted.stderr);
-    assert.match(trusted.stdout, /  new +\.vscode\/tasks\.json \+1  written\n/);
-    assert.match(trusted.stdout, /  refused +hooks\/pre-commit/);
+    assert.match(trusted.stdout, / {2}new +\.vscode\/tasks\.json \+1 {2}written\n/);
+    assert.match(trusted.stdout, / {2}refused +hooks\/pre-commit/);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['.vscode', 'app.js']);
   });
 });
@@ -1078,9 +1081,9 @@ describe('the command line against hostile input', () => {
     assert.equal(run.code, 1, run.stdout);
     assert.match(
       run.stdout,
-      /failed +app\.js\/inner\.js  not written: a file is in the way of a folder on its path \(EEXIST\)/,
+      /failed +app\.js\/inner\.js {2}not written: a file is in the way of a folder on its path \(EEXIST\)/,
     );
-    assert.match(run.stdout, /new +ok\.js \+1  written/);
+    assert.match(run.stdout, /new +ok\.js \+1 {2}written/);
   });
 
   it("keeps deepwork's own config, state and backups out of reach when the project is deepwork's own folder", async () => {

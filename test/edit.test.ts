@@ -119,13 +119,13 @@ describe('applyEdit: matching', () => {
   it('refuses a SEARCH found nowhere, showing the closest lines of the file with their numbers', () => {
     const outcome = failure(applyEdit(file, [{ search: 'function b() {\n  return 22;\n}\n', replace: 'x\n' }]));
     assert.match(outcome.problem, /matches no lines of the file/);
-    assert.match(outcome.lines, /^5 \| }\n6 \|\n7 \| function b\(\) \{\n8 \|   return 2;\n9 \| }$/);
+    assert.match(outcome.lines, /^5 \| }\n6 \|\n7 \| function b\(\) \{\n8 \| {3}return 2;\n9 \| }$/);
     assert.equal(failure(applyEdit(file, [{ search: 'nothing like it\n', replace: 'x\n' }])).lines, '');
   });
 
   it('shows the lines most like a SEARCH with a typo, when none of its lines occurs as it is', () => {
     const outcome = failure(applyEdit(file, [{ search: '  retrun 2;\n', replace: 'x\n' }]));
-    assert.match(outcome.lines, /^6 \|\n7 \| function b\(\) \{\n8 \|   return 2;\n9 \| }$/);
+    assert.match(outcome.lines, /^6 \|\n7 \| function b\(\) \{\n8 \| {3}return 2;\n9 \| }$/);
   });
 
   it('fails the whole edit at the first pair that does not apply, naming it', () => {

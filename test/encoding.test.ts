@@ -70,7 +70,7 @@ describe('files in other encodings', () => {
     const text = renderResults(results);
     assert.match(
       text,
-      /=== RESULT NEED Unit1\.pas: 4 lines, read from Windows-1251 ===\n1 \| procedure TForm1\.Load;\r\n2 \| begin\r\n3 \|   ShowMessage\('Файл не найден'\);/,
+      /=== RESULT NEED Unit1\.pas: 4 lines, read from Windows-1251 ===\n1 \| procedure TForm1\.Load;\r\n2 \| begin\r\n3 \| {3}ShowMessage\('Файл не найден'\);/,
     );
     assert.match(
       text,

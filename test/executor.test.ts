@@ -43,7 +43,7 @@ describe('NEED', () => {
     assert.equal(r.whole, true);
     assert.match(
       renderResults([r]),
-      /^=== RESULT NEED src\/util\.js: 5 lines ===\n1 \| line 1\n[^]*5 \| line 5\n=== END RESULT ===$/,
+      /^=== RESULT NEED src\/util\.js: 5 lines ===\n1 \| line 1\n[\s\S]*5 \| line 5\n=== END RESULT ===$/,
     );
   });
 
@@ -149,7 +149,7 @@ describe('NEED', () => {
 
   it('cuts at the step limit at a line end, says how much is left and how to ask for it', async () => {
     const big = tempFolder({
-      'a.txt': 'x'.repeat(99) + '\n'.repeat(1) + ('y'.repeat(99) + '\n').repeat(20),
+      'a.txt': 'x'.repeat(99) + '\n'.repeat(1) + `${'y'.repeat(99)}\n`.repeat(20),
       'b.txt': 'b\n',
     });
     const results = await ask(big, '=== NEED: a.txt, b.txt ===', { limits: { needChars: 1000 } });
@@ -171,7 +171,7 @@ describe('NEED', () => {
 
   it('keeps 200,000 characters per step by default and reads a huge file in bounded memory', async () => {
     const huge = tempFolder();
-    const line = 'z'.repeat(79) + '\n';
+    const line = `${'z'.repeat(79)}\n`;
     const fd = fs.openSync(path.join(huge, 'huge.log'), 'w');
     for (let i = 0; i < 40; i++) fs.writeSync(fd, line.repeat(10_000));
     fs.closeSync(fd);
@@ -267,7 +267,7 @@ describe('LIST', () => {
     const name = `${'a'.repeat(200)}.txt`;
     const long = tempFolder({ [name]: '', 'x/y/z/w.txt': '' });
     const expected: Array<[string, string[]]> = [
-      ['**/'.repeat(200) + '*.txt', [name, 'x/y/z/w.txt']],
+      [`${'**/'.repeat(200)}*.txt`, [name, 'x/y/z/w.txt']],
       ['{a,{b,{c,{d}}}}*a*', [name]],
       ['**/*a*a.txt', [name]],
     ];
@@ -372,7 +372,7 @@ describe('FIND', () => {
   const root = tempFolder({
     'ask.mjs': 'import x from "y";\n\nasync function waitForAnswer(page) {\n  return waitForAnswer;\n}\n',
     'ui.html': '<script>waitForAnswer()</script>\n',
-    'min.js': 'var a=1;'.repeat(2000) + 'waitForAnswer' + ';var b=2'.repeat(2000),
+    'min.js': `${'var a=1;'.repeat(2000)}waitForAnswer${';var b=2'.repeat(2000)}`,
     '.env': 'waitForAnswer=secret\n',
     'node_modules/dep/waitForAnswer.js': 'waitForAnswer\n',
     'blob.bin': Buffer.concat([Buffer.from('waitForAnswer'), Buffer.from([0, 1, 2])]),
@@ -416,7 +416,7 @@ describe('FIND', () => {
     assert.equal(r.hits.length, 100);
     assert.equal(r.cut, true);
     assert.deepEqual([r.hits[0]?.line, r.hits[99]?.line], [1, 100]);
-    assert.match(renderResults([r]), /100\+ hits[^]*\[cut: the first 100 hits shown/);
+    assert.match(renderResults([r]), /100\+ hits[\s\S]*\[cut: the first 100 hits shown/);
   });
 
   it('does not hang on a FIFO in the folder', async () => {
@@ -598,7 +598,7 @@ describe('reads against a hostile model', () => {
 describe('NEED ranges', () => {
   const root = tempFolder({
     'five.js': 'l1\nl2\nl3\nl4\nl5\n',
-    'long.js': Array.from({ length: 1500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n',
+    'long.js': `${Array.from({ length: 1500 }, (_, i) => `line ${i + 1}`).join('\n')}\n`,
   });
 
   it('writes line numbers in headers as the request syntax does, without thousands separators', async () => {

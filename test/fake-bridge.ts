@@ -93,8 +93,10 @@ function line(model: string, content: string, done: boolean, evaluated?: number)
 function respond(res: http.ServerResponse, b: ChatBehaviour, model: string, evaluated?: number): void {
   switch (b.kind) {
     case 'reply': {
-      if (b.stream === false)
-        return json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
+      if (b.stream === false) {
+        json(res, 200, { model, message: { role: 'assistant', content: b.text }, done: true });
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const n = Math.max(1, b.chunks ?? 3);
       const size = Math.ceil(b.text.length / n);

@@ -136,7 +136,7 @@ function respond(res: http.ServerResponse, b: Completion, model: string, stream:
           content: b.text,
           ...(b.reasoning === undefined ? {} : { reasoning_content: b.reasoning }),
         };
-        return json(res, 200, {
+        json(res, 200, {
           id: 'chatcmpl-fake',
           object: 'chat.completion',
           created: CREATED,
@@ -144,6 +144,7 @@ function respond(res: http.ServerResponse, b: Completion, model: string, stream:
           choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
           usage,
         });
+        return;
       }
       const end = b.crlf === true ? '\r\n\r\n' : '\n\n';
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });

@@ -29,7 +29,7 @@ function scripted(replies: string[]): Bridge & { seen: string[] } {
 const root = tempFolder({
   'ask.mjs': 'export async function waitForAnswer(page) {\n  return page;\n}\n',
   'ui.html': '<p>pult</p>\n',
-  'notes.md': 'a'.repeat(30_000) + '\n',
+  'notes.md': `${'a'.repeat(30_000)}\n`,
 });
 
 function loop(bridge: Bridge, question: string, steps = 4, files: string[] = [], onEvent?: (e: LoopEvent) => void) {
@@ -76,7 +76,7 @@ describe('runLoop', () => {
       rest,
       /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/,
     );
-    assert.match(rest, /\n\nReminder: [^]*This is step 2 of 4\./);
+    assert.match(rest, /\n\nReminder: [\s\S]*This is step 2 of 4\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
     assert.equal(answerOf(outcome), 'It is waitForAnswer.');
@@ -100,7 +100,7 @@ describe('runLoop', () => {
     assert.equal(outcome.steps, 2);
     assert.match(
       answerOf(outcome),
-      /^Still looking\.[^]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./,
+      /^Still looking\.[\s\S]*\[deepwork: this answer was cut short: the steps ran out after 2 steps\. Unanswered requests: NEED ui\.html; FIND pult\./,
     );
     assert.deepEqual(
       outcome.unanswered.map((r) => r.kind),
@@ -363,9 +363,9 @@ describe('loadTexts', () => {
 
 describe('the context window', () => {
   const big = tempFolder({
-    'one.txt': 'one '.repeat(6_000) + '\n',
-    'two.txt': 'two '.repeat(6_000) + '\n',
-    'three.txt': 'three '.repeat(4_000) + '\n',
+    'one.txt': `${'one '.repeat(6_000)}\n`,
+    'two.txt': `${'two '.repeat(6_000)}\n`,
+    'three.txt': `${'three '.repeat(4_000)}\n`,
   });
   const run = (bridge: Bridge, contextTokens: number, onEvent?: (e: LoopEvent) => void, files: string[] = []) => {
     const executor = createExecutor(big);
@@ -557,7 +557,7 @@ describe('the context window with Ollama', () => {
 
 describe('the context window, for results the model never saw', () => {
   it('says a result of the latest step was not sent, not that it was sent and dropped', async () => {
-    const root = tempFolder({ 'huge.txt': 'word '.repeat(20_000) + '\n', 'small.txt': 'small\n' });
+    const root = tempFolder({ 'huge.txt': `${'word '.repeat(20_000)}\n`, 'small.txt': 'small\n' });
     const bridge = scripted(['=== NEED: huge.txt, small.txt ===', 'done']);
     const executor = createExecutor(root);
     await runLoop({

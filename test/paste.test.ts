@@ -14,7 +14,7 @@ describe('a reply pasted from a web chat', () => {
       `Thought for 12 seconds\n\n${written}\n\nCopy\nRegenerate`,
       `DeepSeek\n${written}`,
       `Думал 7 секунд\r\n${written.replace(/\n/g, '\r\n')}\r\nКопировать`,
-      '```\n' + written.replace('```js\nconst a = 1;\n```', 'const a = 1;') + '\n```',
+      `\`\`\`\n${written.replace('```js\nconst a = 1;\n```', 'const a = 1;')}\n\`\`\``,
     ];
     assert.equal(cleanReply(pasted[0] ?? ''), written);
     assert.equal(cleanReply(pasted[1] ?? ''), written);

@@ -30,12 +30,12 @@ export function realisticReply(size: number): string {
 
 // Shapes that make a backtracking parser explode; each gives about `n` characters.
 export const adversarialReplies: Record<string, (n: number) => string> = {
-  'unclosed fences': (n) => '=== FILE: a ===\n' + '```js\n'.repeat(n / 6),
-  'a long line of spaces': (n) => '=== NEED:' + ' '.repeat(n) + 'x',
-  'long runs of =': (n) => ('='.repeat(1000) + ' NEED ' + '='.repeat(999) + '\n').repeat(n / 2006),
-  'long runs of backticks': (n) => '`'.repeat(n / 2) + '=== NEED: a ===' + '`'.repeat(n / 2),
+  'unclosed fences': (n) => `=== FILE: a ===\n${'```js\n'.repeat(n / 6)}`,
+  'a long line of spaces': (n) => `=== NEED:${' '.repeat(n)}x`,
+  'long runs of =': (n) => `${'='.repeat(1000)} NEED ${'='.repeat(999)}\n`.repeat(n / 2006),
+  'long runs of backticks': (n) => `${'`'.repeat(n / 2)}=== NEED: a ===${'`'.repeat(n / 2)}`,
   'many FILE blocks without END': (n) => '=== FILE: a ===\n```\n'.repeat(n / 20),
   'many ENDs after fences': (n) => '```\n=== END ===\n=== FILE: a ===\n```js\n'.repeat(n / 40),
-  'bold markers': (n) => '**'.repeat(n / 4) + '=== FIND: x ===' + '**'.repeat(n / 4),
+  'bold markers': (n) => `${'**'.repeat(n / 4)}=== FIND: x ===${'**'.repeat(n / 4)}`,
   'many tiny lines': (n) => 'x\n'.repeat(n / 2),
 };

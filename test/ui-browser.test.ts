@@ -787,7 +787,7 @@ describe('the pult in Chromium: text a model controls', {
     );
     const model = run.getByRole('group', { name: 'Written by the model' });
     assert.equal(await model.count(), 2);
-    assert.match(await model.first().innerText(), /2 proposed changes[^]*notes\.txt[^]*\.githooks\/pre-commit/);
+    assert.match(await model.first().innerText(), /2 proposed changes[\s\S]*notes\.txt[\s\S]*\.githooks\/pre-commit/);
     assert.equal(
       await run.locator('.prose .summary, .prose .proposal, .prose button, .summary .prose, .proposal .prose').count(),
       0,

@@ -400,7 +400,7 @@ describe('the pult session: EDIT proposals', () => {
     await done;
     const [file] = run.files;
     assert.deepEqual([file?.path, file?.status, file?.added, file?.removed], ['a.js', 'changed', 1, 1]);
-    assert.match(file?.diff ?? '', /-  return 1;\n\+  return 2;/);
+    assert.match(file?.diff ?? '', /- {2}return 1;\n\+ {2}return 2;/);
     const [written] = await session.write(run.id, new Map([['a.js', file?.base ?? '']]), false);
     assert.equal(written?.written, true, written?.reason);
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'function a() {\n  return 2;\n}\n');
@@ -966,16 +966,14 @@ describe('saved conversations', () => {
     // A damaged file, older than everything after it.
     fs.writeFileSync(path.join(folder, 'broken.json'), '{not json');
     fs.utimesSync(path.join(folder, 'broken.json'), new Date(Date.UTC(2026, 0, 1)), new Date(Date.UTC(2026, 0, 1)));
-    ids
-      .slice(1)
-      .forEach((id, i) =>
-        saveConversation(stateDir, {
-          root,
-          id,
-          time: new Date(Date.UTC(2026, 0, 1, 0, 0, i + 1)).toISOString(),
-          turns: [{ ...turn, question: `q${i + 1}` }],
-        }),
-      );
+    ids.slice(1).forEach((id, i) => {
+      saveConversation(stateDir, {
+        root,
+        id,
+        time: new Date(Date.UTC(2026, 0, 1, 0, 0, i + 1)).toISOString(),
+        turns: [{ ...turn, question: `q${i + 1}` }],
+      });
+    });
     const left = fs.readdirSync(folder).sort();
     assert.equal(left.length, 30);
     assert.deepEqual(

@@ -2,7 +2,7 @@
 // deepwork writes: project files, backup copies, manifests, saved runs.
 
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
 
 // The file operations used to write, passed in so tests can make any of them fail.

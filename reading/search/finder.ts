@@ -62,7 +62,7 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     if (helpers.length > 0) {
       const rels = files.map((f) => f.rel);
       const targets = files.flatMap((f, i): Array<[number, string]> => (f.target === undefined ? [] : [[i, f.target]]));
-      helpers.forEach((w) => post(w, { kind: 'assign', root, rels, targets, owners }));
+      for (const w of helpers) post(w, { kind: 'assign', root, rels, targets, owners });
     }
     told = helpers.length;
     keeper.reset(root, files.length);

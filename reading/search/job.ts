@@ -87,8 +87,13 @@ export function searchFile(search: Search, index: number, abs: string, wanted: r
     const n = wanted[p] ?? 0;
     if (needle === undefined || n <= 0) return;
     const found = searchBytes(bytes, needle, n, lineChars);
-    if (found.length > 0 && needle.fold) (foundBlind ??= new Uint8Array(needles.length))[p] = 1;
-    for (const hit of found) (mine ??= []).push([p, index, hit.line, hit.text]);
+    if (found.length === 0) return;
+    if (needle.fold) {
+      foundBlind ??= new Uint8Array(needles.length);
+      foundBlind[p] = 1;
+    }
+    mine ??= [];
+    for (const hit of found) mine.push([p, index, hit.line, hit.text]);
   };
   for (let p = 0; p < needles.length; p++) if (needles[p]?.fold === true) look(p);
   for (let p = 0; p < needles.length; p++) {
