@@ -2,8 +2,8 @@
 // run time.
 // 1. tsc compiles the TypeScript sources file by file into dist/ (the sources' layout, `.ts` imports rewritten to
 //    `.js`): what the tests import.
-// 2. Rollup joins that output into a few files in dist/bundle/ — the command line, a chunk per command's share, the
-//    search worker — which is what bin/deepwork.js runs: fewer module files to find, read and link at every start.
+// 2. Rollup joins that output into dist/bundle/ — the command line's entry, a chunk per command (commands/) and per
+//    lazily loaded client, and the search worker — which is what bin/deepwork.js runs: fewer module files to find, read and link at every start.
 //    Packages stay external. Rollup's WebAssembly build is used: no native binary, no install script (esbuild, which
 //    tsx brought, has one that npm warns about on every install).
 // 3. The files the code reads at run time go beside the code that reads them (`new URL(..., import.meta.url)`).
