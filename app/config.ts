@@ -55,7 +55,7 @@ export const defaultConfig: Config = {
   api: 'ollama',
   deepseekHost: 'http://localhost:11500',
   deepseekModel: 'deepseek:think',
-  steps: 4,
+  steps: 8,
   timeoutMinutes: 15,
   port: 8787,
   backupDir: 'backup',

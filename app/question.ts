@@ -8,11 +8,14 @@ import { boundedConversation, saveRun } from '../state/runs.ts';
 import { saveConversation } from '../state/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { privateKeyLine } from '../reading/private-keys.ts';
+import { withFates } from '../writing/fates.ts';
 
 // The loop's input (protocol/loop.ts), less the instructions, which are loaded here, plus where the run is kept.
 export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
   executor: Executor;
   stateDir: string;
+  // Where the backup sets are: what became of the earlier answers' proposals is read there.
+  backupDir: string;
   // The earlier questions this one continues (`--continue`, a follow-up in the pult), oldest first; empty for a new
   // conversation.
   earlier: readonly Turn[];
@@ -25,8 +28,9 @@ export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
 export async function runQuestion(
   q: Question,
 ): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
-  const { stateDir: _stateDir, conversationId: _id, ...loop } = q;
-  const outcome = await runLoop({ ...loop, texts: loadTexts(q.executor.limits), earlier: withoutKeys(q.earlier) });
+  const { stateDir: _stateDir, backupDir: _backupDir, conversationId: _id, ...loop } = q;
+  const earlier = withFates(withoutKeys(q.earlier), q.backupDir, q.executor.box.root);
+  const outcome = await runLoop({ ...loop, texts: loadTexts(q.executor.limits), earlier });
   let saveError: unknown;
   const conversation = boundedConversation([...q.earlier, outcome.turn]);
   const root = q.executor.box.root;

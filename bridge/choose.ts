@@ -15,6 +15,8 @@ export type BridgeSettings = {
   maxReplyTokens?: number;
   timeoutMinutes: number;
   maxReplyChars: number;
+  // The config file these came from, for messages that say where to change them.
+  configFile?: string;
 };
 
 export async function createBridge(config: BridgeSettings, env: NodeJS.ProcessEnv = process.env): Promise<Bridge> {
@@ -28,7 +30,7 @@ export async function createBridge(config: BridgeSettings, env: NodeJS.ProcessEn
     const { createOpenAiBridge, keyFrom } = await import('./openai.ts');
     return createOpenAiBridge({
       ...common,
-      key: keyFrom(config.apiKeyEnv, env),
+      key: keyFrom(config.apiKeyEnv, env, config.configFile),
       maxReplyTokens: config.maxReplyTokens,
     });
   }
@@ -45,7 +47,7 @@ export async function checkConfigured(
   const { keyFrom } = await import('./openai.ts');
   let key: ReturnType<typeof keyFrom>;
   try {
-    key = keyFrom(config.apiKeyEnv, env);
+    key = keyFrom(config.apiKeyEnv, env, config.configFile);
   } catch (error) {
     return { state: 'down', host: config.deepseekHost, model: config.deepseekModel, message: messageOf(error) };
   }

@@ -92,13 +92,18 @@ export function createOpenAiBridge(options: OpenAiOptions): Bridge {
 
 // The key as the environment holds it, or an error before anything is sent: a variable named but empty is a mistake
 // the user should hear of at once, not as a 401 from the far end.
-export function keyFrom(variable: string | undefined, env: NodeJS.ProcessEnv): OpenAiOptions['key'] {
+// `configFile`: the config that names the variable, to say where to change it.
+export function keyFrom(
+  variable: string | undefined,
+  env: NodeJS.ProcessEnv,
+  configFile = 'config.json',
+): OpenAiOptions['key'] {
   if (variable === undefined) return undefined;
   const value = env[variable]?.trim() ?? '';
   if (value === '') {
     throw new DeepworkError(
       'BRIDGE_AUTH',
-      `No API key: the environment variable ${variable} (apiKeyEnv in config.json) is not set. Set it to your key before starting deepwork — cmd: set ${variable}=your-key; PowerShell: $env:${variable}="your-key"; sh: export ${variable}=your-key — or remove apiKeyEnv for a server that needs no key.`,
+      `No API key: the environment variable ${variable} (apiKeyEnv in ${configFile}) is not set. Set it to your key before starting deepwork — cmd: set ${variable}=your-key; PowerShell: $env:${variable}="your-key"; sh: export ${variable}=your-key — or remove apiKeyEnv for a server that needs no key.`,
     );
   }
   return { value, variable };

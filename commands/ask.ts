@@ -51,7 +51,10 @@ export async function run(context: Context): Promise<number> {
     }
   }
   const piped = pipedText(await context.stdin());
-  const bridge = flags.demo === true ? createDemoBridge() : await createBridge(settings.config);
+  const bridge =
+    flags.demo === true
+      ? createDemoBridge()
+      : await createBridge({ ...settings.config, configFile: settings.configFile });
   return ask(bridge, settings, question, piped, context);
 }
 
@@ -110,6 +113,7 @@ async function ask(
       piped,
       steps: config.steps,
       contextTokens: config.contextTokens,
+      backupDir: config.backupDir,
       stateDir: config.stateDir,
       earlier,
       conversationId,

@@ -6,8 +6,8 @@ import { EXIT, settingsOf, type Context } from './context.ts';
 
 export async function run(context: Context): Promise<number> {
   const { io } = context;
-  const { config } = settingsOf(context);
-  const report = await checkConfigured(config);
+  const { config, configFile } = settingsOf(context);
+  const report = await checkConfigured({ ...config, configFile });
   if (context.flags.json === true)
     printJson(io, { state: report.state, host: report.host, model: report.model, message: report.message });
   else io.out(`${report.state}: ${report.message}`);

@@ -10,7 +10,8 @@ import { EXIT, projectFolder, settingsOf, type Context } from './context.ts';
 
 export async function run(context: Context): Promise<number> {
   const { io, flags } = context;
-  const { config, box } = settingsOf(context);
+  const { config: settings, configFile, box } = settingsOf(context);
+  const config = { ...settings, configFile };
   const executor = createExecutor(projectFolder(context.cwd, flags['any-folder'] === true), box);
   const bridge = await createBridge(config);
   const launched = await launchPult({

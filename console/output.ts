@@ -280,7 +280,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
         const dropped =
           e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : '';
         io.err(
-          `step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of ${formatCount(e.budget)}${dropped}`,
+          `step ${e.step}/${steps}: sending ${formatCount(e.chars)} characters, about ${formatCount(e.tokens)} tokens of the ${formatCount(e.budget)} a message may take (the window holds ${formatCount(e.window)})${dropped}`,
         );
         started = Date.now();
         received = 0;

@@ -35,8 +35,8 @@ export type Reader = {
   limits: Limits;
   // `earlier`: file results still in the conversation, by key, with their step: asked again, they are not resent.
   answer(requests: readonly Request[], earlier?: ReadonlyMap<string, number>): Promise<Result[]>;
-  // The folder tree for the first message.
-  tree(): string;
+  // The folder tree for the first message, within `maxChars` (the limits' treeChars when not given).
+  tree(maxChars?: number): string;
   // A file's text as it is now, for checking the model's EDITs before they are written.
   text(path: string): FileText;
   // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within

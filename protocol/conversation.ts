@@ -17,18 +17,23 @@ const NOTE_TOKENS = 30;
 const TAIL_TOKENS = 120;
 
 // A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
-// read it, `unsent` when it gives way before the model ever saw it (a result of the latest step).
-type Piece = { text: string; tokens: number; note: string; unsent: string; dropped: boolean };
+// read it (`seen`), `unsent` when it gave way before the model ever saw it (a result of the latest step that did not
+// fit): a result never sent is never said to have been sent and dropped.
+type Piece = { text: string; tokens: number; note: string; unsent: string; dropped: boolean; seen: boolean };
 
 // `said`: the answer as the model wrote it.
 type Step = { step: number; said: string; answer: Piece; results: Piece[]; sent: Result[] };
 
 // An earlier question of the same conversation as it was sent: each step's answer and its results (each with the note
 // it becomes when dropped), and the final answer. Kept with the saved run, so a later question can continue it.
+// `time`: when it was answered (ISO; absent in turns kept by an older deepwork). `fates`: what became of its FILE and
+// EDIT proposals (written, undone, not written), worked out when the conversation is continued, never kept.
 export type Turn = {
   question: string;
   steps: Array<{ step: number; answer: string; results: Array<{ text: string; note: string }> }>;
   answer: string;
+  time?: string;
+  fates?: string;
 };
 
 export type Window = {
@@ -78,7 +83,8 @@ export function createConversation(start: Start): Conversation {
   const steps: Step[] = [];
 
   const tail = (step: number, steps: number, room: number): string => {
-    const where = `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens; about ${formatCount(Math.max(0, room))} are left for what you ask next.`;
+    const kept = window.windowTokens - window.promptTokens;
+    const where = `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${formatCount(Math.max(0, room))} are left for the results of what you ask next.`;
     return [texts.reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
   };
 
@@ -94,10 +100,9 @@ export function createConversation(start: Start): Conversation {
       parts.push(shown(turn.answer));
     }
     parts.push(question);
-    const latest = steps.at(-1);
     for (const s of steps) {
       parts.push(shown(s.answer));
-      const results = s.results.map((r) => (!r.dropped ? r.text : s === latest ? r.unsent : r.note));
+      const results = s.results.map((r) => (!r.dropped ? r.text : r.seen ? r.note : r.unsent));
       if (s.results.length > 0) parts.push(`${heading.results(s.step)}\n${results.join('\n\n')}`);
     }
     parts.push(tail(step, total, room));
@@ -115,7 +120,7 @@ export function createConversation(start: Start): Conversation {
           `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`,
         ),
         results: results.map((r) => {
-          const made = piece(renderResult(r), droppedNote(r, step));
+          const made = piece(renderResult(r), droppedNote(r, step), false);
           return { ...made, unsent: unsentNote(r, made.tokens) };
         }),
         sent: [...results],
@@ -157,13 +162,16 @@ export function createConversation(start: Start): Conversation {
         p.dropped = true;
         estimate += cost(p);
       }
-      const dropped = pieces.filter((p) => p.dropped).length;
+      // Only what the model had read counts as dropped; what never fit was never sent.
+      const dropped = pieces.filter((p) => p.dropped && p.seen).length;
       if (estimate > window.promptTokens) {
         throw new DeepworkError(
           'CONTEXT_FULL',
           `The message would take about ${formatCount(estimate)} tokens, over the ${formatCount(window.promptTokens)} the model's window leaves for it, even with every earlier result dropped: the instructions, the folder tree, the attached files, the question and the latest answer take that much. Attach fewer files (or ranges of lines), or raise contextTokens in config.json (--context-tokens) if the model's window is larger.`,
         );
       }
+      // The latest step's results that fit are read by the model now; those that did not never will be.
+      for (const r of steps.at(-1)?.results ?? []) if (!r.dropped) r.seen = true;
       const message = assemble(step, total, window.promptTokens - estimate);
       return { message, tokens: estimateTokens(message), dropped };
     },
@@ -182,9 +190,11 @@ export function createConversation(start: Start): Conversation {
         steps: steps.map((s) => ({
           step: s.step,
           answer: s.said,
-          results: s.results.map((r) => ({ text: r.text, note: r.note })),
+          // A result the model never saw is carried as what it was told of it.
+          results: s.results.map((r) => (r.seen ? { text: r.text, note: r.note } : { text: r.unsent, note: r.unsent })),
         })),
         answer: answer.trim(),
+        time: new Date().toISOString(),
       };
     },
   };
@@ -200,6 +210,7 @@ type EarlierTurn = {
 function earlierPieces(turn: Turn, index: number): EarlierTurn {
   const number = index + 1;
   const question = `${heading.earlierQuestion(number)}\n${turn.question}`;
+  const fates = turn.fates === undefined ? '' : `\n${turn.fates}`;
   return {
     number,
     question: { text: question, tokens: estimateTokens(question) },
@@ -212,14 +223,15 @@ function earlierPieces(turn: Turn, index: number): EarlierTurn {
       results: s.results.map((r) => piece(r.text, r.note)),
     })),
     answer: piece(
-      `${heading.finalAnswer(number)}\n${turn.answer}\n${heading.answerEnd}`,
-      `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]`,
+      `${heading.finalAnswer(number)}\n${turn.answer}\n${heading.answerEnd}${fates}`,
+      `[Your final answer to question ${number} (${formatCount(turn.answer.length)} characters) was dropped to fit the window.]${fates}`,
     ),
   };
 }
 
-function piece(text: string, note: string): Piece {
-  return { text, tokens: estimateTokens(text), note, unsent: note, dropped: false };
+// `seen`: the model reads it whole when it is in the message (an answer it wrote; a result once a message held it).
+function piece(text: string, note: string, seen = true): Piece {
+  return { text, tokens: estimateTokens(text), note, unsent: note, dropped: false, seen };
 }
 
 function shown(p: Piece): string {

@@ -2,6 +2,7 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Bridge, Reader } from './contract.ts';
+import { elisionOf } from './elision.ts';
 import { parseReply, type Proposal, type Unclear } from './parse.ts';
 import { applyEdit } from './edit.ts';
 import type { Result } from './results.ts';
@@ -23,7 +24,17 @@ export type Stop = 'answered' | 'steps' | 'repeat';
 export type LoopEvent =
   // `tokens` is the message's estimate, `budget` what the window leaves for a message, `dropped` the earlier results
   // given way to fit.
-  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
+  | {
+      kind: 'sending';
+      step: number;
+      steps: number;
+      chars: number;
+      tokens: number;
+      budget: number;
+      // The whole window the budget is part of (the rest is kept for the reply).
+      window: number;
+      dropped: number;
+    }
   // `thinking`: characters of reasoning so far (DeepSeek's reasoning_content, Ollama's thinking).
   | { kind: 'receiving'; step: number; chars: number; thinking: number }
   // A piece of the reply as it streams in.
@@ -82,6 +93,13 @@ export type LoopOutcome = {
 // model set up for less says so through /api/show.
 export const DEFAULT_WINDOW = 64_000;
 
+// The tree's share of a small window: a twelfth of what a message may take, in characters (about 3.4 a token), never
+// less than what shows the top folders, never more than the limits' treeChars. At 8,000 tokens a tree of 4,000
+// characters took a third of the message.
+function treeBudget(window: Window, most: number): number {
+  return Math.max(1_200, Math.min(most, Math.round((window.promptTokens / 12) * 3.4)));
+}
+
 // Room kept for the model's reply: a quarter of the window, at most 8,192 tokens.
 export function windowOf(windowTokens: number): Window {
   return { windowTokens, promptTokens: windowTokens - Math.min(8_192, Math.floor(windowTokens / 4)) };
@@ -101,7 +119,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       : []);
   const conversation = createConversation({
     texts,
-    tree: executor.tree(),
+    tree: executor.tree(treeBudget(window, executor.limits.treeChars)),
     attached,
     question: input.question,
     piped: input.piped,
@@ -124,6 +142,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       chars: message.length,
       tokens: estimate,
       budget: window.promptTokens,
+      window: window.windowTokens,
       dropped,
     });
     sent.push(message.length);
@@ -254,6 +273,12 @@ type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
 
 // `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
 // one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
+// A file's text now, when it is one the EDIT check may read; undefined for a new file or one that cannot be read.
+function textNow(executor: Reader, path: string): string | undefined {
+  const now = executor.text(path);
+  return now.kind === 'text' ? now.text : undefined;
+}
+
 async function checkProposals(
   blocks: readonly Proposal[],
   proposed: Map<string, string>,
@@ -316,6 +341,14 @@ function checkProposal(
     return failed(`${ended}, so it is never written`, fix);
   }
   if (block.kind === 'file') {
+    const before = proposed.get(block.path) ?? textNow(executor, block.path);
+    const elided = before === undefined ? undefined : elisionOf(before, block.content);
+    if (elided !== undefined) {
+      return failed(
+        `${elided}, so it would delete the code the placeholder stands for; it is not written as it is`,
+        'Send EDIT blocks for the parts that change, or the whole file with nothing left out.',
+      );
+    }
     proposed.set(block.path, block.content);
     return done(true, undefined);
   }

@@ -69,12 +69,15 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     limits,
     answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
     text: (wanted) => textOf(box, wanted),
-    tree: () => {
+    tree: (maxChars) => {
       const all = folder.entries();
       return buildTree(
         all,
         path.basename(box.root),
-        { maxChars: limits.treeChars, maxEntriesPerFolder: limits.folderEntries },
+        {
+          maxChars: Math.min(maxChars ?? limits.treeChars, limits.treeChars),
+          maxEntriesPerFolder: limits.folderEntries,
+        },
         notes,
       );
     },

@@ -1,6 +1,7 @@
 // The folder tree for the first message: what the model needs to name files right on its first try. Bounded: folders
 // are opened breadth first while the text stays under its budget; the rest show their file counts, so a 30,000-file
-// folder still gives a tree of a few KB.
+// folder still gives a tree of a few KB. The budget goes to the source first: folders of tests, examples, playgrounds,
+// docs, fixtures and caches are opened only with what is left, and folders with no file to send are not shown.
 
 import type { WalkEntry, WalkNote } from './walk.ts';
 import { RULE_LIMITS } from './gitignore.ts';
@@ -65,10 +66,21 @@ function collect(entries: readonly WalkEntry[], rootName: string): Folder {
   return root;
 }
 
+// Counts each folder's files, and leaves out the folders that hold none (a cache whose own .gitignore hides it all,
+// a folder of ignored build output): nothing in them can be asked for.
 function sum(folder: Folder): number {
   folder.total = folder.files.length;
   for (const child of folder.folders) folder.total += sum(child);
+  folder.folders = folder.folders.filter((child) => child.total > 0);
   return folder.total;
+}
+
+// Folders whose names say they are not the source: opened only once the source is, with the budget left.
+const ASIDE =
+  /^(?:tests?|__tests__|specs?|e2e|examples?|samples?|demos?|playgrounds?|docs?|documentation|fixtures?|benchmarks?|bench|vendor|third[_-]party|coverage|\.[\w-]*cache|\.benchmarks|\.tox|\.nox|\.venv|venv|dist|build|out|target)$/i;
+
+function aside(folder: Folder): boolean {
+  return ASIDE.test(folder.name);
 }
 
 // How many of the top folder's entries fit in the budget (keeping room for the line that counts the rest), at most
@@ -87,23 +99,36 @@ function entriesThatFit(root: Folder, options: TreeOptions): number {
   return shown;
 }
 
-// Opens folders level by level, smaller ones first within a level, while their lines fit in the budget. The top
+// Opens folders level by level, smaller ones first within a level, while their lines fit in the budget: first the
+// source, passing over the folders set aside (tests, examples, docs, caches…); then those, with what is left. The top
 // folder shows `topShown` of its entries.
 function chooseOpen(root: Folder, options: TreeOptions, topShown: number): Set<Folder> {
   const open = new Set<Folder>([root]);
   let used = linesCost(root, 1, { ...options, maxEntriesPerFolder: topShown });
-  let level: Array<[Folder, number]> = root.folders.slice(0, topShown).map((f) => [f, 2]);
-  while (level.length > 0) {
-    const next: Array<[Folder, number]> = [];
-    for (const [folder, depth] of [...level].sort((a, b) => a[0].total - b[0].total)) {
-      const cost = linesCost(folder, depth, options);
-      if (used + cost > options.maxChars) continue;
-      used += cost;
-      open.add(folder);
-      for (const child of folder.folders) next.push([child, depth + 1]);
+  const setAside: Array<[Folder, number]> = [];
+  const openLevels = (start: Array<[Folder, number]>, passOver: boolean) => {
+    let level = start;
+    while (level.length > 0) {
+      const next: Array<[Folder, number]> = [];
+      for (const [folder, depth] of [...level].sort((a, b) => a[0].total - b[0].total)) {
+        if (passOver && aside(folder)) {
+          setAside.push([folder, depth]);
+          continue;
+        }
+        const cost = linesCost(folder, depth, options);
+        if (used + cost > options.maxChars) continue;
+        used += cost;
+        open.add(folder);
+        for (const child of folder.folders) next.push([child, depth + 1]);
+      }
+      level = next;
     }
-    level = next;
-  }
+  };
+  openLevels(
+    root.folders.slice(0, topShown).map((f) => [f, 2]),
+    true,
+  );
+  openLevels(setAside, false);
   return open;
 }
 

@@ -108,7 +108,9 @@ export function isTurn(value: unknown): value is Turn {
         typeof s.answer === 'string' &&
         Array.isArray(s.results) &&
         s.results.every((r) => isRecord(r) && typeof r.text === 'string' && typeof r.note === 'string'),
-    )
+    ) &&
+    (value.time === undefined || typeof value.time === 'string') &&
+    (value.fates === undefined || typeof value.fates === 'string')
   );
 }
 

@@ -111,7 +111,7 @@ describe('deepwork "question"', () => {
     assert.equal(run.stdout, framed('loadConfig returns 1.'));
     assert.match(
       run.stderr,
-      /step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of 55,808\nstep 1\/4: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/4: sending/,
+      /step 1\/8: sending [\d,]+ characters, about [\d,]+ tokens of the 55,808 a message may take \(the window holds 64,000\)\nstep 1\/8: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/8: sending/,
     );
     assert.equal(fake.chats[0]?.model, 'm');
   });
@@ -156,6 +156,29 @@ describe('deepwork "question"', () => {
     assert.equal(bin.code, 2);
     assert.match(bin.stderr, /What is piped in is binary/);
     assert.equal(fake.chats.length, 0);
+  });
+
+  it("tells a continued conversation what became of the earlier answer's proposals: written, then undone, or not written", async () => {
+    const dir = tempFolder({ 'a.js': 'const a = 1;\n', 'b.js': 'const b = 1;\n' });
+    const replies = [
+      'Changed both.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===\n=== EDIT: b.js ===\n<<<<<<< SEARCH\nconst b = 1;\n=======\nconst b = 2;\n>>>>>>> REPLACE\n=== END ===',
+      'Proposed c.js.\n=== FILE: c.js ===\nconst c = 3;\n=== END ===',
+      'Noted.',
+    ];
+    const fake = await startFakeBridge({ chat: (_content, n) => ({ kind: 'reply', text: replies[n] ?? 'done' }) });
+    assert.equal((await deepwork(['change a and b', '--apply', '--host', fake.host], dir)).code, 0);
+    assert.equal((await deepwork(['undo'], dir)).code, 0);
+    assert.equal((await deepwork(['and c?', '-c', '--host', fake.host], dir)).code, 0);
+    assert.equal((await deepwork(['what is in the files now?', '-c', '--host', fake.host], dir)).code, 0);
+    const message = fake.chats[2]?.content ?? '';
+    assert.match(
+      message,
+      /=== YOUR FINAL ANSWER TO QUESTION 1 ===\nChanged both\.[\s\S]*=== END OF YOUR ANSWER ===\n\[deepwork: what became of the proposals of this answer: a\.js written \d{4}-\d\d-\d\d \d\d:\d\d UTC, then undone \d{4}-\d\d-\d\d \d\d:\d\d UTC: the file is as it was before; b\.js written [^;]*, then undone [^;]*: the file is as it was before\.\]/,
+    );
+    assert.match(
+      message,
+      /=== YOUR FINAL ANSWER TO QUESTION 2 ===\nProposed c\.js\.[\s\S]*\[deepwork: what became of the proposals of this answer: c\.js not written\.\]/,
+    );
   });
 
   it('continues the last conversation of the folder with --continue', async () => {
@@ -432,7 +455,7 @@ describe('an OpenAI-compatible server', () => {
     assert.match(run.stderr, /deepwork: deepseek-chat at http:\/\/127\.0\.0\.1:\d+\/v1 \(OpenAI-compatible\)/);
     assert.match(
       run.stderr,
-      /tokens of 119,808\n/,
+      /tokens of the 119,808 a message may take \(the window holds 128,000\)\n/,
       'the preset window of deepseek-chat, 128,000, less 8,192 for the reply',
     );
     assert.equal(fake.requests.length, 2);
@@ -456,9 +479,12 @@ describe('an OpenAI-compatible server', () => {
       env: { DEEPWORK_TEST_KEY: '' },
     });
     assert.equal(none.code, 1);
-    assert.match(
+    // It names the config file in use (here --config), where apiKeyEnv is to be changed.
+    assert.ok(
+      none.stderr.startsWith(
+        `deepwork: No API key: the environment variable DEEPWORK_TEST_KEY (apiKeyEnv in ${config}) is not set.`,
+      ),
       none.stderr,
-      /^deepwork: No API key: the environment variable DEEPWORK_TEST_KEY \(apiKeyEnv in config\.json\) is not set\./,
     );
     assert.ok(!none.stderr.includes('    at '), 'no stack trace');
     assert.deepEqual(fake.calls, []);

@@ -450,6 +450,33 @@ describe('tree', () => {
     assert.match(tree, /README\.md/);
   });
 
+  it('spends its budget on the source first: tests, examples, playgrounds, docs and caches are opened last', () => {
+    const files: Record<string, string> = { 'packages/core/src/index.ts': '', 'packages/core/src/config.ts': '' };
+    for (let i = 0; i < 80; i++) files[`playground/case-${i}/index.html`] = '';
+    for (let i = 0; i < 40; i++) files[`packages/core/src/part${i}.ts`] = '';
+    for (let i = 0; i < 40; i++) files[`tests/unit/t${i}.test.ts`] = '';
+    for (let i = 0; i < 5; i++) files[`docs/page${i}.md`] = '';
+    const executor = createExecutor(tempFolder(files));
+    const tree = executor.tree(1_600);
+    assert.ok(tree.length <= 1_600, `${tree.length} characters`);
+    assert.match(tree, /\n {6}src\/\n {8}config\.ts\n/, 'the source is opened');
+    assert.match(tree, /\n {2}playground\/ \(80 files\)\n/, 'the playground is a count');
+    assert.doesNotMatch(tree, /t0\.test\.ts/, 'the tests are not listed file by file');
+  });
+
+  it('leaves out a folder with no file to send, such as a cache whose own .gitignore hides it all', () => {
+    const root = tempFolder({
+      '.pytest_cache/.gitignore': '*\n',
+      '.pytest_cache/v/cache/lastfailed': '{}',
+      'empty/.gitkeep-ignored': '',
+      '.gitignore': 'empty/.gitkeep-ignored\n',
+      'a.py': '',
+    });
+    const tree = createExecutor(root).tree();
+    assert.doesNotMatch(tree, /pytest_cache|empty/);
+    assert.match(tree, /a\.py/);
+  });
+
   it('counts the top folder against its budget too: 5,000 long-named files in it show as many as fit (issue 16)', () => {
     const files: Record<string, string> = { 'src/index.ts': '' };
     for (let i = 0; i < 5_000; i++)
@@ -590,7 +617,8 @@ describe('reads against a hostile model', () => {
       ['a.js'],
     );
     const executor = createExecutor(root, options);
-    assert.equal(executor.tree(), `${path.basename(root)}/ (1 file)\n  sub/\n  a.js`);
+    // sub/ holds nothing but its .git file, which is never sent: an empty folder is not shown.
+    assert.equal(executor.tree(), `${path.basename(root)}/ (1 file)\n  a.js`);
     await executor.close();
   });
 });

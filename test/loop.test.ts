@@ -59,7 +59,7 @@ describe('runLoop', () => {
     assert.ok(first.includes(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\n`));
     assert.match(
       first,
-      /\nThis is step 1 of 4\. The window holds about 64,000 tokens; about [\d,]+ are left for what you ask next\.$/,
+      /\nThis is step 1 of 4\. The window holds about 64,000 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
     );
     assert.ok(!first.includes(texts.lastStep));
   });
@@ -476,7 +476,7 @@ describe('the context window', () => {
     await run(bridge, 32_768);
     assert.match(
       bridge.seen[0] ?? '',
-      /This is step 1 of 5\. The window holds about 32,768 tokens; about [\d,]+ are left for what you ask next\.$/,
+      /This is step 1 of 5\. The window holds about 32,768 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
     );
     assert.match(bridge.seen[1] ?? '', /This is step 2 of 5\./);
   });
@@ -575,6 +575,45 @@ describe('the context window, for results the model never saw', () => {
     );
     assert.match(second, /=== RESULT NEED small\.txt: 1 line ===\n1 \| small/);
     assert.doesNotMatch(second, /were sent at step 1/);
+  });
+
+  it('keeps saying so at later steps, and does not count it as an earlier result dropped', async () => {
+    const root = tempFolder({ 'huge.txt': `${'word '.repeat(20_000)}\n`, 'small.txt': 'small\n' });
+    const bridge = scripted(['=== NEED: huge.txt, small.txt ===', '=== FIND: small ===', '=== FIND: word ===', 'done']);
+    const executor = createExecutor(root);
+    const sending: number[] = [];
+    await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 5,
+      contextTokens: 16_384,
+      onEvent: (e) => {
+        if (e.kind === 'sending') sending.push(e.dropped);
+      },
+    });
+    for (const message of bridge.seen.slice(1)) {
+      assert.match(message, /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window/);
+      assert.doesNotMatch(message, /huge\.txt lines 1-1 were sent/);
+    }
+    assert.deepEqual(sending, [0, 0, 0, 0]);
+  });
+
+  it('carries a result the model never saw into a continued conversation as what it was told of it', async () => {
+    const root = tempFolder({ 'huge.txt': `${'word '.repeat(20_000)}\n` });
+    const executor = createExecutor(root);
+    const outcome = await runLoop({
+      bridge: scripted(['=== NEED: huge.txt ===', 'done']),
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 3,
+      contextTokens: 16_384,
+    });
+    const [result] = outcome.turn.steps[0]?.results ?? [];
+    assert.match(result?.text ?? '', /not sent: its ~[\d,]+ tokens do not fit/);
+    assert.doesNotMatch(result?.text ?? '', /word word/);
   });
 });
 
@@ -808,5 +847,58 @@ describe('runLoop: Stop while a reply is worked through', () => {
     });
     await assert.rejects(run, (error: unknown) => error instanceof DeepworkError && error.code === 'ABORTED');
     assert.equal(watched.checked(), 0);
+  });
+});
+
+describe('runLoop: a whole file with parts left out', () => {
+  it('tells the model at once, while steps remain, to send EDIT blocks instead', async () => {
+    const lines = Array.from({ length: 67 }, (_, i) => `def f${i}():\n    return ${i}`).join('\n');
+    const root = tempFolder({ 'app.py': `${lines}\n` });
+    const elided = '=== FILE: app.py ===\ndef f0():\n    return 100\n# ... rest of the file unchanged\n=== END ===';
+    const bridge = scripted([elided, 'Sent as EDIT blocks instead.']);
+    const executor = createExecutor(root);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
+    const told = bridge.seen[1] ?? '';
+    assert.match(
+      told,
+      /=== RESULT FILE app\.py: not kept ===\nit looks elided \("# \.\.\. rest of the file unchanged"\) and has 3 lines where the file has 134/,
+    );
+    assert.match(told, /Send EDIT blocks for the parts that change, or the whole file with nothing left out\./);
+    assert.equal(outcome.steps, 2);
+  });
+
+  it('keeps a new file, or a whole file that leaves nothing out, without a word', async () => {
+    const root = tempFolder({ 'a.py': 'x = 1\n' });
+    const bridge = scripted([
+      '=== FILE: new.py ===\n# ... to be written\nprint(1)\n=== END ===\n=== FILE: a.py ===\nx = 2\n=== END ===',
+    ]);
+    const executor = createExecutor(root);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
+    assert.equal(outcome.steps, 1);
+    assert.deepEqual(
+      outcome.proposals.map((p) => p.path),
+      ['new.py', 'a.py'],
+    );
+  });
+});
+
+describe('runLoop: the folder tree in a small window', () => {
+  it('takes a twelfth of what a message may take, so that a small window is not spent on the tree', async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 60; d++) for (let f = 0; f < 5; f++) files[`pkg${d}/src/module_${f}.ts`] = '';
+    const bridge = scripted(['done']);
+    const executor = createExecutor(tempFolder(files));
+    await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 2,
+      contextTokens: 8_192,
+    });
+    const message = bridge.seen[0] ?? '';
+    const tree = message.slice(message.indexOf('=== PROJECT FOLDER ===\n'), message.indexOf('\n\nReminder:'));
+    assert.ok(tree.length <= 1_800, `${tree.length} characters of tree`);
+    assert.ok(tree.length >= 1_000, `${tree.length} characters of tree`);
   });
 });

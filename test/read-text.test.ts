@@ -296,6 +296,7 @@ describe('a continued conversation', () => {
         bridge,
         executor,
         question: 'and now?',
+        backupDir: tempFolder(),
         files: [],
         piped: undefined,
         steps: 2,

@@ -35,7 +35,7 @@ describe('the step log on a terminal', () => {
       isTTY: true,
     };
     const log = stepLog(forPeople(raw), 4);
-    log.event({ kind: 'sending', step: 1, steps: 4, chars: 100, tokens: 30, budget: 1000, dropped: 0 });
+    log.event({ kind: 'sending', step: 1, steps: 4, chars: 100, tokens: 30, budget: 1000, window: 1400, dropped: 0 });
     log.event({ kind: 'text', step: 1, text: 'Hel' });
     log.event({ kind: 'text', step: 1, text: 'lo \x1b]52;c;cGF5bG9hZA==\x07' });
     log.event({ kind: 'replied', step: 1, chars: 30, ms: 1200, requests: [], files: [] });
@@ -43,7 +43,7 @@ describe('the step log on a terminal', () => {
     assert.deepEqual(
       written.filter((w) => !w.startsWith('err:\r\x1b[K')),
       [
-        'err:step 1/4: sending 100 characters, about 30 tokens of 1,000',
+        'err:step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400)',
         'err:\r\x1b[2m',
         'stream:Hel',
         'stream:lo \\x1b]52;c;cGF5bG9hZA==\\x07',

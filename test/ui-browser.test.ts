@@ -196,7 +196,11 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByLabel('Question').press('Control+Enter');
 
     // Live: the first step is logged and its waiting line counts while the bridge is still thinking.
-    await page.getByText(/Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of [\d,]+\./).waitFor();
+    await page
+      .getByText(
+        /Step 1\/4: sending [\d,]+ characters, about [\d,]+ tokens of the [\d,]+ a message may take \(the window holds [\d,]+\)\./,
+      )
+      .waitFor();
     await page.getByText(/Step 1: waiting \d+ s/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Stop' }).isEnabled(), true);
     assert.equal(

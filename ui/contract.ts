@@ -42,7 +42,16 @@ export type FileView = {
 
 // The step log as data: the page words it in the reader's language.
 export type LogEntry =
-  | { kind: 'sending'; step: number; steps: number; chars: number; tokens: number; budget: number; dropped: number }
+  | {
+      kind: 'sending';
+      step: number;
+      steps: number;
+      chars: number;
+      tokens: number;
+      budget: number;
+      window: number;
+      dropped: number;
+    }
   | { kind: 'replied'; step: number; steps: number; chars: number; ms: number; requests: string[]; files: string[] }
   | { kind: 'answered-requests'; step: number; steps: number; requests: number; chars: number }
   | { kind: 'warning'; step: number; steps: number; message: string }

@@ -88,11 +88,12 @@ export class Session {
     this.runs.push(run);
     const controller = new AbortController();
     this.controller = controller;
-    const { executor, stateDir, contextTokens } = this.options;
+    const { executor, stateDir, contextTokens, backupDir } = this.options;
     const earlier = conversation.turns;
     runQuestion({
       bridge,
       executor,
+      backupDir,
       question,
       files,
       piped: undefined,
@@ -333,6 +334,7 @@ export class Session {
         chars: e.chars,
         tokens: e.tokens,
         budget: e.budget,
+        window: e.window,
         dropped: e.dropped,
       });
       run.waiting = { step: e.step, since: Date.now(), received: 0, thinking: 0 };

@@ -31,6 +31,8 @@ export type Manifest = {
   root: string;
   created: string;
   undone: boolean;
+  // When it was undone (ISO): what a continued conversation tells the model of its proposals.
+  undoneAt?: string;
   // False while the set is being written, and after a stop (Ctrl-C) or a crash cut it short.
   complete: boolean;
   files: ManifestFile[];
@@ -117,6 +119,7 @@ function asManifest(value: unknown): Manifest | undefined {
     root: String(m.root),
     created: String(m.created),
     undone: m.undone === true,
+    ...(typeof m.undoneAt === 'string' ? { undoneAt: m.undoneAt } : {}),
     complete: m.version === 1 || m.complete === true,
     files,
     createdDirs: m.createdDirs.map(String),

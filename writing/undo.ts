@@ -33,6 +33,7 @@ export function undoLast(box: Sandbox, backupDir: string, ops: FsOps = fs, name?
   for (const dir of [...set.manifest.createdDirs].reverse()) removeIfEmpty(box, dir, ops);
   if (files.every((f) => f.action !== 'failed')) {
     set.manifest.undone = true;
+    set.manifest.undoneAt = new Date().toISOString();
     try {
       saveManifest(ops, set.dir, set.manifest);
     } catch (error) {

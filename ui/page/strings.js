@@ -73,7 +73,7 @@ const en = {
   withFiles: (/** @type {string} */ files) => `; with ${files}`,
   reopened: 'from a saved conversation',
   stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
-    `Step ${e.step}/${e.steps}: sending ${fmt(e.chars)} characters, about ${fmt(e.tokens)} tokens of ${fmt(e.budget)}${e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : ''}.`,
+    `Step ${e.step}/${e.steps}: sending ${fmt(e.chars)} characters, about ${fmt(e.tokens)} tokens of the ${fmt(e.budget)} a message may take (the window holds ${fmt(e.window)})${e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : ''}.`,
   stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
     `Step ${e.step}/${e.steps}: reply of ${fmt(e.chars)} characters in ${duration(e.ms)}; ${e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer'}${e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : ''}.`,
   stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
@@ -215,7 +215,7 @@ const ru = {
   withFiles: (/** @type {string} */ files) => `; с файлами ${files}`,
   reopened: 'из сохранённой беседы',
   stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
-    `Шаг ${e.step}/${e.steps}: отправка ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')}, около ${fmt(e.tokens)} токенов из ${fmt(e.budget)}${e.dropped > 0 ? `; убрано ранних результатов: ${e.dropped}` : ''}.`,
+    `Шаг ${e.step}/${e.steps}: отправка ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')}, около ${fmt(e.tokens)} токенов из ${fmt(e.budget)}, доступных сообщению (окно — ${fmt(e.window)})${e.dropped > 0 ? `; убрано ранних результатов: ${e.dropped}` : ''}.`,
   stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
     `Шаг ${e.step}/${e.steps}: ответ из ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')} за ${duration(e.ms)}; ${e.requests.length > 0 ? `просит ${e.requests.join('; ')}` : 'запросов нет: это ответ'}${e.files.length > 0 ? `; предлагает ${e.files.join(', ')}` : ''}.`,
   stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
