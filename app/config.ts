@@ -1,5 +1,6 @@
 // config.json: read, validated key by key, never silently replaced by defaults. No file means the defaults.
 
+import { CHAT_SITES, isChatSiteName, type ChatSiteName } from '../bridge/chat-sites.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError, errnoOf } from '../common/errors.ts';
@@ -36,9 +37,12 @@ export type Config = {
   maxReplyChars: number;
   // The model's whole window in tokens; unset: asked of the bridge (Ollama's /api/show), else 64,000.
   contextTokens?: number;
-  // What a web chat takes in one pasted message, for the copy-and-paste bridge: messages are fitted under it, and a
-  // larger one is warned about.
-  pasteMaxChars: number;
+  // The web chat a person pastes into, for the copy-and-paste bridge: its limits (bridge/chat-sites.ts).
+  pasteSite: ChatSiteName;
+  // What that chat takes in one pasted message (messages are fitted under it, and a larger one is warned about), and
+  // what a whole chat holds (deepwork proposes a new chat before it is passed); unset: the site's figures.
+  pasteMaxChars?: number;
+  pasteChatChars?: number;
 };
 
 const APIS = ['ollama', 'openai'] as const;
@@ -62,7 +66,7 @@ export const defaultConfig: Config = {
   stateDir: 'state',
   secretNames: [],
   maxReplyChars: 8_000_000,
-  pasteMaxChars: 60_000,
+  pasteSite: 'deepseek',
 };
 
 type Check = (value: unknown) => string | undefined;
@@ -98,7 +102,14 @@ const checks: Record<keyof Config, Check> = {
   secretNames: secretPatterns,
   maxReplyChars: wholeIn(10_000, 1_000_000_000),
   contextTokens: wholeIn(2_048, 10_000_000),
+  pasteSite: (v) =>
+    isChatSiteName(v)
+      ? undefined
+      : `one of ${Object.keys(CHAT_SITES)
+          .map((s) => `"${s}"`)
+          .join(', ')}`,
   pasteMaxChars: wholeIn(10_000, 10_000_000),
+  pasteChatChars: wholeIn(20_000, 100_000_000),
 };
 
 // Each pattern non-empty and one picomatch can compile; at most 1,000 of them.

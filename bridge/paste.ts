@@ -1,10 +1,13 @@
 // Copy and paste: a person is the bridge. Each message is handed out to be pasted into any web chat (DeepSeek,
-// ChatGPT, Claude, a chat at work where no API is allowed), and the chat's reply comes back as pasted text. The
-// protocol needs nothing more: every message carries the whole conversation, so the chat may be new or the same one.
+// ChatGPT, Claude, a chat at work where no API is allowed), and the chat's reply comes back as pasted text. A web chat
+// keeps its history, so after the first message of a chat each message carries only what is new; the message that
+// stands on its own is offered beside it, for a new chat — which the person may start at any time, and which deepwork
+// proposes when the chat would pass what it holds (bridge/chat-sites.ts).
 
 import { DeepworkError, stopped } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import type { Bridge, ChatOptions, ChatReply } from '../protocol/contract.ts';
+import { limitNotice, type ChatSite } from './chat-sites.ts';
 
 // What web chats usually take in one message before they refuse it, cut it, or turn it into an attachment the model
 // may only skim: a conservative figure (config `pasteMaxChars`).
@@ -13,27 +16,45 @@ export const DEFAULT_PASTE_MAX_CHARS = 60_000;
 // Characters per token for the window the messages are fitted to: code and English run at about 3.5.
 const CHARS_PER_TOKEN = 3.5;
 
-// A step waiting for its reply: the message to copy, and how to hand the reply back (or end the step with an error);
+// What the chat holds, as deepwork counts it: the characters of the messages pasted into it and of the replies it
+// gave, since the chat began. Kept by whoever runs the questions of one chat (the pult's conversation, a console run).
+export type ChatState = { chars: number; messages: number };
+
+export function newChat(): ChatState {
+  return { chars: 0, messages: 0 };
+}
+
+// A step waiting for its reply: the message to copy and, in a chat that holds what came before, the message that
+// stands on its own for a new chat; whether the chat would pass what it holds with this message (`full`); how to hand
+// the reply back (`newChat`: it came from a new chat, sent the standalone message), or end the step with an error.
 // `signal` is the run's, aborted when it is stopped.
 export type PasteStep = {
   message: string;
   tokens: number;
+  standalone: { message: string; tokens: number } | undefined;
+  chat: ChatState;
+  limits: ChatSite;
+  full: boolean;
   signal: AbortSignal;
-  supply: (reply: string) => void;
+  supply: (reply: string, newChat?: boolean) => void;
   fail: (error: unknown) => void;
 };
 
 export type PasteOptions = {
-  maxChars: number;
+  limits: ChatSite;
+  // The chat the messages go into; counted up as they do, and started afresh with a new chat.
+  chat: ChatState;
   // Called when a message is ready to be copied; the step ends when `supply` is called with the reply, or the run is
   // stopped.
   onMessage: (step: PasteStep) => void;
 };
 
 export function createPasteBridge(options: PasteOptions): Bridge {
+  const { chat, limits } = options;
   return {
     label: 'copy and paste (any web chat)',
-    chat(message: string, { signal, tokens }: ChatOptions) {
+    keepsChat: true,
+    chat(message: string, { signal, tokens, standalone }: ChatOptions) {
       return new Promise<ChatReply>((resolve, reject) => {
         if (signal.aborted) return reject(stopped());
         const onAbort = () => reject(stopped());
@@ -41,10 +62,19 @@ export function createPasteBridge(options: PasteOptions): Bridge {
         options.onMessage({
           message,
           tokens: tokens ?? Math.ceil(message.length / CHARS_PER_TOKEN),
+          standalone,
+          chat,
+          limits,
+          full: standalone !== undefined && chat.chars + message.length > limits.chatChars,
           signal,
-          supply: (reply) => {
+          supply: (reply, fresh = false) => {
             signal.removeEventListener('abort', onAbort);
-            resolve({ text: reply });
+            // A message that stands on its own starts the chat: what it holds is that message and the reply.
+            const started = fresh || standalone === undefined;
+            const sent = fresh && standalone !== undefined ? standalone.message : message;
+            chat.chars = (started ? 0 : chat.chars) + sent.length + reply.length;
+            chat.messages = (started ? 0 : chat.messages) + 1;
+            resolve({ text: reply, ...(fresh ? { newChat: true } : {}) });
           },
           fail: (error) => {
             signal.removeEventListener('abort', onAbort);
@@ -53,9 +83,9 @@ export function createPasteBridge(options: PasteOptions): Bridge {
         });
       });
     },
-    // The window the messages are fitted to, so that each one stays under what a web chat takes: the loop keeps a
-    // quarter of a window this size for the reply, and fits the message into the rest.
-    window: () => Promise.resolve(windowFor(options.maxChars)),
+    // The window the messages are fitted to, so that each one stays under what the chat takes in one message: the
+    // loop keeps a quarter of a window this size for the reply, and fits the message into the rest.
+    window: () => Promise.resolve(windowFor(limits.messageChars)),
   };
 }
 
@@ -67,6 +97,12 @@ export function windowFor(maxChars: number): number {
 export function sizeWarning(chars: number, maxChars: number): string | undefined {
   if (chars <= maxChars) return undefined;
   return `This message is ${formatCount(chars)} characters; web chats often refuse, cut or attach messages over ${formatCount(maxChars)} (pasteMaxChars in config.json). Tick fewer files, or lower contextTokens in config.json, so that each message is smaller.`;
+}
+
+// The warning for a chat this message would take past what it holds, with the way out; undefined when it fits.
+export function chatWarning(step: Pick<PasteStep, 'chat' | 'limits' | 'message' | 'full'>): string | undefined {
+  if (!step.full) return undefined;
+  return `This chat holds about ${formatCount(step.chat.chars)} characters; with this message it would pass the ${formatCount(step.limits.chatChars)} ${step.limits.name} holds (pasteChatChars in config.json), and it would stop answering or forget the start. Start a new chat and paste the message that stands on its own.`;
 }
 
 // Lines a chat's page adds around a reply when it is copied by selecting it rather than with its Copy button: the
@@ -100,6 +136,13 @@ export function cleanReply(pasted: string): string {
     lines = lines.slice(1, -1);
   }
   const reply = lines.join('\n').trim();
+  const notice = limitNotice(reply);
+  if (notice !== undefined) {
+    throw new DeepworkError(
+      'BAD_REQUEST',
+      `That is the chat's notice that it took too much ("${notice}"), not the model's answer. Start a new chat, paste the message that stands on its own there, and paste its reply here; if a single message is refused, lower pasteMaxChars in config.json.`,
+    );
+  }
   if (reply === '') {
     throw new DeepworkError(
       'BAD_REQUEST',

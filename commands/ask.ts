@@ -17,6 +17,7 @@ import { PIPED_CHARS } from '../console/stdin.ts';
 import { createConsolePaste } from '../console/paste.ts';
 import { createBridge } from '../bridge/choose.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
+import { chatLimits } from '../bridge/chat-sites.ts';
 import { EXIT, listOf, projectFolder, settingsOf, type Context, type Settings } from './context.ts';
 import { writeFiles, writeOf, type Write } from './write.ts';
 
@@ -40,7 +41,7 @@ export async function run(context: Context): Promise<number> {
       io,
       folder: path.join(settings.config.stateDir, 'paste'),
       project: folder,
-      maxChars: settings.config.pasteMaxChars,
+      limits: chatLimits(settings.config.pasteSite, settings.config.pasteMaxChars, settings.config.pasteChatChars),
       env: context.env,
       input: process.stdin,
     });

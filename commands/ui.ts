@@ -6,6 +6,7 @@ import { launchPult, openInBrowser } from '../ui/launch.ts';
 import { CODE_LIFE_MS } from '../ui/security.ts';
 import { checkConfigured, createBridge } from '../bridge/choose.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
+import { chatLimits } from '../bridge/chat-sites.ts';
 import { EXIT, projectFolder, settingsOf, type Context } from './context.ts';
 
 export async function run(context: Context): Promise<number> {
@@ -28,7 +29,7 @@ export async function run(context: Context): Promise<number> {
     backupDir: config.backupDir,
     stateDir: config.stateDir,
     port: config.port,
-    pasteMaxChars: config.pasteMaxChars,
+    chatLimits: chatLimits(config.pasteSite, config.pasteMaxChars, config.pasteChatChars),
   });
   io.out(launched.oneTimeUrl());
   io.err(

@@ -10,7 +10,8 @@ import readline from 'node:readline';
 import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts';
 import { programFolder, windowsProgram } from '../common/programs.ts';
 import { formatCount } from '../common/text.ts';
-import { cleanReply, createPasteBridge, sizeWarning, type PasteStep } from '../bridge/paste.ts';
+import { chatWarning, cleanReply, createPasteBridge, newChat, sizeWarning, type PasteStep } from '../bridge/paste.ts';
+import type { ChatSite } from '../bridge/chat-sites.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Io } from './output.ts';
 
@@ -78,7 +79,7 @@ function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process
 function messageFiles(
   parent: string,
   project: string,
-): { write: (step: number, text: string) => string; remove: () => void } {
+): { write: (step: number | string, text: string) => string; remove: () => void } {
   let dir: string | undefined;
   return {
     write: (step, text) => {
@@ -120,7 +121,7 @@ export function createConsolePaste(options: {
   io: Io;
   folder: string;
   project: string;
-  maxChars: number;
+  limits: ChatSite;
   env: NodeJS.ProcessEnv;
   input: NodeJS.ReadableStream;
 }): ConsolePaste {
@@ -153,9 +154,20 @@ export function createConsolePaste(options: {
   };
 
   // One reply: Enter on an empty line takes the clipboard; else the lines up to one holding only a dot (or the end).
-  const readReply = async (signal: AbortSignal): Promise<string> => {
+  // `new` on a line of its own puts the message that stands on its own on the clipboard, for a new chat (`onNewChat`),
+  // and the reply that follows is taken as that chat's.
+  const readReply = async (
+    signal: AbortSignal,
+    onNewChat?: () => void,
+  ): Promise<{ reply: string; newChat: boolean }> => {
+    let fresh = false;
     for (;;) {
       const first = await nextLine(signal);
+      if (first !== undefined && first.trim().toLowerCase() === 'new' && onNewChat !== undefined) {
+        onNewChat();
+        fresh = true;
+        continue;
+      }
       if (first === undefined)
         throw new DeepworkError(
           'BAD_REQUEST',
@@ -185,7 +197,7 @@ export function createConsolePaste(options: {
         io.err(
           `deepwork: took a reply of ${formatCount(reply.length)} characters${first.trim() === '' ? ` from ${clipboard?.name ?? 'the clipboard'}` : ''}.`,
         );
-        return reply;
+        return { reply, newChat: fresh };
       } catch (error) {
         io.err(`deepwork: ${messageOf(error)}`);
       }
@@ -194,7 +206,8 @@ export function createConsolePaste(options: {
 
   let steps = 0;
   const bridge = createPasteBridge({
-    maxChars: options.maxChars,
+    limits: options.limits,
+    chat: newChat(),
     onMessage: (step: PasteStep) => {
       steps++;
       let file: string | undefined;
@@ -218,7 +231,7 @@ export function createConsolePaste(options: {
         );
         return;
       }
-      const warning = sizeWarning(step.message.length, options.maxChars);
+      const warning = sizeWarning(step.message.length, options.limits.messageChars) ?? chatWarning(step);
       if (warning !== undefined) io.err(`deepwork: ${warning}`);
       const how =
         clipboard === undefined
@@ -227,10 +240,26 @@ export function createConsolePaste(options: {
       const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`]
         .filter((w) => w !== '')
         .join(' and ');
+      const into =
+        step.standalone === undefined
+          ? 'any web chat'
+          : `the same chat (it holds what came before; type new on a line of its own for a message that stands on its own, for a new chat)`;
       io.err(
-        `deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into any web chat; then ${how}.`,
+        `deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into ${into}; then ${how}.`,
       );
-      readReply(step.signal).then(step.supply, step.fail);
+      const standalone = step.standalone;
+      const onNewChat =
+        standalone === undefined
+          ? undefined
+          : () => {
+              const copiedAgain =
+                clipboard !== undefined &&
+                clipboard.copy(standalone.message, files.write(`${steps}-new`, standalone.message));
+              io.err(
+                `deepwork: the message that stands on its own (${formatCount(standalone.message.length)} characters) is ${copiedAgain ? `on ${clipboard?.name ?? 'the clipboard'}` : 'in the message files'}. Paste it into a new chat; then ${how}.`,
+              );
+            };
+      readReply(step.signal, onNewChat).then(({ reply, newChat: fresh }) => step.supply(reply, fresh), step.fail);
     },
   });
   return {

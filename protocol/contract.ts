@@ -9,6 +9,10 @@ import type { Result } from './results.ts';
 // copy-and-paste bridge, the demo, a test's fake.
 export type Bridge = {
   label: string;
+  // The model keeps the chat's history (a web chat a person pastes into): after a chat's first message, each message
+  // carries only what is new, and the message that stands on its own is offered beside it (ChatOptions.standalone),
+  // for a new chat.
+  keepsChat?: boolean;
   // `tokens` is the message's estimated size and `window` the whole window the run budgets for: a bridge that sets
   // the model's context size (Ollama's num_ctx) sizes it from them.
   chat(message: string, options: ChatOptions): Promise<ChatReply>;
@@ -24,11 +28,15 @@ export type ChatOptions = {
   onText?: (text: string) => void;
   tokens?: number;
   window?: number;
+  // For a bridge that keeps the chat: the message that stands on its own (the instructions, the tree, the question and
+  // what was learned so far, within the window), to send instead in a new chat.
+  standalone?: { message: string; tokens: number };
 };
 
 // The model's reply. `promptTokens`: what the server says it read of the prompt; `truncated`: the server's word that
 // it cut the prompt; `cut`: the server's word that it cut the reply at its output limit.
-export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string };
+// `newChat`: the reply came from a new chat, sent the standalone message.
+export type ChatReply = { text: string; promptTokens?: number; truncated?: string; cut?: string; newChat?: boolean };
 
 // The project folder, read-only, as the loop reads it (reading/executor.ts is the one there is).
 export type Reader = {

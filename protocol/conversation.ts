@@ -49,8 +49,12 @@ export type Rendered = { message: string; tokens: number; dropped: number };
 export type Conversation = {
   // Adds a step: the model's answer and the results of its requests; returns the results' length in characters.
   add(step: number, answer: string, results: readonly Result[]): number;
-  // The message for step `step` of `steps`, within the window.
+  // The message for step `step` of `steps`, within the window: it stands on its own.
   render(step: number, steps: number): Rendered;
+  // The same step's message for a chat that holds everything sent and answered before: only what is new — at a
+  // question's first step, the question; after that, the latest step's results — and the closing reminder. Call it
+  // after render() for the same step. `carries` says what it holds, for the person who copies it.
+  renderNew(step: number, steps: number): Rendered & { carries: string[] };
   // The file results still in the message, by their key (path and range), with the step that sent them.
   stillSent(): ReadonlyMap<string, number>;
   // This question as a turn of the conversation, with its final answer: what a later question continues.
@@ -82,6 +86,7 @@ export function createConversation(start: Start): Conversation {
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
+  // The short reminder and the step line that close every message.
   const tail = (step: number, steps: number, room: number): string => {
     const kept = window.windowTokens - window.promptTokens;
     const where = `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${formatCount(Math.max(0, room))} are left for the results of what you ask next.`;
@@ -174,6 +179,22 @@ export function createConversation(start: Start): Conversation {
       for (const r of steps.at(-1)?.results ?? []) if (!r.dropped) r.seen = true;
       const message = assemble(step, total, window.promptTokens - estimate);
       return { message, tokens: estimateTokens(message), dropped };
+    },
+    renderNew(step, total) {
+      const latest = steps.at(-1);
+      if (step === 1 || latest === undefined) {
+        const message = `${question}\n\n${tail(step, total, window.promptTokens - estimateTokens(question) - TAIL_TOKENS)}`;
+        return { message, tokens: estimateTokens(message), dropped: 0, carries: ['the question'] };
+      }
+      // What fit the message that stands on its own fits this one too: render() has decided it for this step.
+      const results = latest.results.map((r) => (!r.dropped ? r.text : r.unsent));
+      const parts = [...(results.length > 0 ? [`${heading.results(latest.step)}\n${results.join('\n\n')}`] : [])];
+      const estimate = estimateTokens(parts.join('\n\n')) + TAIL_TOKENS;
+      const message = [...parts, tail(step, total, window.promptTokens - estimate)].join('\n\n');
+      const carries = latest.sent.map(
+        (r, i) => `${r.request}${latest.results[i]?.dropped === true ? ' (did not fit)' : ''}`,
+      );
+      return { message, tokens: estimateTokens(message), dropped: 0, carries };
     },
     stillSent() {
       const sent = new Map<string, number>();

@@ -34,6 +34,8 @@ export type LoopEvent =
       // The whole window the budget is part of (the rest is kept for the reply).
       window: number;
       dropped: number;
+      // In a chat that holds what came before: what this message carries that is new.
+      carries?: string[];
     }
   // `thinking`: characters of reasoning so far (DeepSeek's reasoning_content, Ollama's thinking).
   | { kind: 'receiving'; step: number; chars: number; thinking: number }
@@ -61,6 +63,9 @@ export type LoopInput = {
   contextTokens?: number | undefined;
   // The earlier questions of the conversation this question continues, oldest first.
   earlier?: readonly Turn[];
+  // With a bridge that keeps the chat: the chat already holds the earlier questions (a follow-up asked in the same
+  // web chat), so even the first message carries only what is new.
+  chatContinues?: boolean;
   // Stops the run (the pult's Stop, Ctrl-C): heard while a reply is awaited, and between the blocks of a reply.
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
@@ -134,7 +139,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   let previousKey: string | undefined;
 
   for (let step = 1; ; step++) {
-    const { message, tokens: estimate, dropped } = conversation.render(step, steps);
+    const standalone = conversation.render(step, steps);
+    // A chat that holds what came before is sent only what is new, with the message that stands on its own beside it.
+    const sameChat = bridge.keepsChat === true && (step > 1 || input.chatContinues === true);
+    const offered = sameChat ? conversation.renderNew(step, steps) : { ...standalone, carries: undefined };
+    const { message, tokens: estimate } = offered;
     emit({
       kind: 'sending',
       step,
@@ -143,14 +152,22 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       tokens: estimate,
       budget: window.promptTokens,
       window: window.windowTokens,
-      dropped,
+      dropped: standalone.dropped,
+      ...(offered.carries === undefined ? {} : { carries: offered.carries }),
     });
     sent.push(message.length);
     tokens.push(estimate);
     const started = Date.now();
     const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
     const onText = (text: string) => emit({ kind: 'text', step, text });
-    const answer = await bridge.chat(message, { signal, onProgress, onText, tokens: estimate, window: windowTokens });
+    const answer = await bridge.chat(message, {
+      signal,
+      onProgress,
+      onText,
+      tokens: estimate,
+      window: windowTokens,
+      ...(sameChat ? { standalone: { message: standalone.message, tokens: standalone.tokens } } : {}),
+    });
     const { text: reply, truncated, cut } = answer;
     if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
     if (cut !== undefined) emit({ kind: 'warning', step, message: cut });

@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   deepwork: ['commands', 'common', 'console'],
   commands: ['app', 'bridge', 'common', 'console', 'protocol', 'reading', 'state', 'ui', 'writing'],
   ui: ['app', 'bridge', 'common', 'protocol', 'reading', 'state', 'writing'],
-  app: ['common', 'protocol', 'reading', 'state', 'writing'],
+  app: ['bridge', 'common', 'protocol', 'reading', 'state', 'writing'],
   console: ['bridge', 'common', 'protocol', 'writing'],
   state: ['common', 'protocol', 'writing'],
   writing: ['common', 'protocol', 'reading'],

@@ -53,7 +53,7 @@ describe('a reply pasted from a web chat', () => {
 });
 
 describe('the pult session with the copy-and-paste bridge', () => {
-  const start = (pasteMaxChars = 20_000) => {
+  const start = (messageChars = 20_000, chatChars = 200_000) => {
     const root = tempFolder({ 'a.js': 'const a = 1;\n' });
     const stateDir = tempFolder();
     const sent: Outgoing[] = [];
@@ -64,7 +64,7 @@ describe('the pult session with the copy-and-paste bridge', () => {
       stateDir,
       steps: 3,
       contextTokens: undefined,
-      pasteMaxChars,
+      chatLimits: { name: 'a test chat', messageChars, chatChars },
       send: (m) => {
         sent.push(m);
         if (m.type === 'run') onRun(m.run);
@@ -108,6 +108,116 @@ describe('the pult session with the copy-and-paste bridge', () => {
     assert.match(
       run.waiting?.paste?.warning ?? '',
       /^This message is [\d,]+ characters; web chats often refuse, cut or attach messages over 1,000 .*Tick fewer files/,
+    );
+    session.stop();
+  });
+
+  it('sends only what is new after the first message of a chat, with the message that stands on its own beside it', async () => {
+    const { session, next } = start();
+    const waiting = next((r) => r.waiting?.paste !== undefined);
+    const run = session.ask('What is a?', [], 3, 'paste');
+    await waiting;
+    const first = session.pasteMessage(run.id);
+    const second = next((r) => r.waiting?.paste !== undefined && r.waiting.step === 2);
+    const reply = 'Let me look.\n=== NEED: a.js ===';
+    session.paste(run.id, reply);
+    const step2 = await second;
+    const delta = session.pasteMessage(run.id);
+    const standalone = session.pasteMessage(run.id, true);
+    assert.match(
+      delta,
+      /^=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/,
+    );
+    assert.doesNotMatch(
+      delta,
+      /You are working on a project folder|=== PROJECT FOLDER ===|=== QUESTION ===|YOUR ANSWER AT STEP 1/,
+    );
+    assert.match(delta, /This is step 2 of 3\./);
+    assert.match(
+      standalone,
+      /^You are working on a project folder[\s\S]*=== QUESTION ===\nWhat is a\?[\s\S]*=== YOUR ANSWER AT STEP 1 ===\nLet me look\./,
+    );
+    assert.deepEqual(step2.waiting?.carries, ['NEED a.js']);
+    assert.equal(step2.waiting?.paste?.standalone?.chars, standalone.length);
+    // The chat holds the first message and its reply, as deepwork counts it.
+    assert.deepEqual(
+      [step2.waiting?.paste?.chat.chars, step2.waiting?.paste?.chat.messages],
+      [first.length + reply.length, 1],
+    );
+    assert.ok(delta.length * 3 < standalone.length, `${delta.length} against ${standalone.length}`);
+    session.stop();
+  });
+
+  it('starts the chat afresh when the reply comes from a new chat, sent the message that stands on its own', async () => {
+    const { session, next } = start();
+    const waiting = next((r) => r.waiting?.paste !== undefined);
+    const run = session.ask('What is a?', [], 4, 'paste');
+    await waiting;
+    const second = next((r) => r.waiting?.paste !== undefined && r.waiting.step === 2);
+    session.paste(run.id, '=== NEED: a.js ===');
+    await second;
+    const standalone = session.pasteMessage(run.id, true);
+    const third = next((r) => r.waiting?.paste !== undefined && r.waiting.step === 3);
+    session.paste(run.id, '=== FIND: const ===', true);
+    const step3 = await third;
+    assert.deepEqual(
+      [step3.waiting?.paste?.chat.chars, step3.waiting?.paste?.chat.messages],
+      [standalone.length + '=== FIND: const ==='.length, 1],
+    );
+    session.stop();
+  });
+
+  it('proposes a new chat before the chat would pass what it holds', async () => {
+    const { session, next } = start(40_000, 25_000);
+    const waiting = next((r) => r.waiting?.paste !== undefined);
+    const run = session.ask('What is a?', [], 4, 'paste');
+    await waiting;
+    const second = next((r) => r.waiting?.paste !== undefined && r.waiting.step === 2);
+    session.paste(run.id, `${'x'.repeat(21_000)}\n=== NEED: a.js ===`);
+    const step2 = await second;
+    assert.equal(step2.waiting?.paste?.full, true);
+    assert.match(
+      step2.waiting?.paste?.fullWarning ?? '',
+      /would pass the 25,000 a test chat holds \(pasteChatChars in config\.json\).*Start a new chat and paste the message that stands on its own/,
+    );
+    session.stop();
+  });
+
+  it('takes the chat\'s "too long" notice for what it is, says what to do, and keeps waiting', async () => {
+    const { session, next } = start();
+    const waiting = next((r) => r.waiting?.paste !== undefined);
+    const run = session.ask('What is a?', [], 3, 'paste');
+    await waiting;
+    for (const notice of [
+      'Превышен лимит длины сообщения. Попробуйте сократить текст.',
+      'The message you submitted was too long, please reload the conversation and submit something shorter.',
+      'Достигнут предел длины диалога. Начните новый чат.',
+    ]) {
+      assert.throws(
+        () => session.paste(run.id, notice),
+        /That is the chat's notice that it took too much .*Start a new chat, paste the message that stands on its own there/,
+      );
+    }
+    assert.match(session.pasteMessage(run.id), /=== QUESTION ===/, 'still waiting');
+    session.stop();
+  });
+
+  it('asks a follow-up in the same chat with only the new question, the whole conversation beside it', async () => {
+    const { session, next } = start();
+    let waiting = next((r) => r.waiting?.paste !== undefined);
+    const first = session.ask('What is a?', [], 3, 'paste');
+    await waiting;
+    const answered = next((r) => r.id === first.id && r.state === 'answered');
+    session.paste(first.id, 'a is 1.');
+    await answered;
+    waiting = next((r) => r.id !== first.id && r.waiting?.paste !== undefined);
+    const followUp = session.ask('And b?', [], 3, 'paste', true);
+    await waiting;
+    assert.match(session.pasteMessage(followUp.id), /^Reminder: [\s\S]*=== QUESTION ===\nAnd b\?\n\nReminder:/);
+    assert.doesNotMatch(session.pasteMessage(followUp.id), /EARLIER QUESTION|PROJECT FOLDER/);
+    assert.match(
+      session.pasteMessage(followUp.id, true),
+      /=== EARLIER QUESTION 1 ===\nWhat is a\?[\s\S]*=== QUESTION ===\nAnd b\?/,
     );
     session.stop();
   });

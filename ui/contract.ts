@@ -65,11 +65,30 @@ export type AnswerPart =
   | { kind: 'proposal'; path: string; block: 'file' | 'edit'; complete: boolean };
 
 // A copy-and-paste step's message, waiting to be copied into a web chat (the page fetches it: GET /api/paste).
-// `warning`: the message is past what a web chat takes in one message.
-export type PasteWaiting = { chars: number; tokens: number; warning?: string };
+// `warning`: the message is past what the chat takes in one message. `standalone`: in a chat that holds what came
+// before, the message that stands on its own, for a new chat (GET /api/paste?standalone=1). `chat`: what the chat
+// holds now, as deepwork counts it, and the site's limits;
+// `full`: with this message it would pass what the chat holds (start a new chat with the standalone message).
+export type PasteWaiting = {
+  chars: number;
+  tokens: number;
+  warning?: string;
+  standalone?: { chars: number; tokens: number; warning?: string };
+  chat: { site: string; chars: number; messages: number; chatChars: number; messageChars: number };
+  full: boolean;
+  fullWarning?: string;
+};
 
-// The step being waited for, and since when (ms since epoch): the page counts the seconds.
-export type Waiting = { step: number; since: number; received: number; thinking: number; paste?: PasteWaiting };
+// The step being waited for, and since when (ms since epoch): the page counts the seconds. `carries`: in a web chat
+// that holds what came before, what this step's message holds that is new.
+export type Waiting = {
+  step: number;
+  since: number;
+  received: number;
+  thinking: number;
+  paste?: PasteWaiting;
+  carries?: string[];
+};
 
 export type RunState = 'running' | 'answered' | 'failed' | 'stopped';
 
@@ -188,8 +207,12 @@ export type Routes = {
   'GET /api/tree': { query: undefined; body: undefined; response: FileTree };
   'GET /api/check': { query: undefined; body: undefined; response: BridgeCheck };
   'POST /api/ask': { query: undefined; body: AskRequest; response: { id: number } };
-  'GET /api/paste': { query: { run: string }; body: undefined; response: { message: string } };
-  'POST /api/paste': { query: undefined; body: { run: number; reply: string }; response: { ok: true } };
+  'GET /api/paste': { query: { run: string; standalone?: string }; body: undefined; response: { message: string } };
+  'POST /api/paste': {
+    query: undefined;
+    body: { run: number; reply: string; newChat?: boolean };
+    response: { ok: true };
+  };
   'POST /api/stop': { query: undefined; body: Record<string, never>; response: { stopped: boolean } };
   // One file answers its FileView; several answer them all.
   'POST /api/write': { query: undefined; body: WriteRequest; response: FileView | { files: FileView[] } };

@@ -107,12 +107,17 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'GET /api/paste': (_body, url) => {
       const run = Number(url.searchParams.get('run'));
       if (!Number.isInteger(run)) throw badRequest('Expected ?run=N.');
-      return { message: c.session.pasteMessage(run) };
+      return { message: c.session.pasteMessage(run, url.searchParams.get('standalone') === '1') };
     },
     'POST /api/paste': (body) => {
-      if (!isRecord(body) || typeof body.run !== 'number' || typeof body.reply !== 'string')
-        throw badRequest('Expected {"run": number, "reply": string}.');
-      c.session.paste(body.run, body.reply);
+      if (
+        !isRecord(body) ||
+        typeof body.run !== 'number' ||
+        typeof body.reply !== 'string' ||
+        (body.newChat !== undefined && typeof body.newChat !== 'boolean')
+      )
+        throw badRequest('Expected {"run": number, "reply": string, "newChat"?: boolean}.');
+      c.session.paste(body.run, body.reply, body.newChat === true);
       return { ok: true };
     },
     'POST /api/stop': () => ({ stopped: c.session.stop() }),

@@ -5,6 +5,7 @@ import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Executor } from '../reading/executor.ts';
 import type { Bridge } from '../protocol/contract.ts';
+import type { ChatSite } from '../bridge/chat-sites.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session } from './session.ts';
@@ -40,8 +41,8 @@ export type PultOptions = {
   token?: string;
   // Told the new token when the pult changed it because a one-time code came a second time (see exchange below).
   onRekey?: (token: string) => void;
-  // What a web chat takes in one message, for the copy-and-paste bridge (config pasteMaxChars).
-  pasteMaxChars?: number;
+  // What the web chat of the copy-and-paste bridge takes (config pasteSite, pasteMaxChars, pasteChatChars).
+  chatLimits?: ChatSite;
 };
 
 // `url` carries the token: for the process that started the pult (tests), never for a command line or a screen.
@@ -66,7 +67,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     steps: options.steps,
     contextTokens: options.contextTokens,
     send,
-    ...(options.pasteMaxChars === undefined ? {} : { pasteMaxChars: options.pasteMaxChars }),
+    ...(options.chatLimits === undefined ? {} : { chatLimits: options.chatLimits }),
   });
   let port = options.port;
   // A code that comes a second time was seen by someone else, who may have traded it first and holds the token: the

@@ -11,9 +11,11 @@ import { listConversations, loadConversation, newConversationId } from '../state
 import { loadRun, type SavedRun } from '../state/runs.ts';
 import {
   cleanReply,
+  chatWarning,
   createPasteBridge,
-  DEFAULT_PASTE_MAX_CHARS,
+  newChat,
   sizeWarning,
+  type ChatState,
   type PasteStep,
 } from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
@@ -21,8 +23,9 @@ import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { laterWrites, undoLast } from '../writing/undo.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import { tidyPath } from '../protocol/paths.ts';
+import { CHAT_SITES, type ChatSite } from '../bridge/chat-sites.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import type { AnswerPart, Conversations, FileView, Outgoing, RunView, UndoReport } from './contract.ts';
+import type { AnswerPart, Conversations, FileView, Outgoing, PasteWaiting, RunView, UndoReport } from './contract.ts';
 
 // Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
 const markdown = new MarkdownIt({ html: false, linkify: true });
@@ -30,7 +33,7 @@ const markdown = new MarkdownIt({ html: false, linkify: true });
 // The tests name these as the session's; they are the contract's (ui/contract.ts).
 export type { Outgoing, RunView } from './contract.ts';
 
-// `pasteMaxChars`: what a web chat takes in one message, for the copy-and-paste bridge.
+// `chatLimits`: what the web chat of the copy-and-paste bridge takes (bridge/chat-sites.ts).
 export type SessionOptions = {
   executor: Executor;
   backupDir: string;
@@ -38,7 +41,7 @@ export type SessionOptions = {
   steps: number;
   contextTokens: number | undefined;
   send: (message: Outgoing) => void;
-  pasteMaxChars?: number;
+  chatLimits?: ChatSite;
 };
 
 export class Session {
@@ -46,8 +49,9 @@ export class Session {
   private readonly blocks = new Map<number, Proposal[]>();
   private controller: AbortController | undefined;
   private readonly options: SessionOptions;
-  // The conversation a follow-up continues: its id and its questions so far.
-  private current: { id: string; turns: Turn[] } | undefined;
+  // The conversation a follow-up continues: its id, its questions so far, and the web chat its questions were pasted
+  // into, when they were (a follow-up pasted into the same chat sends only what is new).
+  private current: { id: string; turns: Turn[]; chat?: ChatState } | undefined;
   // The copy-and-paste step waiting for its reply.
   private pasting: { runId: number; step: PasteStep } | undefined;
 
@@ -68,7 +72,8 @@ export class Session {
     const conversation = continued ?? { id: newConversationId(), turns: [] };
     this.current = conversation;
     const id = this.runs.length + 1;
-    const bridge = given === 'paste' ? this.pasteBridge(id) : given;
+    const chatContinues = given === 'paste' && (conversation.chat?.messages ?? 0) > 0;
+    const bridge = given === 'paste' ? this.pasteBridge(id, (conversation.chat ??= newChat())) : given;
     const run: RunView = {
       id,
       conversation: conversation.id,
@@ -99,6 +104,7 @@ export class Session {
       piped: undefined,
       earlier,
       conversationId: conversation.id,
+      chatContinues,
       steps,
       contextTokens,
       stateDir,
@@ -144,34 +150,32 @@ export class Session {
   }
 
   // A bridge whose "model" is the person at the page: each message waits to be copied, each reply to be pasted.
-  private pasteBridge(runId: number): Bridge {
-    const maxChars = this.options.pasteMaxChars ?? DEFAULT_PASTE_MAX_CHARS;
+  private pasteBridge(runId: number, chat: ChatState): Bridge {
+    const limits = this.options.chatLimits ?? CHAT_SITES.deepseek;
     return createPasteBridge({
-      maxChars,
+      limits,
+      chat,
       onMessage: (step) => {
         this.pasting = { runId, step };
         const run = this.runs.find((r) => r.id === runId);
         if (run?.waiting === undefined) return;
-        const warning = sizeWarning(step.message.length, maxChars);
-        run.waiting.paste = {
-          chars: step.message.length,
-          tokens: step.tokens,
-          ...(warning === undefined ? {} : { warning }),
-        };
+        run.waiting.paste = pasteView(step);
         this.options.send({ type: 'run', run });
       },
     });
   }
 
-  // The message the copy-and-paste step of a run waits to have copied.
-  pasteMessage(runId: number): string {
+  // The message the copy-and-paste step of a run waits to have copied; `standalone`: the one for a new chat.
+  pasteMessage(runId: number, standalone = false): string {
     if (this.pasting?.runId !== runId)
       throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
-    return this.pasting.step.message;
+    const { step } = this.pasting;
+    return standalone && step.standalone !== undefined ? step.standalone.message : step.message;
   }
 
-  // The reply to the waiting step, as pasted: cleaned of what the chat's page adds, refused when empty.
-  paste(runId: number, pasted: string): void {
+  // The reply to the waiting step, as pasted: cleaned of what the chat's page adds, refused when empty or when it is
+  // the chat's notice that a message was too long. `newChat`: it came from a new chat, sent the standalone message.
+  paste(runId: number, pasted: string, newChat = false): void {
     const waiting = this.pasting;
     if (waiting?.runId !== runId)
       throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
@@ -179,7 +183,7 @@ export class Session {
     this.pasting = undefined;
     const run = this.runs.find((r) => r.id === runId);
     if (run?.waiting !== undefined) delete run.waiting.paste;
-    waiting.step.supply(reply);
+    waiting.step.supply(reply, newChat);
   }
 
   // The folder's conversations and the one a follow-up continues.
@@ -337,7 +341,13 @@ export class Session {
         window: e.window,
         dropped: e.dropped,
       });
-      run.waiting = { step: e.step, since: Date.now(), received: 0, thinking: 0 };
+      run.waiting = {
+        step: e.step,
+        since: Date.now(),
+        received: 0,
+        thinking: 0,
+        ...(e.carries === undefined ? {} : { carries: e.carries }),
+      };
     } else if (e.kind === 'replied') {
       run.waiting = undefined;
       run.log.push({
@@ -401,4 +411,36 @@ function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {
   } catch {
     return undefined;
   }
+}
+
+// What the page shows of a waiting paste step: the message's size against the chat's limits, the standalone message's,
+// and what the chat holds.
+function pasteView(step: PasteStep): PasteWaiting {
+  const warning = sizeWarning(step.message.length, step.limits.messageChars);
+  const standaloneWarning =
+    step.standalone === undefined ? undefined : sizeWarning(step.standalone.message.length, step.limits.messageChars);
+  const fullWarning = chatWarning(step);
+  return {
+    chars: step.message.length,
+    tokens: step.tokens,
+    ...(warning === undefined ? {} : { warning }),
+    ...(step.standalone === undefined
+      ? {}
+      : {
+          standalone: {
+            chars: step.standalone.message.length,
+            tokens: step.standalone.tokens,
+            ...(standaloneWarning === undefined ? {} : { warning: standaloneWarning }),
+          },
+        }),
+    chat: {
+      site: step.limits.name,
+      chars: step.chat.chars,
+      messages: step.chat.messages,
+      chatChars: step.limits.chatChars,
+      messageChars: step.limits.messageChars,
+    },
+    full: step.full,
+    ...(fullWarning === undefined ? {} : { fullWarning }),
+  };
 }
