@@ -253,8 +253,7 @@ export function createConsolePaste(options: {
           ? undefined
           : () => {
               const copiedAgain =
-                clipboard !== undefined &&
-                clipboard.copy(standalone.message, files.write(`${steps}-new`, standalone.message));
+                clipboard?.copy(standalone.message, files.write(`${steps}-new`, standalone.message)) === true;
               io.err(
                 `deepwork: the message that stands on its own (${formatCount(standalone.message.length)} characters) is ${copiedAgain ? `on ${clipboard?.name ?? 'the clipboard'}` : 'in the message files'}. Paste it into a new chat; then ${how}.`,
               );

@@ -73,7 +73,7 @@ export class Session {
     this.current = conversation;
     const id = this.runs.length + 1;
     const chatContinues = given === 'paste' && (conversation.chat?.messages ?? 0) > 0;
-    const bridge = given === 'paste' ? this.pasteBridge(id, (conversation.chat ??= newChat())) : given;
+    const bridge = given === 'paste' ? this.pasteBridge(id, chatOf(conversation)) : given;
     const run: RunView = {
       id,
       conversation: conversation.id,
@@ -443,4 +443,11 @@ function pasteView(step: PasteStep): PasteWaiting {
     full: step.full,
     ...(fullWarning === undefined ? {} : { fullWarning }),
   };
+}
+
+// The web chat a conversation's questions are pasted into, begun when the first is.
+function chatOf(conversation: { chat?: ChatState }): ChatState {
+  const chat = conversation.chat ?? newChat();
+  conversation.chat = chat;
+  return chat;
 }
