@@ -86,11 +86,16 @@ export function createConversation(start: Start): Conversation {
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
-  // The short reminder and the step line that close every message.
-  const tail = (step: number, steps: number, room: number): string => {
+  // The short reminder and the step line that close every message. In the same chat the window was told with the
+  // question, so the step line gives only what changed: the step and the room left.
+  const tail = (step: number, steps: number, room: number, sameChat = false): string => {
     const kept = window.windowTokens - window.promptTokens;
-    const where = `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${formatCount(Math.max(0, room))} are left for the results of what you ask next.`;
-    return [texts.reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
+    const left = formatCount(Math.max(0, room));
+    const where = sameChat
+      ? `This is step ${step} of ${steps}; about ${left} tokens are left for the results of what you ask next.`
+      : `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
+    const reminder = sameChat ? texts.sameChat : texts.reminder;
+    return [reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
   };
 
   const assemble = (step: number, total: number, room: number): string => {
@@ -190,7 +195,7 @@ export function createConversation(start: Start): Conversation {
       const results = latest.results.map((r) => (!r.dropped ? r.text : r.unsent));
       const parts = [...(results.length > 0 ? [`${heading.results(latest.step)}\n${results.join('\n\n')}`] : [])];
       const estimate = estimateTokens(parts.join('\n\n')) + TAIL_TOKENS;
-      const message = [...parts, tail(step, total, window.promptTokens - estimate)].join('\n\n');
+      const message = [...parts, tail(step, total, window.promptTokens - estimate, true)].join('\n\n');
       const carries = latest.sent.map(
         (r, i) => `${r.request}${latest.results[i]?.dropped === true ? ' (did not fit)' : ''}`,
       );

@@ -7,12 +7,14 @@ import { formatCount } from '../common/text.ts';
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { kindOf, requestForms, requestKinds } from './requests.ts';
 
-export type Texts = { instructions: string; reminder: string; lastStep: string };
+// `sameChat`: the shorter reminder that closes a message sent into a chat that already holds the instructions (a web
+// chat through copy and paste); the full reminder where the file has no `# same chat` section.
+export type Texts = { instructions: string; reminder: string; lastStep: string; sameChat: string };
 
 const INSTRUCTIONS = new URL('./instructions.md', import.meta.url);
 
-// Reads the instructions file: three sections headed `# instructions`, `# reminder` and `# last step`, with the
-// limits filled in. Kept in one file so the wording can be tuned without touching code.
+// Reads the instructions file: three sections headed `# instructions`, `# reminder` and `# last step`, and an optional
+// `# same chat`, with the limits filled in. Kept in one file so the wording can be tuned without touching code.
 export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Texts {
   const sections = new Map<string, string[]>();
   let current: string[] | undefined;
@@ -34,8 +36,8 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
       current?.push(line);
     }
   }
-  const section = (name: string): string => {
-    const lines = sections.get(name);
+  const section = (name: string, otherwise?: string): string => {
+    const lines = sections.get(name) ?? (otherwise === undefined ? undefined : sections.get(otherwise));
     if (lines === undefined) {
       throw new DeepworkError(
         'INSTRUCTIONS_INVALID',
@@ -44,7 +46,12 @@ export function loadTexts(limits: Limits, file: URL | string = INSTRUCTIONS): Te
     }
     return fillIn(fillIn(lines.join('\n').trim(), requestTexts()), limitTexts(limits));
   };
-  return { instructions: section('instructions'), reminder: section('reminder'), lastStep: section('last step') };
+  return {
+    instructions: section('instructions'),
+    reminder: section('reminder'),
+    lastStep: section('last step'),
+    sameChat: section('same chat', 'reminder'),
+  };
 }
 
 // What the request kinds put into the instructions (protocol/kinds/): `{requests}`, each kind's example and what it

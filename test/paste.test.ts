@@ -132,7 +132,10 @@ describe('the pult session with the copy-and-paste bridge', () => {
       delta,
       /You are working on a project folder|=== PROJECT FOLDER ===|=== QUESTION ===|YOUR ANSWER AT STEP 1/,
     );
-    assert.match(delta, /This is step 2 of 3\./);
+    // The chat was told the rules and the window with the question: the message ends with the short reminder and the
+    // step with the room left.
+    assert.match(delta, /\nSame rules as above: [^\n]*\n[^\n]*\nThis is step 2 of 3; about [\d,.]+ tokens are left/);
+    assert.doesNotMatch(delta, /The window holds/);
     assert.match(
       standalone,
       /^You are working on a project folder[\s\S]*=== QUESTION ===\nWhat is a\?[\s\S]*=== YOUR ANSWER AT STEP 1 ===\nLet me look\./,

@@ -12,15 +12,16 @@ import { defaultLimits } from '../protocol/contract.ts';
 describe('the request kinds', () => {
   const texts = loadTexts(defaultLimits);
 
-  it('are taught in the instructions, each with its example, and named in the reminder and the last step', () => {
+  it('are taught in the instructions, each with its example, and named in both reminders and the last step', () => {
     for (const kind of requestKinds) {
       const { keyword, teach } = kindOf(kind);
       assert.ok(texts.instructions.includes(teach), `${keyword}'s lines are in the instructions`);
       assert.ok(texts.reminder.includes(`=== ${keyword}: ${kindOf(kind).form} ===`), `${keyword} is in the reminder`);
+      assert.ok(texts.sameChat.includes(`=== ${keyword}: ${kindOf(kind).form} ===`), `${keyword} is in the same chat's`);
       assert.ok(texts.lastStep.includes(keyword), `${keyword} is in the last step's notice`);
     }
     assert.doesNotMatch(
-      `${texts.instructions}${texts.reminder}${texts.lastStep}`,
+      `${texts.instructions}${texts.reminder}${texts.lastStep}${texts.sameChat}`,
       /\{(requests|forms|keywords|\w+Chars|\w+Paths|\w+Hits)\}/,
     );
   });
