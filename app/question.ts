@@ -4,8 +4,8 @@
 import type { Executor } from '../reading/executor.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import { boundedConversation, saveRun } from '../state/runs.ts';
-import { saveConversation } from '../state/conversations.ts';
+import { boundedConversation, saveRun } from '../saved/runs.ts';
+import { saveConversation } from '../saved/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { privateKeyLine } from '../reading/private-keys.ts';
 import { withFates } from '../writing/fates.ts';

@@ -1,7 +1,7 @@
 // `deepwork apply`: the last run's proposals for this folder, written now, without asking the model again.
 
 import { createSandbox } from '../reading/sandbox.ts';
-import { loadRun } from '../state/runs.ts';
+import { loadRun } from '../saved/runs.ts';
 import { filesJson, listFiles, printJson } from '../console/output.ts';
 import { EXIT, settingsOf, type Context } from './context.ts';
 import { writeFiles, writeOf } from './write.ts';

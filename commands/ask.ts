@@ -7,11 +7,12 @@ import { formatCount } from '../common/text.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
+import { describeMiscitation, type Miscitation } from '../protocol/citations.ts';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { runQuestion } from '../app/question.ts';
 import { previewFiles, type ApplyReport } from '../writing/apply.ts';
-import { loadRun } from '../state/runs.ts';
-import { newConversationId } from '../state/conversations.ts';
+import { loadRun } from '../saved/runs.ts';
+import { newConversationId } from '../saved/conversations.ts';
 import { answerParts, filesJson, listFiles, printAnswer, printJson, stepLog } from '../console/output.ts';
 import { PIPED_CHARS } from '../console/stdin.ts';
 import { createConsolePaste } from '../console/paste.ts';
@@ -145,6 +146,7 @@ async function ask(
     printJson(io, {
       answer: outcome.reply,
       ...(outcome.note === undefined ? {} : { note: outcome.note }),
+      ...(outcome.miscited.length === 0 ? {} : { miscited: outcome.miscited }),
       stop: outcome.stop,
       steps: outcome.steps,
       sent: outcome.sent,
@@ -154,6 +156,7 @@ async function ask(
     // The note is the loop's, not the model's: it is printed after the answer, as deepwork's own line.
     const after = [
       ...(outcome.note === undefined ? [] : [outcome.note]),
+      ...(outcome.miscited.length === 0 ? [] : [miscitedNote(outcome.miscited)]),
       ...(report.files.length > 0 ? [listFiles(report, q.apply, q.write.diff)] : []),
     ];
     printAnswer(io, answerParts(outcome.reply, report, outcome.leftOutFrom), after);
@@ -205,4 +208,11 @@ function earlierTurns(stateDir: string, root: string): { earlier: Turn[]; conver
     );
   }
   return { earlier: saved.conversation, conversationId: saved.conversationId ?? newConversationId() };
+}
+
+// The places the answer cites that do not match the files, as deepwork's own line after the answer.
+function miscitedNote(miscited: readonly Miscitation[]): string {
+  const some =
+    miscited.length === 1 ? 'One place this answer cites does' : `${miscited.length} places this answer cites do`;
+  return `[deepwork: ${some} not match the files: ${miscited.map(describeMiscitation).join('; ')}.]`;
 }

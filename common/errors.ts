@@ -57,3 +57,10 @@ export function errnoOf(error: unknown): string | undefined {
 export function stopped(): DeepworkError {
   return new DeepworkError('ABORTED', 'Stopped.');
 }
+
+// Lets a Stop be heard (the pult's button, Ctrl-C): the event loop runs, and an abort ends the run with the error
+// the bridges give. Called between the pieces of work a reply makes, so that none of them runs long.
+export async function heardStop(signal: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  if (signal.aborted) throw stopped();
+}

@@ -67,3 +67,8 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
   }
   return previous[b.length] ?? max + 1;
 }
+
+// Text to match literally inside a regular expression.
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -303,6 +303,14 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
         endStream();
         clear();
         io.err(`step ${e.step}/${steps}: ${e.message}`);
+      } else if (e.kind === 'miscited') {
+        const some =
+          e.citations.length === 1
+            ? 'a place the answer cites does'
+            : `${e.citations.length} places the answer cites do`;
+        io.err(
+          `step ${e.step}/${steps}: ${some} not match the files${e.retry ? ': the model is asked once to correct them' : ' (said after the answer)'}`,
+        );
       } else if (e.kind === 'replied') {
         endStream();
         clear();

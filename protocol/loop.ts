@@ -2,22 +2,14 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Bridge, Reader } from './contract.ts';
-import { elisionOf } from './elision.ts';
 import { parseReply, type Proposal, type Unclear } from './parse.ts';
-import { applyEdit } from './edit.ts';
 import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
-import {
-  editWork,
-  MAX_EDIT_CHARS_PER_REPLY,
-  MAX_PAIRS_PER_EDIT,
-  MAX_PROPOSALS_PER_REPLY,
-  tooManyPairs,
-} from './caps.ts';
-import { stopped } from '../common/errors.ts';
-import { formatCount } from '../common/text.ts';
+import { checkProposals, proposalBook } from './proposals.ts';
+import { heardStop } from '../common/errors.ts';
+import { checkCitations, type Miscitation } from './citations.ts';
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -45,7 +37,9 @@ export type LoopEvent =
   | { kind: 'replied'; step: number; chars: number; ms: number; requests: string[]; files: string[] }
   // Something the user should know of a reply: the prompt or the reply was cut.
   | { kind: 'warning'; step: number; message: string }
-  | { kind: 'answered-requests'; step: number; requests: number; chars: number };
+  | { kind: 'answered-requests'; step: number; requests: number; chars: number }
+  // Places the answer cites that do not match the files; `retry`: put to the model, whose next reply answers again.
+  | { kind: 'miscited'; step: number; citations: Miscitation[]; retry: boolean };
 
 export type LoopInput = {
   bridge: Bridge;
@@ -90,6 +84,8 @@ export type LoopOutcome = {
   leftOutFrom: number | undefined;
   // The requests of the last reply that were never answered (steps ran out, or a repeat).
   unanswered: Request[];
+  // The places the answer cites that do not match the files (protocol/citations.ts).
+  miscited: Miscitation[];
   // This question as a turn of the conversation, for a later question to continue.
   turn: Turn;
 };
@@ -137,6 +133,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   // Per path, the text the proposals so far make of it: what a later EDIT is checked against.
   const proposed = new Map<string, string>();
   let previousKey: string | undefined;
+  // Wrong citations are put to the model once a run.
+  let citationsPut = false;
 
   for (let step = 1; ; step++) {
     const standalone = conversation.render(step, steps);
@@ -198,7 +196,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       files: checked.map((c) => c.block.path),
     });
 
-    const outcome = (stop: Stop): LoopOutcome => {
+    const outcome = (stop: Stop, miscited: Miscitation[] = []): LoopOutcome => {
       const note = stop === 'answered' ? undefined : cutShortNote(stop, step, asked);
       const leftOutFrom = leftOut === undefined ? undefined : checked.length;
       return {
@@ -211,12 +209,28 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         proposals: proposals.list(),
         leftOutFrom,
         unanswered: stop === 'answered' ? [] : parsed.requests,
+        miscited,
         turn: conversation.turn(answerOf({ reply, note })),
       };
     };
     // A line that meant a request counts as one, and so does an EDIT that did not apply: the model is told, and the
     // loop goes on.
-    if (asked.length === 0) return outcome('answered');
+    if (asked.length === 0) {
+      // A file the run proposes to change may be cited as it is or as it will be: it is not judged.
+      const changing = new Set(proposals.list().map((p) => p.path));
+      const miscited = checkCitations(reply, (path) =>
+        changing.has(path) ? { kind: 'refused', reason: 'proposed' } : executor.text(path),
+      );
+      if (miscited.length === 0) return outcome('answered');
+      // An answer that proposes changes is not asked again: its blocks would come back and be applied twice.
+      const retry = !citationsPut && step < steps && parsed.proposals.length === 0;
+      emit({ kind: 'miscited', step, citations: miscited, retry });
+      if (!retry) return outcome('answered', miscited);
+      citationsPut = true;
+      const chars = conversation.add(step, reply, [{ kind: 'citations', request: 'citations', wrong: miscited }]);
+      emit({ kind: 'answered-requests', step, requests: 1, chars });
+      continue;
+    }
     const key = [...asked].sort().join('\n');
     if (key === previousKey) return outcome('repeat');
     if (step >= steps) return outcome('steps');
@@ -230,178 +244,6 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }
-}
-
-// The run's proposals over all steps, in order. What the model was told was not kept stays only as long as nothing
-// for its path is kept after it: then the report says why that path is not written. A kept FILE drops all before it
-// for its path, a kept EDIT what was not kept (it was checked against the rest). Indexed by path, so that each block
-// is dropped at most once: filtering all proposals for each block took minutes for a reply of 100,000 (issue 23).
-function proposalBook(): { add: (block: Proposal, kept: boolean) => void; list: () => Proposal[] } {
-  const all: Proposal[] = [];
-  const dropped = new Set<Proposal>();
-  const byPath = new Map<string, { kept: Proposal[]; notKept: Proposal[] }>();
-  return {
-    add(block, kept) {
-      const same = byPath.get(block.path) ?? { kept: [], notKept: [] };
-      byPath.set(block.path, same);
-      if (kept) {
-        for (const q of block.kind === 'file' ? [...same.kept, ...same.notKept] : same.notKept) dropped.add(q);
-        if (block.kind === 'file') same.kept = [];
-        same.notKept = [];
-        same.kept.push(block);
-      } else {
-        same.notKept.push(block);
-      }
-      all.push(block);
-    },
-    list: () => all.filter((p) => !dropped.has(p)),
-  };
-}
-
-// Lets a Stop be heard (the pult's button, Ctrl-C): the event loop runs, and an abort ends the run with the error
-// the bridges give. Called between the pieces of work a reply makes, so that none of them runs long.
-async function heardStop(signal: AbortSignal): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  if (signal.aborted) throw stopped();
-}
-
-// What the model is told of the FILE and EDIT blocks of a reply left out from `from` on: never looked at, never kept.
-// The first few are named, so a real reply that proposed too much at once knows what to send again.
-function leftOutResult(
-  blocks: readonly Proposal[],
-  from: number,
-  why: Extract<Result, { kind: 'left-out' }>['why'],
-): Result {
-  const named = blocks
-    .slice(from, from + LEFT_OUT_NAMED)
-    .map((b) => `${b.kind === 'file' ? 'FILE' : 'EDIT'} ${b.path}`);
-  const first = formatCount(from + 1);
-  const request =
-    blocks.length === from + 1 ? `FILE/EDIT block ${first}` : `FILE/EDIT blocks ${first}-${formatCount(blocks.length)}`;
-  return { kind: 'left-out', request, blocks: named, more: blocks.length - from - named.length, why };
-}
-
-// Blocks left out that the result names.
-const LEFT_OUT_NAMED = 20;
-
-// Checks a reply's proposals in order against the files as the run's proposals leave them: whether each is kept, and
-// what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
-type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
-
-// `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
-// one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
-// A file's text now, when it is one the EDIT check may read; undefined for a new file or one that cannot be read.
-function textNow(executor: Reader, path: string): string | undefined {
-  const now = executor.text(path);
-  return now.kind === 'text' ? now.text : undefined;
-}
-
-async function checkProposals(
-  blocks: readonly Proposal[],
-  proposed: Map<string, string>,
-  executor: Reader,
-  cut: boolean,
-  signal: AbortSignal,
-): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
-  const checked: Checked[] = [];
-  let work = MAX_EDIT_CHARS_PER_REPLY;
-  for (const [i, block] of blocks.entries()) {
-    if (i === MAX_PROPOSALS_PER_REPLY)
-      return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
-    const verdict = checkProposal(block, proposed, executor, cut, work);
-    if (verdict.kind === 'too much')
-      return {
-        checked,
-        leftOut: leftOutResult(blocks, i, {
-          kind: 'work',
-          limit: MAX_EDIT_CHARS_PER_REPLY,
-          chars: verdict.chars,
-          pairs: verdict.pairs,
-        }),
-      };
-    work -= verdict.spent;
-    checked.push(verdict.checked);
-    await heardStop(signal);
-  }
-  return { checked, leftOut: undefined };
-}
-
-// `work`: what is left of MAX_EDIT_CHARS_PER_REPLY (protocol/caps.ts); an EDIT that would take more is 'too much', and
-// is not applied. `spent`: what the block took of it.
-type Verdict =
-  | { kind: 'checked'; checked: Checked; spent: number }
-  | { kind: 'too much'; chars: number; pairs: number };
-
-function checkProposal(
-  block: Proposal,
-  proposed: Map<string, string>,
-  executor: Reader,
-  cut: boolean,
-  work: number,
-): Verdict {
-  const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({
-    kind: 'checked',
-    checked: { block, kept, result },
-    spent,
-  });
-  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict =>
-    done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
-  if (!block.complete) {
-    const ended = cut
-      ? "the server cut the reply at its output limit before the block's END line"
-      : 'the reply ended before its END line';
-    const fix =
-      block.kind === 'file'
-        ? 'For a big file, send EDIT blocks instead of the whole file.'
-        : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
-    return failed(`${ended}, so it is never written`, fix);
-  }
-  if (block.kind === 'file') {
-    const before = proposed.get(block.path) ?? textNow(executor, block.path);
-    const elided = before === undefined ? undefined : elisionOf(before, block.content);
-    if (elided !== undefined) {
-      return failed(
-        `${elided}, so it would delete the code the placeholder stands for; it is not written as it is`,
-        'Send EDIT blocks for the parts that change, or the whole file with nothing left out.',
-      );
-    }
-    proposed.set(block.path, block.content);
-    return done(true, undefined);
-  }
-  if (block.problem !== undefined)
-    return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
-  if (block.pairs.length > MAX_PAIRS_PER_EDIT) {
-    return failed(
-      tooManyPairs(block.pairs.length),
-      `Send the change as EDIT blocks of at most ${formatCount(MAX_PAIRS_PER_EDIT)} pairs each, or the whole file as a FILE block.`,
-    );
-  }
-  let base = proposed.get(block.path);
-  if (base === undefined) {
-    const now = executor.text(block.path);
-    if (now.kind === 'refused')
-      return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
-    if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
-      return failed(
-        `there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`,
-        'Check the path with LIST, or create the file with a FILE block.',
-      );
-    }
-    base = now.kind === 'text' ? now.text : '';
-  }
-  const spent = editWork(base.length, block.pairs.length);
-  if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
-  const outcome = applyEdit(base, block.pairs);
-  if (!outcome.ok)
-    return failed(
-      `pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`,
-      'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
-      outcome.lines,
-      spent,
-    );
-  proposed.set(block.path, outcome.text);
-  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent);
 }
 
 function describeUnclear(u: Unclear): string {

@@ -9,6 +9,7 @@ import { listResults, type ListResults } from './kinds/list.ts';
 import { findResults, type FindResults } from './kinds/find.ts';
 import { requestForms } from './requests.ts';
 import { heading } from './wire.ts';
+import { describeMiscitation, type Miscitation } from './citations.ts';
 
 export type { FindHit } from './kinds/find.ts';
 
@@ -32,6 +33,8 @@ type SharedResults = {
   };
   // A line of the reply that meant a request and was not written as one; `fix` is the request it should have been.
   unclear: { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
+  // The places a final answer cited that do not match the files (protocol/citations.ts), put to the model once.
+  citations: { kind: 'citations'; request: string; wrong: Miscitation[] };
 };
 
 type Results = NeedResults & ListResults & FindResults & SharedResults;
@@ -74,6 +77,14 @@ const sharedResults: ResultTexts<SharedResults> = {
           ? `Write each request on a line of its own: ${forms.slice(0, -1).join(', ')} or ${forms.at(-1) ?? ''}`
           : `Write it on a line of its own, as:\n${r.fix}`;
       return `${heading.result(r.request, 'not understood')}\n${shown}\n(${r.problem}; nothing was done for it.) ${fix}\n${heading.resultEnd}`;
+    },
+  },
+  citations: {
+    render: (r) => {
+      const places = r.wrong.map((m) => `- ${describeMiscitation(m)}`).join('\n');
+      const some =
+        r.wrong.length === 1 ? 'One place your answer cites does' : `${r.wrong.length} places your answer cites do`;
+      return `${heading.result(r.request, 'do not match the files')}\n${some} not match the files as they are:\n${places}\nGive your final answer again with these corrected (NEED the lines if you are unsure), or say why they stand.\n${heading.resultEnd}`;
     },
   },
 };

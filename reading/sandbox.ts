@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { DeepworkError, errnoOf } from '../common/errors.ts';
+import { escapeRegExp } from '../common/text.ts';
 import { normalizeRequest } from '../protocol/paths.ts';
 import { gitDirShape, gitPlaces, isGitDir } from './git-places.ts';
 
@@ -132,7 +133,7 @@ function pathFilter(patterns: readonly string[]): (rel: string) => boolean {
   }
   if (literals.length === 0) return () => false;
   // One case-blind regular expression of the literals: no lower-cased copy of every path.
-  const any = new RegExp(literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+  const any = new RegExp(literals.map(escapeRegExp).join('|'), 'i');
   return (rel) => any.test(rel);
 }
 

@@ -9,7 +9,7 @@ import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import { FLAGS } from '../console/args.ts';
 import { freePort, tempFolder, trade } from './helpers.ts';
-import { folderKey } from '../state/folder-key.ts';
+import { folderKey } from '../saved/folder-key.ts';
 
 const HOME = INSTALL_DIR;
 const BIN = path.join(HOME, 'bin', 'deepwork.js');

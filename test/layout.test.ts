@@ -7,15 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INSTALL_DIR } from '../common/install.ts';
 
-const FOLDERS = ['commands', 'common', 'app', 'console', 'protocol', 'reading', 'writing', 'state', 'bridge', 'ui'];
+const FOLDERS = ['commands', 'common', 'app', 'console', 'protocol', 'reading', 'writing', 'saved', 'bridge', 'ui'];
 // What each folder may import besides itself. deepwork.ts is the command line at the top.
 const ALLOWED: Record<string, readonly string[]> = {
   deepwork: ['commands', 'common', 'console'],
-  commands: ['app', 'bridge', 'common', 'console', 'protocol', 'reading', 'state', 'ui', 'writing'],
-  ui: ['app', 'bridge', 'common', 'protocol', 'reading', 'state', 'writing'],
-  app: ['bridge', 'common', 'protocol', 'reading', 'state', 'writing'],
+  commands: ['app', 'bridge', 'common', 'console', 'protocol', 'reading', 'saved', 'ui', 'writing'],
+  ui: ['app', 'bridge', 'common', 'protocol', 'reading', 'saved', 'writing'],
+  app: ['bridge', 'common', 'protocol', 'reading', 'saved', 'writing'],
   console: ['bridge', 'common', 'protocol', 'writing'],
-  state: ['common', 'protocol', 'writing'],
+  saved: ['common', 'protocol', 'writing'],
   writing: ['common', 'protocol', 'reading'],
   reading: ['common', 'protocol'],
   bridge: ['common', 'protocol'],

@@ -8,7 +8,7 @@ import { parseReply } from '../protocol/parse.ts';
 import { previewFiles } from '../writing/apply.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { answerParts as consoleParts, filesJson } from '../console/output.ts';
-import { answerParts as pultParts } from '../ui/session.ts';
+import { answerParts as pultParts } from '../ui/answer.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('tidyPath', () => {

@@ -15,9 +15,10 @@ import { DeepworkError } from '../common/errors.ts';
 import { serveOnLoopback, tempFolder } from './helpers.ts';
 import { CODE_LIFE_MS, newCode, proves } from '../ui/security.ts';
 import { isRecord } from '../common/unknown.ts';
-import { Session, answerParts, type Outgoing, type RunView } from '../ui/session.ts';
-import { listConversations, newConversationId, saveConversation } from '../state/conversations.ts';
-import { loadRun } from '../state/runs.ts';
+import { Session, type Outgoing, type RunView } from '../ui/session.ts';
+import { answerParts } from '../ui/answer.ts';
+import { listConversations, newConversationId, saveConversation } from '../saved/conversations.ts';
+import { loadRun } from '../saved/runs.ts';
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 

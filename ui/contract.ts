@@ -40,6 +40,15 @@ export type FileView = {
   backupSet?: string | undefined;
 };
 
+// A place the answer cites that does not match the files (protocol/citations.ts): no such file, a line past the end,
+// the name cited beside it elsewhere (`at`) or not in the file.
+export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
+  | { problem: 'no-file' }
+  | { problem: 'past-end'; lines: number }
+  | { problem: 'name-elsewhere'; at: number }
+  | { problem: 'name-absent' }
+);
+
 // The step log as data: the page words it in the reader's language.
 export type LogEntry =
   | {
@@ -55,6 +64,8 @@ export type LogEntry =
   | { kind: 'replied'; step: number; steps: number; chars: number; ms: number; requests: string[]; files: string[] }
   | { kind: 'answered-requests'; step: number; steps: number; requests: number; chars: number }
   | { kind: 'warning'; step: number; steps: number; message: string }
+  // `retry`: put to the model, whose next reply answers again.
+  | { kind: 'miscited'; step: number; steps: number; citations: Miscitation[]; retry: boolean }
   | { kind: 'done'; steps: number; stop: Stop }
   | { kind: 'not-saved'; where: string; reason: string };
 
@@ -95,7 +106,7 @@ export type RunState = 'running' | 'answered' | 'failed' | 'stopped';
 // One question and what came of it. A field that is undefined is absent on the wire (JSON drops it).
 export type RunView = {
   id: number;
-  // The conversation the run belongs to (state/conversations.ts).
+  // The conversation the run belongs to (saved/conversations.ts).
   conversation: string;
   question: string;
   attached: string[];

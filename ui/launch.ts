@@ -17,7 +17,7 @@ import {
   removeQuietly,
   removeStale,
   type Registration,
-} from '../state/pult.ts';
+} from '../saved/pult.ts';
 
 // `url`: the pult's address, without its token. `oneTimeUrl`: a new link with a one-time code at each call, what to
 // open or print: the token itself never goes on a command line or a screen. `movedFrom`: the port asked for, when

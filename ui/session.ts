@@ -1,14 +1,12 @@
 // What the pult shows: the runs of this session, each with its step log, its answer and its proposed files. The
 // server feeds actions in; every change goes out to the page as a message.
 
-import MarkdownIt from 'markdown-it';
 import type { Executor } from '../reading/executor.ts';
 import { answerOf, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
-import { fileSpans } from '../protocol/parse.ts';
-import { listConversations, loadConversation, newConversationId } from '../state/conversations.ts';
-import { loadRun, type SavedRun } from '../state/runs.ts';
+import { listConversations, loadConversation, newConversationId } from '../saved/conversations.ts';
+import { loadRun, type SavedRun } from '../saved/runs.ts';
 import {
   cleanReply,
   chatWarning,
@@ -21,14 +19,12 @@ import {
 import { runQuestion } from '../app/question.ts';
 import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
 import { laterWrites, undoLast } from '../writing/undo.ts';
-import type { Proposal } from '../protocol/parse.ts';
 import { tidyPath } from '../protocol/paths.ts';
 import { CHAT_SITES, type ChatSite } from '../bridge/chat-sites.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import type { AnswerPart, Conversations, FileView, Outgoing, PasteWaiting, RunView, UndoReport } from './contract.ts';
-
-// Raw HTML in a reply stays text, and markdown-it's link check drops javascript: and data: URLs.
-const markdown = new MarkdownIt({ html: false, linkify: true });
+import type { Proposal } from '../protocol/parse.ts';
+import { answerParts, hiddenIn } from './answer.ts';
+import type { Conversations, FileView, Outgoing, PasteWaiting, RunView, UndoReport } from './contract.ts';
 
 // The tests name these as the session's; they are the contract's (ui/contract.ts).
 export type { Outgoing, RunView } from './contract.ts';
@@ -361,6 +357,8 @@ export class Session {
       });
     } else if (e.kind === 'warning') {
       run.log.push({ kind: 'warning', step: e.step, steps, message: e.message });
+    } else if (e.kind === 'miscited') {
+      run.log.push({ kind: 'miscited', step: e.step, steps, citations: e.citations, retry: e.retry });
     } else {
       run.log.push({ kind: 'answered-requests', step: e.step, steps, requests: e.requests, chars: e.chars });
     }
@@ -368,41 +366,11 @@ export class Session {
   }
 }
 
-// The answer split at its FILE and EDIT blocks: prose through markdown, blocks as references.
-export function answerParts(answer: string): AnswerPart[] {
-  const parts: AnswerPart[] = [];
-  let at = 0;
-  const prose = (text: string) => {
-    if (text.trim() !== '') parts.push({ kind: 'prose', html: markdown.render(text) });
-  };
-  for (const { block, from, to } of fileSpans(answer)) {
-    prose(answer.slice(at, from));
-    parts.push({ kind: 'proposal', path: tidyPath(block.path), block: block.kind, complete: block.complete });
-    at = to;
-  }
-  prose(answer.slice(at));
-  return parts;
-}
-
 // A held-back file's reason in the pult's terms: its card's Write anyway writes it, not a console flag.
 function forThePult(file: Applied): Applied {
   return file.status === 'held back' && file.hold !== undefined
     ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` }
     : file;
-}
-
-// What the page shows as boxed codes (ui/page/dom.js, HIDDEN): C0 and C1 controls but tab and newline, and Unicode's
-// format characters, among them the bidirectional controls of Trojan Source (CVE-2021-42574). A CR ending a line and a
-// BOM starting a file are the file's conventions, not hidden text.
-const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}]/u;
-
-// The proposals' paths whose new text (a FILE's content, an EDIT's replacements) holds hidden characters.
-function hiddenIn(proposals: readonly Proposal[]): string[] {
-  const holds = (text: string) => HIDDEN.test(text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n'));
-  const paths = proposals.filter((p) =>
-    p.kind === 'file' ? holds(p.content) : p.pairs.some((pair) => holds(pair.replace)),
-  );
-  return [...new Set(paths.map((p) => tidyPath(p.path)))];
 }
 
 function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {

@@ -22,6 +22,8 @@ function logLine(e) {
       return t('stepAnswered')(e);
     case 'warning':
       return t('stepWarning')(e);
+    case 'miscited':
+      return t('stepMiscited')(e);
     case 'done':
       return t('done')(e);
     case 'not-saved':
@@ -75,7 +77,9 @@ export function runView(run) {
   const log = h(
     'ul',
     { class: 'log' },
-    view.log.map((e) => h('li', e.kind === 'warning' ? { class: 'warning' } : {}, [logLine(e)])),
+    view.log.map((e) =>
+      h('li', e.kind === 'warning' || e.kind === 'miscited' ? { class: 'warning' } : {}, [logLine(e)]),
+    ),
   );
   if (view.waiting !== undefined && view.waiting.paste === undefined)
     log.append(h('li', { class: 'waiting' }, [t('waiting')(view.waiting)]));
@@ -87,6 +91,10 @@ export function runView(run) {
   if (view.waiting?.paste !== undefined) body.append(pasteView(run, view.waiting.step, view.waiting.paste, redraw));
   if (view.state === 'answered' && view.files.length > 0) body.append(summaryView(run));
   if (view.parts !== undefined) body.append(answerView(run));
+  // Citations still wrong in the final answer are said under it too, where the reader follows them.
+  const miscited = view.log.findLast((e) => e.kind === 'miscited');
+  if (view.parts !== undefined && miscited !== undefined && !miscited.retry)
+    body.append(h('p', { class: 'warning miscited', role: 'note' }, [logLine(miscited)]));
   if (view.state === 'stopped') body.append(h('p', { class: 'error' }, [t('stopped')]));
   if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [fromServer(view.error)]));
   if (run.undone !== undefined) body.append(undoneView(run.undone));

@@ -79,6 +79,16 @@ const en = {
   stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
     `Step ${e.step}/${e.steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${fmt(e.chars)} characters.`,
   stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Step ${e.step}/${e.steps}: ${e.message}`,
+  stepMiscited: (/** @type {Extract<LogEntry, { kind: 'miscited' }>} */ e) =>
+    `Step ${e.step}/${e.steps}: ${e.citations.length === 1 ? 'a place the answer cites does' : `${e.citations.length} places the answer cites do`} not match the files${e.retry ? ' (the model is asked once to correct them)' : ''}: ${e.citations
+      .map((m) => {
+        const what = `${m.cited}${m.name === undefined ? '' : ` for ${m.name}`}`;
+        if (m.problem === 'no-file') return `${what}: there is no ${m.path}`;
+        if (m.problem === 'past-end') return `${what}: ${m.path} has ${fmt(m.lines)} line${m.lines === 1 ? '' : 's'}`;
+        if (m.problem === 'name-elsewhere') return `${what}: it is at ${m.path}:${m.at}`;
+        return `${what}: ${m.name} is not in ${m.path}`;
+      })
+      .join('; ')}.`,
   done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
     `Answer after ${e.steps} step${e.steps === 1 ? '' : 's'}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': the steps ran out' : ': the model repeated its requests'}.`,
   notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
@@ -221,6 +231,17 @@ const ru = {
   stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
     `Шаг ${e.step}/${e.steps}: выполнено запросов: ${e.requests}, ${fmt(e.chars)} ${ruPlural(e.chars, 'символ', 'символа', 'символов')}.`,
   stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Шаг ${e.step}/${e.steps}: ${e.message}`,
+  stepMiscited: (/** @type {Extract<LogEntry, { kind: 'miscited' }>} */ e) =>
+    `Шаг ${e.step}/${e.steps}: ${e.citations.length === 1 ? 'ссылка ответа не совпадает' : `ссылки ответа (${e.citations.length}) не совпадают`} с файлами${e.retry ? ' (модель попросили один раз их исправить)' : ''}: ${e.citations
+      .map((m) => {
+        const what = `${m.cited}${m.name === undefined ? '' : ` для ${m.name}`}`;
+        if (m.problem === 'no-file') return `${what}: файла ${m.path} нет`;
+        if (m.problem === 'past-end')
+          return `${what}: в ${m.path} ${fmt(m.lines)} ${ruPlural(m.lines, 'строка', 'строки', 'строк')}`;
+        if (m.problem === 'name-elsewhere') return `${what}: это ${m.path}:${m.at}`;
+        return `${what}: ${m.name} в ${m.path} нет`;
+      })
+      .join('; ')}.`,
   done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
     `Ответ за ${e.steps} ${ruPlural(e.steps, 'шаг', 'шага', 'шагов')}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': шаги кончились' : ': модель повторила запросы'}.`,
   notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>

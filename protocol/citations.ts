@@ -1,0 +1,173 @@
+// The places a final answer cites, checked against the files: `src/app.ts:120`, `src/app.ts:120-188`,
+// `src/app.ts#L120`, `src/app.ts` line 120. The line must be in the file, and a name cited beside it (`parse` in
+// "`parse` (src/app.ts:120)") must be on it or a few lines from it. A model that read a file three steps ago cites it
+// from memory, and a wrong line sends the person to the wrong place: what does not match is told to the person, and
+// once to the model while a step is left.
+
+import type { FileText } from './contract.ts';
+import { tidyPath } from './paths.ts';
+import { escapeRegExp } from '../common/text.ts';
+
+// A citation that does not match the file. `cited`: as the answer wrote it; `name`: the name cited beside it.
+export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
+  | { problem: 'no-file' }
+  | { problem: 'past-end'; lines: number }
+  // The name is not near the line; `at`: the line it is on (a definition first).
+  | { problem: 'name-elsewhere'; at: number }
+  | { problem: 'name-absent' }
+);
+
+type Citation = { cited: string; path: string; line: number; end?: number; name?: string };
+
+// Citations checked in one answer: a longer list is checked as far as this.
+export const MAX_CITATIONS = 40;
+// Lines either side of a cited line (or range) where the name cited beside it may stand.
+const NEAR = 3;
+// Characters between a citation and a name on the same line for the name to count as cited beside it.
+const BESIDE = 80;
+
+// Extensions of files that are cited by line: a path without a folder is taken for one only with such an ending, so
+// `example.com:8080` is not a citation.
+const CODE = new Set(
+  'ts tsx mts cts js jsx mjs cjs py go rs java kt kts cs c h cc cpp hpp cxx hh m mm swift php rb sh bash zsh ps1 lua pl scala clj ex exs erl hs ml fs dart vue svelte json yaml yml toml ini md sql css scss less html xml gradle cmake mk'.split(
+    ' ',
+  ),
+);
+
+// A path, then `:120`, `:120-188`, `#L120`, `#L120-L188`, or ` line 120` / `lines 120-188` (also in Russian). A path in
+// backticks may have its locator after the closing backtick.
+const CITATION =
+  /(?<![\w/.@:$-])((?:[\w.@$-]+\/)*[\w@$-][\w.@$-]*\.([A-Za-z][\w]{0,9}))`?(?::(\d+)(?:\s*[-–]\s*(\d+))?|#L(\d+)(?:-L?(\d+))?|,?\s+\(?(?:lines?|строк[аи]?|стр\.)\s+(\d+)(?:\s*[-–]\s*(\d+))?)(?![\w.]\w)/g;
+
+// A name in backticks: `parse`, `Parser.parse`, `parse()`, `Foo::bar`; its last part is what is looked for.
+const NAME = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*)(?:\([^`]*\))?`/g;
+
+// The citations of an answer's prose, with the names beside them: FILE and EDIT blocks and fenced code are not prose.
+export function findCitations(answer: string): Citation[] {
+  const found: Citation[] = [];
+  let fence: string | undefined;
+  let block = false;
+  for (const line of answer.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (block) {
+      if (/^=== END ===$/.test(trimmed)) block = false;
+      continue;
+    }
+    if (/^=== (FILE|EDIT): .* ===$/.test(trimmed)) {
+      block = true;
+      continue;
+    }
+    const marker = /^(`{3,}|~{3,})/.exec(trimmed)?.[1];
+    if (fence !== undefined) {
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (marker !== undefined) {
+      fence = marker;
+      continue;
+    }
+    found.push(...citationsOf(line));
+    if (found.length >= MAX_CITATIONS) return found.slice(0, MAX_CITATIONS);
+  }
+  return found;
+}
+
+function citationsOf(line: string): Citation[] {
+  const cites: (Citation & { from: number; to: number })[] = [];
+  for (const m of line.matchAll(CITATION)) {
+    const [whole, rawPath = '', ext = '', ...numbers] = m;
+    const path = tidyPath(rawPath);
+    if (!path.includes('/') && !CODE.has(ext.toLowerCase())) continue;
+    const [start, end] = numbers.filter((n) => n !== undefined).map(Number);
+    if (start === undefined) continue;
+    const from = m.index;
+    cites.push({
+      cited: whole.replaceAll('`', '').trim(),
+      path,
+      line: start,
+      ...(end !== undefined && end > start ? { end } : {}),
+      from,
+      to: from + whole.length,
+    });
+  }
+  if (cites.length === 0) return [];
+  // Each name goes to the citation nearest it; each citation takes the nearest name it was given.
+  const names = new Map<number, { name: string; distance: number }>();
+  for (const m of line.matchAll(NAME)) {
+    const written = m[1] ?? '';
+    const from = m.index;
+    const to = from + m[0].length;
+    // A path in backticks is not a name.
+    if (/\.[A-Za-z]\w{0,9}$/.test(written) && CODE.has(written.split('.').at(-1)?.toLowerCase() ?? '')) continue;
+    let nearest = -1;
+    let distance = BESIDE + 1;
+    cites.forEach((c, i) => {
+      const d = to <= c.from ? c.from - to : from >= c.to ? from - c.to : -1;
+      if (d >= 0 && d < distance) [nearest, distance] = [i, d];
+    });
+    if (nearest < 0) continue;
+    const name = written.split(/\.|::|#|->/).at(-1) ?? written;
+    const held = names.get(nearest);
+    if (held === undefined || distance < held.distance) names.set(nearest, { name, distance });
+  }
+  return cites.map(({ from: _from, to: _to, ...c }, i) => {
+    const name = names.get(i)?.name;
+    return name === undefined ? c : { ...c, name };
+  });
+}
+
+// Each citation against its file, as `text` reads it through the path rule; those that match are left out. A file
+// that cannot be read (a secret, a folder, too big) is not judged.
+export function checkCitations(answer: string, text: (path: string) => FileText): Miscitation[] {
+  const files = new Map<string, FileText>();
+  const read = (path: string): FileText => {
+    let file = files.get(path);
+    if (file === undefined) {
+      file = text(path);
+      files.set(path, file);
+    }
+    return file;
+  };
+  return findCitations(answer).flatMap((c): Miscitation[] => {
+    const file = read(c.path);
+    // A bare file name may be cited as the person knows it (`loop.ts` for protocol/loop.ts): only a path is missing.
+    if (file.kind === 'missing') return c.path.includes('/') ? [{ ...c, problem: 'no-file' }] : [];
+    if (file.kind !== 'text') return [];
+    const lines = file.text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const last = c.end ?? c.line;
+    if (c.line < 1 || last > lines.length) return [{ ...c, problem: 'past-end', lines: lines.length }];
+    if (c.name === undefined) return [];
+    const word = new RegExp(`(?<![\\w$])${escapeRegExp(c.name)}(?![\\w$])`);
+    const near = lines.slice(Math.max(0, c.line - 1 - NEAR), last + NEAR);
+    if (near.some((l) => word.test(l))) return [];
+    const at = whereDefined(lines, c.name, word);
+    return [at === undefined ? { ...c, problem: 'name-absent' } : { ...c, problem: 'name-elsewhere', at }];
+  });
+}
+
+// The line (1-based) a name is defined on, or first appears on; undefined when it is not in the file.
+function whereDefined(lines: readonly string[], name: string, word: RegExp): number | undefined {
+  const definition = new RegExp(
+    `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(?<![\\w$.])${escapeRegExp(name)}\\s*(\\([^)]*\\)\\s*\\{|=\\s*(async\\s*)?(\\(|function))`,
+  );
+  const defined = lines.findIndex((l) => definition.test(l));
+  if (defined >= 0) return defined + 1;
+  const used = lines.findIndex((l) => word.test(l));
+  return used >= 0 ? used + 1 : undefined;
+}
+
+// What the person is told of one, and the model: "protocol/loop.ts:120 for `runLoop`: it is at line 113".
+export function describeMiscitation(m: Miscitation): string {
+  const what = `${m.cited}${m.name === undefined ? '' : ` for \`${m.name}\``}`;
+  switch (m.problem) {
+    case 'no-file':
+      return `${what}: there is no ${m.path}`;
+    case 'past-end':
+      return `${what}: ${m.path} has ${m.lines} line${m.lines === 1 ? '' : 's'}`;
+    case 'name-elsewhere':
+      return `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`;
+    case 'name-absent':
+      return `${what}: \`${m.name ?? ''}\` is not in ${m.path}`;
+  }
+}

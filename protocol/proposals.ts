@@ -1,0 +1,183 @@
+// A reply's FILE and EDIT blocks checked, in order, against the files as the run's proposals leave them: which are
+// kept, and what the model is told of each (an EDIT's outcome, a block cut before its END, blocks past what one reply
+// may propose); and the run's book of proposals over all steps.
+
+import type { Reader } from './contract.ts';
+import { elisionOf } from './elision.ts';
+import type { Proposal } from './parse.ts';
+import { applyEdit } from './edit.ts';
+import type { Result } from './results.ts';
+import {
+  editWork,
+  MAX_EDIT_CHARS_PER_REPLY,
+  MAX_PAIRS_PER_EDIT,
+  MAX_PROPOSALS_PER_REPLY,
+  tooManyPairs,
+} from './caps.ts';
+import { heardStop } from '../common/errors.ts';
+import { formatCount } from '../common/text.ts';
+
+// The run's proposals over all steps, in order. What the model was told was not kept stays only as long as nothing
+// for its path is kept after it: then the report says why that path is not written. A kept FILE drops all before it
+// for its path, a kept EDIT what was not kept (it was checked against the rest). Indexed by path, so that each block
+// is dropped at most once: filtering all proposals for each block took minutes for a reply of 100,000 (issue 23).
+export function proposalBook(): { add: (block: Proposal, kept: boolean) => void; list: () => Proposal[] } {
+  const all: Proposal[] = [];
+  const dropped = new Set<Proposal>();
+  const byPath = new Map<string, { kept: Proposal[]; notKept: Proposal[] }>();
+  return {
+    add(block, kept) {
+      const same = byPath.get(block.path) ?? { kept: [], notKept: [] };
+      byPath.set(block.path, same);
+      if (kept) {
+        for (const q of block.kind === 'file' ? [...same.kept, ...same.notKept] : same.notKept) dropped.add(q);
+        if (block.kind === 'file') same.kept = [];
+        same.notKept = [];
+        same.kept.push(block);
+      } else {
+        same.notKept.push(block);
+      }
+      all.push(block);
+    },
+    list: () => all.filter((p) => !dropped.has(p)),
+  };
+}
+
+// What the model is told of the FILE and EDIT blocks of a reply left out from `from` on: never looked at, never kept.
+// The first few are named, so a real reply that proposed too much at once knows what to send again.
+function leftOutResult(
+  blocks: readonly Proposal[],
+  from: number,
+  why: Extract<Result, { kind: 'left-out' }>['why'],
+): Result {
+  const named = blocks
+    .slice(from, from + LEFT_OUT_NAMED)
+    .map((b) => `${b.kind === 'file' ? 'FILE' : 'EDIT'} ${b.path}`);
+  const first = formatCount(from + 1);
+  const request =
+    blocks.length === from + 1 ? `FILE/EDIT block ${first}` : `FILE/EDIT blocks ${first}-${formatCount(blocks.length)}`;
+  return { kind: 'left-out', request, blocks: named, more: blocks.length - from - named.length, why };
+}
+
+// Blocks left out that the result names.
+const LEFT_OUT_NAMED = 20;
+
+// Checks a reply's proposals in order against the files as the run's proposals leave them: whether each is kept, and
+// what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
+type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
+
+// A file's text now, when it is one the EDIT check may read; undefined for a new file or one that cannot be read.
+function textNow(executor: Reader, path: string): string | undefined {
+  const now = executor.text(path);
+  return now.kind === 'text' ? now.text : undefined;
+}
+
+// `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
+// one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
+export async function checkProposals(
+  blocks: readonly Proposal[],
+  proposed: Map<string, string>,
+  executor: Reader,
+  cut: boolean,
+  signal: AbortSignal,
+): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
+  const checked: Checked[] = [];
+  let work = MAX_EDIT_CHARS_PER_REPLY;
+  for (const [i, block] of blocks.entries()) {
+    if (i === MAX_PROPOSALS_PER_REPLY)
+      return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
+    const verdict = checkProposal(block, proposed, executor, cut, work);
+    if (verdict.kind === 'too much')
+      return {
+        checked,
+        leftOut: leftOutResult(blocks, i, {
+          kind: 'work',
+          limit: MAX_EDIT_CHARS_PER_REPLY,
+          chars: verdict.chars,
+          pairs: verdict.pairs,
+        }),
+      };
+    work -= verdict.spent;
+    checked.push(verdict.checked);
+    await heardStop(signal);
+  }
+  return { checked, leftOut: undefined };
+}
+
+// `work`: what is left of MAX_EDIT_CHARS_PER_REPLY (protocol/caps.ts); an EDIT that would take more is 'too much', and
+// is not applied. `spent`: what the block took of it.
+type Verdict =
+  | { kind: 'checked'; checked: Checked; spent: number }
+  | { kind: 'too much'; chars: number; pairs: number };
+
+function checkProposal(
+  block: Proposal,
+  proposed: Map<string, string>,
+  executor: Reader,
+  cut: boolean,
+  work: number,
+): Verdict {
+  const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
+  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({
+    kind: 'checked',
+    checked: { block, kept, result },
+    spent,
+  });
+  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict =>
+    done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
+  if (!block.complete) {
+    const ended = cut
+      ? "the server cut the reply at its output limit before the block's END line"
+      : 'the reply ended before its END line';
+    const fix =
+      block.kind === 'file'
+        ? 'For a big file, send EDIT blocks instead of the whole file.'
+        : `Send it again, whole, closed by its END line${cut ? '; send fewer pairs per reply, so the reply stays short' : ''}.`;
+    return failed(`${ended}, so it is never written`, fix);
+  }
+  if (block.kind === 'file') {
+    const before = proposed.get(block.path) ?? textNow(executor, block.path);
+    const elided = before === undefined ? undefined : elisionOf(before, block.content);
+    if (elided !== undefined) {
+      return failed(
+        `${elided}, so it would delete the code the placeholder stands for; it is not written as it is`,
+        'Send EDIT blocks for the parts that change, or the whole file with nothing left out.',
+      );
+    }
+    proposed.set(block.path, block.content);
+    return done(true, undefined);
+  }
+  if (block.problem !== undefined)
+    return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
+  if (block.pairs.length > MAX_PAIRS_PER_EDIT) {
+    return failed(
+      tooManyPairs(block.pairs.length),
+      `Send the change as EDIT blocks of at most ${formatCount(MAX_PAIRS_PER_EDIT)} pairs each, or the whole file as a FILE block.`,
+    );
+  }
+  let base = proposed.get(block.path);
+  if (base === undefined) {
+    const now = executor.text(block.path);
+    if (now.kind === 'refused')
+      return failed(`${block.path} cannot be edited: ${now.reason}`, 'Leave this file as it is.');
+    if (now.kind === 'missing' && block.pairs.some((p) => p.search.trim() !== '')) {
+      return failed(
+        `there is no file ${block.path}; a FILE block creates a new file (or an EDIT whose SEARCH is empty)`,
+        'Check the path with LIST, or create the file with a FILE block.',
+      );
+    }
+    base = now.kind === 'text' ? now.text : '';
+  }
+  const spent = editWork(base.length, block.pairs.length);
+  if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
+  const outcome = applyEdit(base, block.pairs);
+  if (!outcome.ok)
+    return failed(
+      `pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`,
+      'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
+      outcome.lines,
+      spent,
+    );
+  proposed.set(block.path, outcome.text);
+  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent);
+}

@@ -1,0 +1,205 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkCitations, findCitations, MAX_CITATIONS } from '../protocol/citations.ts';
+import { createExecutor } from '../reading/executor.ts';
+import { runLoop, type LoopEvent } from '../protocol/loop.ts';
+import type { Bridge } from '../protocol/contract.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import { tempFolder } from './helpers.ts';
+
+const parser = [
+  "import { lex } from './lex.js';",
+  '',
+  'export function parse(text) {',
+  '  const tokens = lex(text);',
+  '  return build(tokens);',
+  '}',
+  '',
+  'function build(tokens) {',
+  '  return { tokens };',
+  '}',
+  '',
+].join('\n');
+
+const root = tempFolder({
+  'src/parse.js': parser,
+  'src/lex.js': 'export function lex(text) {\n  return text.split(/\\s+/);\n}\n',
+  '.env': 'TOKEN=secret\n',
+});
+
+const check = (answer: string) => {
+  const executor = createExecutor(root);
+  return checkCitations(answer, (path) => executor.text(path));
+};
+
+describe('findCitations', () => {
+  it('reads the forms models cite lines in, with the name written beside each', () => {
+    const found = findCitations(
+      [
+        '`parse` (src/parse.js:3) calls `lex` at `src/lex.js:1`, and `build` is src/parse.js#L8-L10.',
+        'See src/parse.js lines 3-6 for the whole of it, and `src/lex.js` line 2.',
+      ].join('\n'),
+    );
+    assert.deepEqual(found, [
+      { cited: 'src/parse.js:3', path: 'src/parse.js', line: 3, name: 'parse' },
+      { cited: 'src/lex.js:1', path: 'src/lex.js', line: 1, name: 'lex' },
+      { cited: 'src/parse.js#L8-L10', path: 'src/parse.js', line: 8, end: 10, name: 'build' },
+      { cited: 'src/parse.js lines 3-6', path: 'src/parse.js', line: 3, end: 6 },
+      { cited: 'src/lex.js line 2', path: 'src/lex.js', line: 2 },
+    ]);
+  });
+
+  it('takes the last part of a qualified name, and a Russian "строка"', () => {
+    assert.deepEqual(findCitations('`Parser.parse()` — src/parse.js, строка 3'), [
+      { cited: 'src/parse.js, строка 3', path: 'src/parse.js', line: 3, name: 'parse' },
+    ]);
+  });
+
+  it('leaves out what is not prose: FILE and EDIT blocks, fenced code, host names and ports', () => {
+    const answer = [
+      'Served at example.com:8080 and http://localhost:3000/a.js:12.',
+      '```',
+      'at parse (src/parse.js:99:5)',
+      '```',
+      '=== FILE: src/new.js ===',
+      '// see src/parse.js:400',
+      '=== END ===',
+      '=== EDIT: src/parse.js ===',
+      '<<<<<<< SEARCH',
+      'src/parse.js:500',
+      '=======',
+      'x',
+      '>>>>>>> REPLACE',
+      '=== END ===',
+      'Only src/parse.js:3 is cited.',
+    ].join('\n');
+    assert.deepEqual(
+      findCitations(answer).map((c) => c.cited),
+      ['src/parse.js:3'],
+    );
+  });
+
+  it('checks at most MAX_CITATIONS of a long list', () => {
+    const answer = Array.from({ length: MAX_CITATIONS + 10 }, (_, i) => `- src/parse.js:${i + 1}`).join('\n');
+    assert.equal(findCitations(answer).length, MAX_CITATIONS);
+  });
+});
+
+describe('checkCitations', () => {
+  it('passes citations that match: the line is there and the name on it or a few lines off', () => {
+    assert.deepEqual(
+      check('`parse` is at src/parse.js:3; `lex` is called on src/parse.js:4; `build` src/parse.js:7'),
+      [],
+    );
+  });
+
+  it('says where a name cited beside a wrong line is, its definition first', () => {
+    assert.deepEqual(check('The tree is built by `build` (src/parse.js:1).'), [
+      {
+        cited: 'src/parse.js:1',
+        path: 'src/parse.js',
+        line: 1,
+        name: 'build',
+        problem: 'name-elsewhere',
+        at: 8,
+      },
+    ]);
+  });
+
+  it('says a line past the end, a name not in the file, and a path that is not there', () => {
+    const wrong = check(
+      ['`parse` at src/parse.js:120', '`tokenize` at src/lex.js:1', 'and src/missing.js:4'].join('\n'),
+    );
+    assert.deepEqual(
+      wrong.map((m) => [m.cited, m.problem]),
+      [
+        ['src/parse.js:120', 'past-end'],
+        ['src/lex.js:1', 'name-absent'],
+        ['src/missing.js:4', 'no-file'],
+      ],
+    );
+    assert.deepEqual(wrong[0]?.problem === 'past-end' ? wrong[0].lines : undefined, 10);
+  });
+
+  it('does not judge what it may not read, nor a bare file name the folder does not hold at the top', () => {
+    assert.deepEqual(check('The key is .env:1 and `parse` is in parse.js:3.'), []);
+  });
+});
+
+function scripted(replies: string[]): Bridge & { seen: string[] } {
+  const seen: string[] = [];
+  return {
+    label: 'scripted',
+    seen,
+    chat: (message) => {
+      seen.push(message);
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
+    },
+  };
+}
+
+function loop(replies: string[], steps = 4) {
+  const bridge = scripted(replies);
+  const events: LoopEvent[] = [];
+  const executor = createExecutor(root);
+  const run = runLoop({
+    bridge,
+    executor,
+    texts: loadTexts(executor.limits),
+    question: 'Where is the tree built?',
+    steps,
+    onEvent: (e) => events.push(e),
+  });
+  return { bridge, events, run };
+}
+
+describe('the loop with an answer that cites lines', () => {
+  it('puts wrong citations to the model once, and takes its corrected answer', async () => {
+    const { bridge, events, run } = loop([
+      'The tree is built by `build` (src/parse.js:1).',
+      'The tree is built by `build` (src/parse.js:8).',
+    ]);
+    const outcome = await run;
+    assert.equal(outcome.reply, 'The tree is built by `build` (src/parse.js:8).');
+    assert.deepEqual(outcome.miscited, []);
+    assert.equal(bridge.seen.length, 2);
+    assert.match(
+      bridge.seen[1] ?? '',
+      /=== RESULT citations: do not match the files ===\nOne place your answer cites does not match the files as they are:\n- src\/parse\.js:1 for `build`: `build` is at src\/parse\.js:8\nGive your final answer again/,
+    );
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'miscited').map((e) => e.retry),
+      [true],
+    );
+  });
+
+  it('asks only once: a second wrong answer is the answer, with what is wrong in it', async () => {
+    const { bridge, run } = loop(['`parse` at src/parse.js:120', '`parse` at src/parse.js:121']);
+    const outcome = await run;
+    assert.equal(bridge.seen.length, 2);
+    assert.equal(outcome.stop, 'answered');
+    assert.deepEqual(
+      outcome.miscited.map((m) => m.cited),
+      ['src/parse.js:121'],
+    );
+  });
+
+  it('does not ask again on the last step, nor when the answer proposes changes', async () => {
+    const last = loop(['=== NEED: src/lex.js ===', '`parse` at src/parse.js:120'], 2);
+    assert.deepEqual(
+      (await last.run).miscited.map((m) => m.cited),
+      ['src/parse.js:120'],
+    );
+    assert.equal(last.bridge.seen.length, 2);
+    const proposing = loop([
+      'Renamed; `parse` at src/parse.js:120.\n=== FILE: src/new.js ===\nexport const x = 1;\n=== END ===',
+    ]);
+    const outcome = await proposing.run;
+    assert.equal(proposing.bridge.seen.length, 1);
+    assert.equal(outcome.proposals.length, 1);
+    assert.deepEqual(
+      outcome.miscited.map((m) => m.problem),
+      ['past-end'],
+    );
+  });
+});
