@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { applyFiles } from '../writing/apply.ts';
-import type { Proposal } from '../protocol/parse.ts';
+import { parseReply, type Proposal } from '../protocol/parse.ts';
 import { answerOf, runLoop, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
@@ -191,6 +191,26 @@ describe('runLoop', () => {
     assert.deepEqual(
       outcome.proposals.map((p) => (p.kind === 'edit' ? p.pairs[0]?.replace : '')),
       ['  return page.text;\n'],
+    );
+  });
+
+  it('shows the model an EDIT example in its instructions that reads into one whole pair (the formatter had broken it)', async () => {
+    const bridge = scripted(['done']);
+    await loop(bridge, 'q');
+    const [example, ...more] = parseReply(bridge.seen[0] ?? '').edits;
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      [example?.complete, example?.problem, example?.pairs],
+      [
+        true,
+        undefined,
+        [
+          {
+            search: 'function total(items) {\n  return items.length;\n',
+            replace: 'function total(items) {\n  return items.reduce((sum, item) => sum + item.price, 0);\n',
+          },
+        ],
+      ],
     );
   });
 
