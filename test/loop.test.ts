@@ -922,3 +922,85 @@ describe('runLoop: the folder tree in a small window', () => {
     assert.ok(tree.length >= 1_000, `${tree.length} characters of tree`);
   });
 });
+
+describe('runLoop: an EDIT told against the file as the model read it', () => {
+  const run = (files: Record<string, string>, replies: string[]) => {
+    const bridge = scripted(replies);
+    const executor = createExecutor(tempFolder(files));
+    const outcome = runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    return { bridge, executor, outcome };
+  };
+  const edit = (p: string, pairs: Array<[string, string]>) =>
+    `=== EDIT: ${p} ===\n${pairs.map(([s, r]) => `<<<<<<< SEARCH\n${s}=======\n${r}>>>>>>> REPLACE\n`).join('')}=== END ===`;
+
+  it('keeps an EDIT whose SEARCH has spaces for the tabs of a file indented with tabs, and the file keeps its tabs', async () => {
+    const got =
+      'export class Got {\n\trequest(options) {\n\t\tif (options.retry) {\n\t\t\treturn retry(options);\n\t\t}\n\t}\n}\n';
+    const spaces = edit('source/got.ts', [
+      [
+        '        if (options.retry) {\n            return retry(options);\n        }\n',
+        '        if (options.retry) {\n            log(options);\n            return retry(options);\n        }\n',
+      ],
+    ]);
+    const { bridge, executor, outcome } = run({ 'source/got.ts': got }, [
+      '=== NEED: source/got.ts ===',
+      `${spaces}\n=== FIND: zz ===`,
+      'done',
+    ]);
+    const done = await outcome;
+    assert.ok(bridge.seen[1]?.includes('3 | \t\tif (options.retry) {'), 'NEED sent the tabs');
+    assert.ok(
+      bridge.seen[2]?.includes(
+        '=== RESULT EDIT source/got.ts: all 1 pair match; kept, to be written with the other proposals ===',
+      ),
+      bridge.seen[2]?.slice(-1500),
+    );
+    await applyFiles(executor.box, done.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.equal(
+      fs.readFileSync(path.join(executor.box.root, 'source/got.ts'), 'utf8'),
+      got.replace('\t\t\treturn retry', '\t\t\tlog(options);\n\t\t\treturn retry'),
+    );
+  });
+
+  it('refuses a SEARCH that differs from the file only by curly quotes, or by a non-breaking space, naming the difference and where it would match', async () => {
+    const { bridge, outcome } = run({ 'a.js': 'const a = \'one\';\nconst b = "two";\n', 'b.py': 'x = 1\ny = 2\n' }, [
+      `${edit('a.js', [['const b = “two”;\n', 'const b = "three";\n']])}\n${edit('b.py', [['y\u00A0= 2\n', 'y = 3\n']])}`,
+      'done',
+    ]);
+    await outcome;
+    const told = bridge.seen[1] ?? '';
+    const tried =
+      'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as 4, 2 or 8 spaces)';
+    assert.ok(
+      told.includes(
+        `=== RESULT EDIT a.js: not kept ===\npair 1 of 1: ${tried}; it would match at line 2 but for this: line 1 of your SEARCH has a curly quote “ (U+201C) where the file has a straight quote (").\nThe closest lines of a.js now:\n1 | const a = 'one';\n2 | const b = "two";\n`,
+      ),
+      told.slice(-2000),
+    );
+    assert.ok(
+      told.includes(
+        `=== RESULT EDIT b.py: not kept ===\npair 1 of 1: ${tried}; it would match at line 2 but for this: line 1 of your SEARCH has a non-breaking space (U+00A0) where the file has a plain space.\n`,
+      ),
+    );
+  });
+
+  it('names the places of a SEARCH found twice by the numbers NEED gave the model, after an earlier pair added lines', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => (i === 16 || i === 23 ? '  done();' : `step(${i + 1});`));
+    const { bridge, outcome } = run({ 'steps.js': `${lines.join('\n')}\n` }, [
+      '=== NEED: steps.js ===',
+      edit('steps.js', [
+        ['step(3);\n', 'step(3);\na();\nb();\nc();\nd();\ne();\n'],
+        ['  done();\n', '  finish();\n'],
+      ]),
+      'done',
+    ]);
+    await outcome;
+    assert.ok(bridge.seen[1]?.includes('17 |   done();\n') && bridge.seen[1]?.includes('24 |   done();\n'));
+    assert.ok(
+      bridge.seen[2]?.includes(
+        '=== RESULT EDIT steps.js: not kept ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\n',
+      ),
+      bridge.seen[2]?.slice(-800),
+    );
+  });
+});
