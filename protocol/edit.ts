@@ -1,12 +1,17 @@
 // Applies an EDIT block's SEARCH/REPLACE pairs to a file's text, in order. A SEARCH matches whole lines: exactly
-// first, then forgiving only the mistakes models really make — trailing whitespace, a uniform change of indentation
-// (the REPLACE is re-indented the same way), line numbers copied from NEED's output. Nothing fuzzier: a SEARCH that
-// matches nowhere, or in more than one place, is refused with what was found, so the model can send it again.
+// first, then forgiving only the mistakes models really make — trailing whitespace, a uniform change of indentation,
+// tabs turned into spaces or spaces into tabs (the REPLACE is re-indented the same way, in the file's own style), line
+// numbers copied from NEED's output. Nothing fuzzier: a SEARCH that matches nowhere, or in more than one place, is
+// refused with what was found (edit-miss.ts: the closest lines, and what differs), so the model can send it again.
+// Lines are named as the model read them: a line an earlier pair put in is said to be one.
 //
 // The text is worked on with LF line ends and without a BOM (the file conventions restore both when it is written).
 
 import { withoutLineNumbers, withoutNumbersWhereNumbered } from './line-numbers.ts';
 import { MAX_PAIRS_PER_EDIT, tooManyPairs } from './caps.ts';
+import { type Columns, columnsOf, indentStyle, inColumns, TAB_WIDTHS } from './edit-indent.ts';
+import { describeMiss, type Place, placesText } from './edit-miss.ts';
+import { hashOf, linesRuns } from './line-runs.ts';
 
 export type EditPair = { search: string; replace: string };
 
@@ -14,10 +19,6 @@ export type EditOutcome =
   | { ok: true; text: string; pairs: number }
   // `pair`: 1-based; `lines`: the file's lines nearest to the SEARCH, numbered, when something came close.
   | { ok: false; pair: number; problem: string; lines: string };
-
-// Lines of the file shown around the closest match of a failed SEARCH.
-const CLOSEST_MARGIN = 2;
-const CLOSEST_MAX = 40;
 
 export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome {
   // Each pair costs passes over the file: an EDIT of 100,000 pairs on a 200,000-line file took most of a minute.
@@ -27,23 +28,23 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
   // Worked on as an array of lines: a pair costs a scan of the lines and a splice, never a copy of the whole text
   // (on a 20,000-line file, copying the text per pair took 4 ms; 200 pairs, most of a second).
   const lines = splitLines(normal);
-  const file: Lines = { lines, hashes: lines.map(hashOf), keyed: new Map() };
+  const file: Lines = { lines, hashes: lines.map(hashOf), keyed: new Map(), origin: undefined };
   let finalNewline = normal === '' || normal.endsWith('\n');
   for (const [i, raw] of pairs.entries()) {
     const pair = cleanPair(raw);
     if (pair.search.trim() === '') {
       // An empty SEARCH adds the REPLACE at the end of the file (which it makes when there is none).
-      replaceLines(file, file.lines.length, 0, splitLines(pair.replace));
+      replaceLines(file, file.lines.length, 0, splitLines(pair.replace), i);
       finalNewline = true;
       continue;
     }
-    const problem = applyPair(file, pair);
-    if (problem !== undefined) {
-      // The closest lines are numbered as in the text before this block, which is what the model has seen.
-      const closest =
-        i === 0 || problem.lines === '' ? problem.lines : closestLines(splitLines(normal), splitLines(pair.search));
-      return { ok: false, pair: i + 1, problem: problem.problem, lines: closest };
-    }
+    const search = splitLines(pair.search);
+    const problem = applyPair(file, search, splitLines(pair.replace), i);
+    if (problem === undefined) continue;
+    if (problem.kind === 'ambiguous') return { ok: false, pair: i + 1, problem: problem.text, lines: '' };
+    // The closest lines are numbered as in the text before this block, which is what the model has seen.
+    const miss = describeMiss(file.lines, i === 0 ? file.lines : splitLines(normal), search, (at) => placeOf(file, at));
+    return { ok: false, pair: i + 1, problem: `${NO_MATCH}${miss.why}`, lines: miss.lines };
   }
   return {
     ok: true,
@@ -51,6 +52,8 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
     pairs: pairs.length,
   };
 }
+
+const NO_MATCH = `the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as ${TAB_WIDTHS.slice(0, -1).join(', ')} or ${TAB_WIDTHS.at(-1)} spaces)`;
 
 // LF line ends, and line numbers copied from NEED's output taken off: from the SEARCH when every line carries one,
 // and then from those REPLACE lines that carry one (lines the model kept from the SEARCH).
@@ -62,46 +65,39 @@ function cleanPair(pair: EditPair): EditPair {
   return { search: unnumbered, replace: withoutNumbersWhereNumbered(replace) };
 }
 
-// Replaces the one place the SEARCH matches, in the file's lines; or says why it cannot.
-function applyPair(file: Lines, pair: EditPair): { problem: string; lines: string } | undefined {
-  const search = splitLines(pair.search);
-  const replace = splitLines(pair.replace);
+// Replaces the one place the SEARCH matches, in the file's lines, for pair `pair` (0-based); or says why it cannot.
+function applyPair(
+  file: Lines,
+  search: readonly string[],
+  replace: readonly string[],
+  pair: number,
+): { kind: 'ambiguous'; text: string } | { kind: 'missing' } | undefined {
   for (const way of WAYS) {
-    const found = way.find(file, search);
+    const found = way.find(file, search, replace);
     if (found.length === 0) continue;
     if (found.length > 1) {
-      const at = found.slice(0, 3).map((m) => m.start + 1);
-      const where =
-        at.length === 2
-          ? `lines ${at[0]} and ${at[1]}`
-          : `lines ${at.join(', ')}${found.length > 3 ? ' and more' : ''}`;
-      return {
-        problem: `the SEARCH matches in ${found.length > 3 ? 'more than 3' : found.length} places (${where}${way.name === 'exact' ? '' : `, ${way.name}`}); add lines around it so it is unique`,
-        lines: '',
-      };
+      const where = placesText(
+        found.slice(0, 3).map((m) => placeOf(file, m.start)),
+        found.length > 3,
+      );
+      const text = `the SEARCH matches in ${found.length > 3 ? 'more than 3' : found.length} places (${where}${way.name === 'exact' ? '' : `, ${way.name}`}); add lines around it so it is unique`;
+      return { kind: 'ambiguous', text };
     }
     const [match] = found;
     if (match === undefined) continue;
-    replaceLines(
-      file,
-      match.start,
-      search.length,
-      match.indent === undefined ? replace : reindent(replace, match.indent),
-    );
+    const placed = match.indent === undefined ? replace : reindent(replace, match.indent);
+    replaceLines(file, match.start, search.length, placed, pair);
     return undefined;
   }
-  return {
-    problem:
-      'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation)',
-    lines: closestLines(file.lines, search),
-  };
+  return { kind: 'missing' };
 }
 
 // The file's lines as the pairs so far leave them, with a hash per line: the exact way compares numbers, and strings
 // only where they agree. The forgiving ways compare each line's key (without its trailing spaces; without the spaces
 // around it), hashed the same way: made when a way is first tried, then kept up to date by every replacement, so a
 // pair never makes a string for every line of the file (on a 200,000-line file, 30 ms a pair on a busy machine).
-type Lines = { lines: string[]; hashes: number[]; keyed: Map<Key, Keyed> };
+// `origin`: where each line came from (see `placeOf`), made at the first replacement; until then line i is line i.
+type Lines = { lines: string[]; hashes: number[]; keyed: Map<Key, Keyed>; origin: number[] | undefined };
 type Key = 'trimEnd' | 'trim';
 type Keyed = { keys: string[]; hashes: number[] };
 
@@ -120,8 +116,28 @@ function keyedLines(file: Lines, key: Key): Keyed {
   return keyed;
 }
 
-// Puts `placed` where `count` lines stood from `start`, in the lines and in all that is kept beside them.
-function replaceLines(file: Lines, start: number, count: number, placed: readonly string[]): void {
+// An origin is a line's index in the text the model read, or, below zero, line k of what pair p put in: -1 - (k *
+// PAIR_SLOTS + p). A SEARCH found twice after an earlier pair added lines is then named by the numbers the model saw
+// (issue 25: "lines 22 and 29" for lines NEED had numbered 17 and 24).
+const PAIR_SLOTS = MAX_PAIRS_PER_EDIT + 1;
+
+function placeOf(file: Lines, i: number): Place {
+  const origin = file.origin?.[i] ?? i;
+  if (origin >= 0) return { kind: 'read', line: origin + 1 };
+  const added = -1 - origin;
+  return { kind: 'added', pair: (added % PAIR_SLOTS) + 1, line: Math.floor(added / PAIR_SLOTS) + 1 };
+}
+
+// Puts `placed`, from pair `pair` (0-based), where `count` lines stood from `start`, in the lines and in all that is
+// kept beside them.
+function replaceLines(file: Lines, start: number, count: number, placed: readonly string[], pair: number): void {
+  file.origin ??= file.lines.map((_, i) => i);
+  spliceIn(
+    file.origin,
+    start,
+    count,
+    placed.map((_, k) => -1 - (k * PAIR_SLOTS + pair)),
+  );
   spliceIn(file.lines, start, count, placed);
   spliceIn(file.hashes, start, count, placed.map(hashOf));
   for (const [key, keyed] of file.keyed) {
@@ -131,87 +147,42 @@ function replaceLines(file: Lines, start: number, count: number, placed: readonl
   }
 }
 
-// A match: where it starts, and how the file's indentation differs from the SEARCH's there (`add` is added to every
-// line of the SEARCH to get the file's; `cut` is taken off) when it matched only that way.
+// A match: where it starts, and how the file's indentation differs from the SEARCH's there when it matched only that
+// way: `add` is added to every line of the SEARCH to get the file's, `cut` is taken off, or `columns` line them up.
 type Match = { start: number; indent: Indent | undefined };
-type Indent = { add: string } | { cut: string };
+type Indent = { kind: 'add'; text: string } | { kind: 'cut'; text: string } | ({ kind: 'columns' } & Columns);
 
-type Way = { name: string; find: (file: Lines, search: readonly string[]) => Match[] };
+type Way = { name: string; find: (file: Lines, search: readonly string[], replace: readonly string[]) => Match[] };
 
 // Exactly first, then the mistakes models make, in this order.
 const WAYS: readonly Way[] = [
-  { name: 'exact', find: (file, search) => windows(file.lines, file.hashes, search) },
+  { name: 'exact', find: (file, search) => starts(linesRuns(file.lines, file.hashes, search)) },
   { name: 'ignoring trailing spaces', find: (file, search) => keyedWindows(file, 'trimEnd', search) },
   { name: 'with other indentation', find: indented },
+  { name: 'with tabs and spaces counted alike', find: tabbed },
 ];
+
+function starts(found: readonly number[]): Match[] {
+  return found.map((start) => ({ start, indent: undefined }));
+}
 
 // Where the SEARCH's lines, each taken by `key`, equal the file's lines so taken; at most four.
 function keyedWindows(file: Lines, key: Key, search: readonly string[]): Match[] {
   const { keys, hashes } = keyedLines(file, key);
-  return windows(keys, hashes, search.map(KEYS[key]));
+  return starts(linesRuns(keys, hashes, search.map(KEYS[key])));
 }
 
-// Where `wanted` stands in `lines` (whose hashes are `hashes`): the first four starts, overlapping ones counted. The
-// lines themselves are compared only where their hashes agree, and a start is looked for natively, by the hash of
-// the first line wanted.
-function windows(lines: readonly string[], hashes: readonly number[], wanted: readonly string[]): Match[] {
-  const wantedHashes = wanted.map(hashOf);
-  const first = wantedHashes[0] ?? 0;
-  const same = (i: number, j: number) => hashes[i] === wantedHashes[j] && lines[i] === wanted[j];
-  return runsOf(lines.length, wanted, same, (i) => hashes.indexOf(first, i)).map((start) => ({
-    start,
-    indent: undefined,
-  }));
-}
-
-// Where `wanted` stands as a run in a list of `length` items, `same(i, j)` saying whether item i equals wanted[j]:
-// the first four starts, overlapping runs counted. Knuth-Morris-Pratt: each item is passed once, and after a mismatch
-// the scan goes on from what of `wanted` is known to match, instead of comparing again from the next start. So the
-// work grows with the file plus the SEARCH, never with their product: trying every start took 2 s for a SEARCH of
-// 4,000 equal lines in a file of 8,000 such lines, four times that at each doubling (issue 23). `next(i)`: the first
-// item at or after i that can start a run, or -1.
-function runsOf(
-  length: number,
-  wanted: readonly string[],
-  same: (i: number, j: number) => boolean,
-  next: (i: number) => number,
-): number[] {
-  const m = wanted.length;
-  const found: number[] = [];
-  if (m === 0 || m > length) return found;
-  // back[j]: the length of the longest proper prefix of wanted[0..j] that is also a suffix of it.
-  const back = new Int32Array(m);
-  for (let j = 1, k = 0; j < m; j++) {
-    while (k > 0 && wanted[j] !== wanted[k]) k = back[k - 1] ?? 0;
-    if (wanted[j] === wanted[k]) k++;
-    back[j] = k;
-  }
-  for (let i = 0, j = 0; i < length && found.length < 4; i++) {
-    if (j === 0) {
-      i = next(i);
-      if (i === -1) break;
-    }
-    for (;;) {
-      if (same(i, j)) {
-        j++;
-        break;
-      }
-      if (j === 0) break;
-      j = back[j - 1] ?? 0;
-    }
-    if (j === m) {
-      found.push(i - m + 1);
-      j = back[m - 1] ?? 0;
-    }
+// The SEARCH with its tabs turned into spaces, or its spaces into tabs (and maybe its indentation changed too): found
+// by comparing lines with their indentation stripped, then kept only where a tab width lines every non-blank line up
+// by the same number of columns.
+function tabbed(file: Lines, search: readonly string[], replace: readonly string[]): Match[] {
+  const found: Match[] = [];
+  for (const candidate of keyedWindows(file, 'trim', search)) {
+    const have = file.lines.slice(candidate.start, candidate.start + search.length);
+    const columns = columnsOf(have, search, replace, () => indentStyle(file.lines) === true);
+    if (columns !== undefined) found.push({ start: candidate.start, indent: { kind: 'columns', ...columns } });
   }
   return found;
-}
-
-// FNV-1a over a line's UTF-16 units.
-function hashOf(line: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
-  return h | 0;
 }
 
 // The SEARCH with every line's indentation off by the same amount: found by comparing lines with their indentation
@@ -235,8 +206,9 @@ function uniformIndent(file: readonly string[], search: readonly string[]): Inde
     const wantedLead = wanted.slice(0, wanted.length - wanted.trimStart().length);
     let here: Indent;
     if (haveLead.length >= wantedLead.length && haveLead.endsWith(wantedLead))
-      here = { add: haveLead.slice(0, haveLead.length - wantedLead.length) };
-    else if (wantedLead.endsWith(haveLead)) here = { cut: wantedLead.slice(0, wantedLead.length - haveLead.length) };
+      here = { kind: 'add', text: haveLead.slice(0, haveLead.length - wantedLead.length) };
+    else if (wantedLead.endsWith(haveLead))
+      here = { kind: 'cut', text: wantedLead.slice(0, wantedLead.length - haveLead.length) };
     else return undefined;
     if (indent === undefined) indent = here;
     else if (JSON.stringify(indent) !== JSON.stringify(here)) return undefined;
@@ -245,80 +217,12 @@ function uniformIndent(file: readonly string[], search: readonly string[]): Inde
 }
 
 function reindent(lines: readonly string[], indent: Indent): string[] {
+  if (indent.kind === 'columns') return inColumns(lines, indent);
   return lines.map((line) => {
     if (line.trim() === '') return line;
-    if ('add' in indent) return indent.add + line;
-    return line.startsWith(indent.cut) ? line.slice(indent.cut.length) : line.trimStart();
+    if (indent.kind === 'add') return indent.text + line;
+    return line.startsWith(indent.text) ? line.slice(indent.text.length) : line.trimStart();
   });
-}
-
-// The file's lines where most of the SEARCH's lines occur in order, numbered as NEED numbers them; '' when no line of
-// the SEARCH occurs in the file at all.
-function closestLines(lines: readonly string[], search: readonly string[]): string {
-  const where = new Map<string, number[]>();
-  lines.forEach((line, i) => {
-    const key = line.trim();
-    if (key.length < 3) return;
-    const list = where.get(key);
-    if (list === undefined) where.set(key, [i]);
-    else if (list.length < 50) list.push(i);
-  });
-  const votes = new Map<number, number>();
-  search.forEach((line, j) => {
-    for (const i of where.get(line.trim()) ?? []) votes.set(i - j, (votes.get(i - j) ?? 0) + 1);
-  });
-  let best = -1;
-  let most = 0;
-  for (const [start, n] of votes) {
-    if (n > most || (n === most && start < best)) {
-      best = start;
-      most = n;
-    }
-  }
-  if (most === 0) {
-    best = similarStart(lines, search);
-    if (best === -1) return '';
-  }
-  const from = Math.max(0, best - CLOSEST_MARGIN);
-  const to = Math.min(lines.length, best + search.length + CLOSEST_MARGIN, from + CLOSEST_MAX);
-  return lines
-    .slice(from, to)
-    .map((line, k) => (line === '' ? `${from + k + 1} |` : `${from + k + 1} | ${line}`))
-    .join('\n');
-}
-
-// When no line of the SEARCH occurs in the file as it is, where the file's line most like one of the SEARCH's first
-// few lines stands (a typo, a renamed word), counted back to where the SEARCH would start; -1 when none is close.
-// Likeness is the Dice coefficient of character pairs: 0.6 and up.
-function similarStart(lines: readonly string[], search: readonly string[]): number {
-  let best = -1;
-  let bestScore = 0.6;
-  search.slice(0, 3).forEach((wanted, j) => {
-    const pairs = bigrams(wanted.trim());
-    if (pairs.size < 4) return;
-    lines.forEach((line, i) => {
-      const text = line.trim();
-      if (Math.abs(text.length - wanted.trim().length) > wanted.length) return;
-      let shared = 0;
-      let count = 0;
-      for (let k = 0; k + 1 < text.length; k++) {
-        count++;
-        if (pairs.has(text.slice(k, k + 2))) shared++;
-      }
-      const score = (2 * shared) / (count + pairs.size);
-      if (score > bestScore) {
-        bestScore = score;
-        best = Math.max(0, i - j);
-      }
-    });
-  });
-  return best;
-}
-
-function bigrams(text: string): Set<string> {
-  const pairs = new Set<string>();
-  for (let k = 0; k + 1 < text.length; k++) pairs.add(text.slice(k, k + 2));
-  return pairs;
 }
 
 // lines.splice(start, count, ...items), in pieces: spreading a REPLACE of a hundred thousand lines into one call's

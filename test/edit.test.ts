@@ -153,6 +153,274 @@ describe('applyEdit: matching', () => {
   });
 });
 
+// A file indented with tabs, as sindresorhus/got is (issue 25).
+const tabbed = [
+  'export default class Got {',
+  '\t/**',
+  '\t * Makes a request.',
+  '\t */',
+  '\trequest(options) {',
+  '\t\tif (options.retry) {',
+  '\t\t\treturn retry(options);',
+  '\t\t}',
+  "\t\treturn send(options, 'GET');",
+  '\t}',
+  '}',
+  '',
+].join('\n');
+
+describe('applyEdit: tabs and spaces', () => {
+  it('matches a SEARCH whose tabs became four spaces, and writes the REPLACE with tabs', () => {
+    const out = text(
+      applyEdit(tabbed, [
+        {
+          search: '        if (options.retry) {\n            return retry(options);\n        }\n',
+          replace:
+            '        if (options.retry) {\n            log(options);\n            return retry(options);\n        }\n',
+        },
+      ]),
+    );
+    assert.equal(
+      out,
+      tabbed.replace('\t\t\treturn retry(options);', '\t\t\tlog(options);\n\t\t\treturn retry(options);'),
+    );
+  });
+
+  it('matches a SEARCH whose tabs became two spaces each, and indents deeper lines of the REPLACE with more tabs', () => {
+    const out = text(
+      applyEdit(tabbed, [
+        {
+          search: "    return send(options, 'GET');\n",
+          replace:
+            "    if (options.post) {\n      return send(options, 'POST');\n    }\n    return send(options, 'GET');\n",
+        },
+      ]),
+    );
+    assert.ok(
+      out.includes("\t\tif (options.post) {\n\t\t\treturn send(options, 'POST');\n\t\t}\n\t\treturn send"),
+      out,
+    );
+  });
+
+  it('matches a SEARCH with spaces for tabs that also lost the indentation around it, keeping what it keeps', () => {
+    const out = text(
+      applyEdit(tabbed, [
+        {
+          search: 'if (options.retry) {\n    return retry(options);\n}\n',
+          replace: 'if (options.retry) {\n    return retry(options, 2);\n}\n',
+        },
+      ]),
+    );
+    assert.ok(out.includes('\t\tif (options.retry) {\n\t\t\treturn retry(options, 2);\n\t\t}\n'), out);
+  });
+
+  it("keeps the one space of a comment's lines after its tab", () => {
+    const out = text(
+      applyEdit(tabbed, [
+        {
+          search: '    /**\n     * Makes a request.\n     */\n',
+          replace: '    /**\n     * Makes a request, and retries it.\n     */\n',
+        },
+      ]),
+    );
+    assert.ok(out.includes('\t/**\n\t * Makes a request, and retries it.\n\t */\n'), out);
+  });
+
+  it('matches a SEARCH with tabs in a file indented with spaces, and writes the REPLACE with spaces', () => {
+    const python = 'def f(x):\n    if x:\n        return 1\n    return 2\n';
+    const out = text(
+      applyEdit(python, [
+        { search: '\tif x:\n\t\treturn 1\n', replace: '\tif x:\n\t\treturn 10\n\telse:\n\t\tpass\n' },
+      ]),
+    );
+    assert.equal(out, 'def f(x):\n    if x:\n        return 10\n    else:\n        pass\n    return 2\n');
+  });
+
+  it('refuses a SEARCH found twice with tabs and spaces counted alike, naming the lines', () => {
+    const twice = '\tif (a) {\n\t\tgo();\n\t}\n\tif (a) {\n\t\tgo();\n\t}\n';
+    assert.equal(
+      failure(applyEdit(twice, [{ search: '    if (a) {\n        go();\n', replace: 'x\n' }])).problem,
+      'the SEARCH matches in 2 places (lines 1 and 4, with tabs and spaces counted alike); add lines around it so it is unique',
+    );
+  });
+});
+
+describe('applyEdit: what differs, when a SEARCH matches nowhere', () => {
+  const code = 'function f() {\n  const s = "it\'s";\n  return s - 1;\n}\n';
+  const refusal = (search: string) => failure(applyEdit(code, [{ search, replace: 'x\n' }]));
+  const lead =
+    'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as 4, 2 or 8 spaces); it would match at line 2 but for this: ';
+
+  const cases: Array<[string, string, string]> = [
+    [
+      'curly double quotes for straight ones',
+      "  const s = “it's”;\n",
+      'line 1 of your SEARCH has a curly quote “ (U+201C) where the file has a straight quote (")',
+    ],
+    [
+      'a curly apostrophe for a straight one',
+      '  const s = "it’s";\n',
+      "line 1 of your SEARCH has a curly quote ’ (U+2019) where the file has a straight quote (')",
+    ],
+    [
+      'a non-breaking space for a space',
+      '  const\u00A0s = "it\'s";\n',
+      'line 1 of your SEARCH has a non-breaking space (U+00A0) where the file has a plain space',
+    ],
+    [
+      'an ideographic space for a space',
+      '  const s =\u3000"it\'s";\n',
+      'line 1 of your SEARCH has an ideographic space (U+3000) where the file has a plain space',
+    ],
+    [
+      'a zero-width space the file does not have',
+      '  const s = "it\'s";\u200B\n',
+      'line 1 of your SEARCH has a zero-width space (U+200B), which the file does not have there',
+    ],
+    [
+      'an en dash for a minus',
+      '  const s = "it\'s";\n  return s – 1;\n',
+      'line 2 of your SEARCH has an en dash – (U+2013) where the file has a hyphen (-)',
+    ],
+    [
+      'a tab inside a line where the file has a space',
+      '  const\ts = "it\'s";\n',
+      "the spacing inside line 1 of your SEARCH differs from the file's",
+    ],
+    [
+      "line numbers not in NEED's form",
+      '2: const s = "it\'s";\n3: return s - 1;\n',
+      "your SEARCH's lines start with line numbers written as `2:`: send the lines without them",
+    ],
+    [
+      "NEED's line numbers on some lines only",
+      '2 |   const s = "it\'s";\n  return s - 1;\n',
+      "some of your SEARCH's lines start with NEED's line numbers and some do not: send the lines without them",
+    ],
+    [
+      'an indentation off by another amount on one line',
+      '    const s = "it\'s";\n  return s - 1;\n',
+      'the lines are the same but for their indentation, which is off by another amount on some lines',
+    ],
+  ];
+  for (const [name, search, said] of cases) {
+    it(`names ${name}, and where the SEARCH would match`, () => {
+      const outcome = refusal(search);
+      assert.equal(outcome.problem, lead + said);
+      assert.match(outcome.lines, /^1 \| function f\(\) \{\n2 \| {3}const s = "it's";\n3 \| {3}return s - 1;\n4 \| }/);
+    });
+  }
+
+  it("names the file's look-alike where the SEARCH has the plain character", () => {
+    const outcome = failure(applyEdit('a\u00A0=\u00A01;\n', [{ search: 'a = 1;\n', replace: 'x\n' }]));
+    assert.match(
+      outcome.problem,
+      /it would match at line 1 but for this: line 1 of your SEARCH has a plain space where the file has a non-breaking space \(U\+00A0\)$/,
+    );
+  });
+
+  it('names tabs against spaces when something else differs too, saying that alone is forgiven', () => {
+    const outcome = failure(
+      applyEdit(tabbed, [
+        {
+          search: '        if (options.retry) {\n            return retry(options);\n        }\u200B\n',
+          replace: 'x\n',
+        },
+      ]),
+    );
+    assert.match(
+      outcome.problem,
+      /it would match at line 6 but for this: line 3 of your SEARCH has a zero-width space \(U\+200B\), which the file does not have there; the file's lines start with tabs and your SEARCH's with spaces \(that alone would be forgiven\)$/,
+    );
+  });
+
+  it("names NEED's line numbers that skip a line", () => {
+    const outcome = refusal('2 |   const s = "it\'s";\n4 | }\n');
+    assert.match(
+      outcome.problem,
+      /; what may differ: your SEARCH's lines carry NEED's line numbers, and they go from 2 to 4: a line was left out$/,
+    );
+  });
+
+  it('names what the SEARCH has and the file has nowhere, and what the closest lines have that it does not, when nothing matches even loosely', () => {
+    assert.match(
+      refusal('function f() {\n  const t = “it’s”;\n').problem,
+      /; what may differ: line 2 of your SEARCH has a curly quote “ \(U\+201C\), which the file has nowhere; line 2 of your SEARCH has a curly quote ’ \(U\+2019\), which the file has nowhere$/,
+    );
+    const outcome = failure(
+      applyEdit('one\ntwo\u00A0= 2;\nthree\n', [{ search: 'one\ntwo = 3;\nthree\n', replace: 'x\n' }]),
+    );
+    assert.match(
+      outcome.problem,
+      /; what may differ: line 2 of the file has a non-breaking space \(U\+00A0\), which your SEARCH does not have$/,
+    );
+    assert.match(
+      failure(applyEdit(tabbed, [{ search: '        if (options.retried) {\n', replace: 'x\n' }])).problem,
+      /; what may differ: the file's lines start with tabs and your SEARCH's with spaces \(that alone would be forgiven\)$/,
+    );
+  });
+
+  it('says nothing more when it cannot tell what differs', () => {
+    assert.equal(
+      refusal('nothing like it\n').problem,
+      'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as 4, 2 or 8 spaces)',
+    );
+  });
+});
+
+describe('applyEdit: lines named as the model read them', () => {
+  // Lines 17 and 24 hold the same line; the model read them so.
+  const numbered = Array.from({ length: 30 }, (_, i) => (i === 16 || i === 23 ? '  done();' : `line ${i + 1}`));
+  const read = `${numbered.join('\n')}\n`;
+  const five = 'a\nb\nc\nd\ne\n';
+
+  it('names the places of a SEARCH found twice by the numbers the model read, after an earlier pair added lines', () => {
+    const outcome = failure(
+      applyEdit(read, [
+        { search: 'line 3\n', replace: `line 3\n${five}` },
+        { search: '  done();\n', replace: '  finish();\n' },
+      ]),
+    );
+    assert.equal(outcome.pair, 2);
+    assert.equal(
+      outcome.problem,
+      'the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique',
+    );
+  });
+
+  it('says a place is in the lines an earlier pair put in', () => {
+    const outcome = failure(
+      applyEdit(read, [
+        { search: 'line 3\n', replace: 'line 3\n  done();\n' },
+        { search: '  done();\n', replace: '  finish();\n' },
+      ]),
+    );
+    assert.equal(
+      outcome.problem,
+      'the SEARCH matches in 3 places (line 2 of the lines pair 1 put in, line 17, line 24); add lines around it so it is unique',
+    );
+  });
+
+  it('names where a later pair would match loosely by the number the model read, and shows the lines there', () => {
+    const outcome = failure(
+      applyEdit(read, [
+        { search: 'line 3\n', replace: `line 3\n${five}` },
+        { search: 'line 20\nline 21\n', replace: '' },
+        { search: 'line 26\nline\u00A027\n', replace: '' },
+      ]),
+    );
+    assert.equal(outcome.pair, 3);
+    assert.match(
+      outcome.problem,
+      /it would match at line 26 but for this: line 2 of your SEARCH has a non-breaking space/,
+    );
+    assert.match(
+      outcome.lines,
+      /^24 \| {3}done\(\);\n25 \| line 25\n26 \| line 26\n27 \| line 27\n28 \| line 28\n29 \| line 29$/,
+    );
+  });
+});
+
 describe('applyEdit: the work of one EDIT', () => {
   it('refuses an EDIT of more than 100 pairs before applying any, naming the cap', () => {
     const pairs = Array.from({ length: 101 }, () => ({ search: '  return 2;\n', replace: '  return 2;\n' }));
@@ -196,6 +464,27 @@ describe('applyEdit: the work of one EDIT', () => {
     const [missing, found] = JSON.parse(run.stdout) as [string, boolean];
     assert.match(missing, /^the SEARCH matches no lines of the file/);
     assert.equal(found, true);
+  });
+  it('matches a SEARCH with spaces for the tabs of 200,000 equal lines, and tells what differs in them, without comparing each line with each', () => {
+    const script = path.join(tempFolder(), 'tabs.mjs');
+    fs.writeFileSync(
+      script,
+      [
+        `import { applyEdit } from ${JSON.stringify(new URL('../protocol/edit.js', import.meta.url).href)};`,
+        'const tabs = \'\\tthe "same" line\\n\';',
+        'const spaces = \'    the "same" line\\n\';',
+        "const found = applyEdit(tabs.repeat(200_000) + '\\tthe end\\n', [{ search: spaces.repeat(100_000) + '    the end\\n', replace: '    x\\n' }]);",
+        "const curly = applyEdit(tabs.repeat(200_000), [{ search: '    the “same” line\\n'.repeat(100_000), replace: 'x\\n' }]);",
+        "const missing = applyEdit(tabs.repeat(200_000), [{ search: spaces.repeat(100_000) + '    another line\\n', replace: 'x\\n' }]);",
+        "process.stdout.write(JSON.stringify([found.ok && found.text === tabs.repeat(100_000) + '\\tx\\n', curly.ok ? '' : curly.problem, missing.ok ? '' : missing.problem]));",
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.signal === null ? run.stderr : `still matching after 60 s (${run.signal})`);
+    const [found, curly, missing] = JSON.parse(run.stdout) as [boolean, string, string];
+    assert.equal(found, true);
+    assert.match(curly, /it would match at line 1 but for this: line 1 of your SEARCH has a curly quote “/);
+    assert.match(missing, /^the SEARCH matches no lines of the file/);
   });
 });
 

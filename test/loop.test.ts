@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DeepworkError } from '../common/errors.ts';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { applyFiles } from '../writing/apply.ts';
-import type { Proposal } from '../protocol/parse.ts';
+import { parseReply, type Proposal } from '../protocol/parse.ts';
 import { answerOf, runLoop, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { loadTexts } from '../protocol/transcript.ts';
@@ -191,6 +191,26 @@ describe('runLoop', () => {
     assert.deepEqual(
       outcome.proposals.map((p) => (p.kind === 'edit' ? p.pairs[0]?.replace : '')),
       ['  return page.text;\n'],
+    );
+  });
+
+  it('shows the model an EDIT example in its instructions that reads into one whole pair (the formatter had broken it)', async () => {
+    const bridge = scripted(['done']);
+    await loop(bridge, 'q');
+    const [example, ...more] = parseReply(bridge.seen[0] ?? '').edits;
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      [example?.complete, example?.problem, example?.pairs],
+      [
+        true,
+        undefined,
+        [
+          {
+            search: 'function total(items) {\n  return items.length;\n',
+            replace: 'function total(items) {\n  return items.reduce((sum, item) => sum + item.price, 0);\n',
+          },
+        ],
+      ],
     );
   });
 
@@ -900,5 +920,87 @@ describe('runLoop: the folder tree in a small window', () => {
     const tree = message.slice(message.indexOf('=== PROJECT FOLDER ===\n'), message.indexOf('\n\nReminder:'));
     assert.ok(tree.length <= 1_800, `${tree.length} characters of tree`);
     assert.ok(tree.length >= 1_000, `${tree.length} characters of tree`);
+  });
+});
+
+describe('runLoop: an EDIT told against the file as the model read it', () => {
+  const run = (files: Record<string, string>, replies: string[]) => {
+    const bridge = scripted(replies);
+    const executor = createExecutor(tempFolder(files));
+    const outcome = runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    return { bridge, executor, outcome };
+  };
+  const edit = (p: string, pairs: Array<[string, string]>) =>
+    `=== EDIT: ${p} ===\n${pairs.map(([s, r]) => `<<<<<<< SEARCH\n${s}=======\n${r}>>>>>>> REPLACE\n`).join('')}=== END ===`;
+
+  it('keeps an EDIT whose SEARCH has spaces for the tabs of a file indented with tabs, and the file keeps its tabs', async () => {
+    const got =
+      'export class Got {\n\trequest(options) {\n\t\tif (options.retry) {\n\t\t\treturn retry(options);\n\t\t}\n\t}\n}\n';
+    const spaces = edit('source/got.ts', [
+      [
+        '        if (options.retry) {\n            return retry(options);\n        }\n',
+        '        if (options.retry) {\n            log(options);\n            return retry(options);\n        }\n',
+      ],
+    ]);
+    const { bridge, executor, outcome } = run({ 'source/got.ts': got }, [
+      '=== NEED: source/got.ts ===',
+      `${spaces}\n=== FIND: zz ===`,
+      'done',
+    ]);
+    const done = await outcome;
+    assert.ok(bridge.seen[1]?.includes('3 | \t\tif (options.retry) {'), 'NEED sent the tabs');
+    assert.ok(
+      bridge.seen[2]?.includes(
+        '=== RESULT EDIT source/got.ts: all 1 pair match; kept, to be written with the other proposals ===',
+      ),
+      bridge.seen[2]?.slice(-1500),
+    );
+    await applyFiles(executor.box, done.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.equal(
+      fs.readFileSync(path.join(executor.box.root, 'source/got.ts'), 'utf8'),
+      got.replace('\t\t\treturn retry', '\t\t\tlog(options);\n\t\t\treturn retry'),
+    );
+  });
+
+  it('refuses a SEARCH that differs from the file only by curly quotes, or by a non-breaking space, naming the difference and where it would match', async () => {
+    const { bridge, outcome } = run({ 'a.js': 'const a = \'one\';\nconst b = "two";\n', 'b.py': 'x = 1\ny = 2\n' }, [
+      `${edit('a.js', [['const b = “two”;\n', 'const b = "three";\n']])}\n${edit('b.py', [['y\u00A0= 2\n', 'y = 3\n']])}`,
+      'done',
+    ]);
+    await outcome;
+    const told = bridge.seen[1] ?? '';
+    const tried =
+      'the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as 4, 2 or 8 spaces)';
+    assert.ok(
+      told.includes(
+        `=== RESULT EDIT a.js: not kept ===\npair 1 of 1: ${tried}; it would match at line 2 but for this: line 1 of your SEARCH has a curly quote “ (U+201C) where the file has a straight quote (").\nThe closest lines of a.js now:\n1 | const a = 'one';\n2 | const b = "two";\n`,
+      ),
+      told.slice(-2000),
+    );
+    assert.ok(
+      told.includes(
+        `=== RESULT EDIT b.py: not kept ===\npair 1 of 1: ${tried}; it would match at line 2 but for this: line 1 of your SEARCH has a non-breaking space (U+00A0) where the file has a plain space.\n`,
+      ),
+    );
+  });
+
+  it('names the places of a SEARCH found twice by the numbers NEED gave the model, after an earlier pair added lines', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => (i === 16 || i === 23 ? '  done();' : `step(${i + 1});`));
+    const { bridge, outcome } = run({ 'steps.js': `${lines.join('\n')}\n` }, [
+      '=== NEED: steps.js ===',
+      edit('steps.js', [
+        ['step(3);\n', 'step(3);\na();\nb();\nc();\nd();\ne();\n'],
+        ['  done();\n', '  finish();\n'],
+      ]),
+      'done',
+    ]);
+    await outcome;
+    assert.ok(bridge.seen[1]?.includes('17 |   done();\n') && bridge.seen[1]?.includes('24 |   done();\n'));
+    assert.ok(
+      bridge.seen[2]?.includes(
+        '=== RESULT EDIT steps.js: not kept ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\n',
+      ),
+      bridge.seen[2]?.slice(-800),
+    );
   });
 });
