@@ -2,7 +2,7 @@
 // answers without requests, the steps run out, or it asks exactly what it asked the step before.
 
 import type { Bridge, Reader } from './contract.ts';
-import { parseReply, type Proposal, type Unclear } from './parse.ts';
+import { parseReply, type Proposal, type Slip, type Unclear } from './parse.ts';
 import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
@@ -236,8 +236,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps');
     previousKey = key;
 
+    // What became of the lines not written as requests, in the order they stand: each before the results.
+    const lines = [...parsed.unclear.map(unclearResult), ...parsed.slips.map(readAsResult)];
     const results = [
-      ...parsed.unclear.map(unclearResult),
+      ...lines.sort((a, b) => a.line - b.line),
       ...told,
       ...(await executor.answer(parsed.requests, conversation.stillSent())),
     ];
@@ -250,8 +252,13 @@ function describeUnclear(u: Unclear): string {
   return `not understood: line ${u.line}`;
 }
 
-function unclearResult(u: Unclear): Result {
+function unclearResult(u: Unclear): Extract<Result, { kind: 'unclear' }> {
   return { kind: 'unclear', request: `line ${u.line}`, line: u.line, text: u.text, problem: u.problem, fix: u.fix };
+}
+
+// A slip's requests are in the reply's requests: asked, logged and answered as any other; this is only the note.
+function readAsResult(s: Slip): Extract<Result, { kind: 'read-as' }> {
+  return { kind: 'read-as', request: `line ${s.line}`, line: s.line, read: s.read, problem: s.problem };
 }
 
 // The answer as a reader sees it: the reply, then deepwork's note when the answer was cut short. A continued

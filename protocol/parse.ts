@@ -6,10 +6,16 @@
 // or in a fence. Every line is looked at a constant number of times and nothing backtracks, so a reply of any shape
 // parses in time linear in its length (test/parse.test.ts holds it to that).
 //
-// Requests count on lines of their own outside FILE and EDIT bodies, also inside a markdown fence that holds nothing
-// but requests (models wrap their requests in one). A fence that holds anything else is a sample the model shows the
-// user: the requests in it are quoted, not asked (and a final answer that shows one stays the answer). A fence that
-// never closes is no fence. FILE and EDIT blocks count wherever they stand.
+// Requests count on lines of their own outside FILE and EDIT bodies, also inside a markdown fence or a blockquote that
+// holds nothing but requests (models wrap their requests in one). A fence or a blockquote that holds anything else is
+// a sample the model shows the user: the requests in it are quoted, not asked (and a final answer that shows one stays
+// the answer). A fence that never closes is no fence. FILE and EDIT blocks count wherever they stand, but behind a
+// quote mark.
+//
+// A line that means a request and is not written as one is never passed over: when it says exactly which requests it
+// means (`NEED: a.js`, `=== NEED: a.js`, `<NEED: a.js>`, `=== READ: a.js ===`, two markers on one line) they are read
+// as any other, and the model is told how the line was read (a slip); when it does not, it is not understood, and the
+// model is told how to write it.
 
 import { attemptOf, fenceOf, markerOf, type Fence } from './markers.ts';
 import { isRequestKind, kindOf, requestKinds, requestLine, type Request } from './requests.ts';
@@ -40,9 +46,14 @@ export type Proposal = FileBlock | EditBlock;
 
 export type Block = Request | Proposal;
 
-// A line that means a request but is not written as one; `fix` is the request as it should be written, when the line
-// says enough to write it.
+// A line that means a request but is not written as one, and says too little to be read as one for sure; `fix` is the
+// request as it should be written, when the line says enough to write it.
 export type Unclear = { line: number; text: string; problem: string; fix: string | undefined };
+
+// A line that means requests and is not written as them, yet says exactly which (issue 25: no step is lost to a slip
+// deepwork can read): its requests are in the reply's requests, answered as any other; `read` is each as it should
+// be written, `problem` what was wrong.
+export type Slip = { line: number; text: string; problem: string; read: string[] };
 
 export type Reply = {
   blocks: Block[];
@@ -51,6 +62,7 @@ export type Reply = {
   edits: EditBlock[];
   proposals: Proposal[];
   unclear: Unclear[];
+  slips: Slip[];
 };
 
 // Where a FILE or EDIT block stands in the text, from its marker line (or the fence around the block) to the end of
@@ -94,6 +106,7 @@ function parse(text: string, spans: Span[] | undefined): Reply {
   const ahead = lookAhead(lines);
   const blocks: Block[] = [];
   const unclear: Unclear[] = [];
+  const slips: Slip[] = [];
   const lineText = (i: number) => {
     const line = lines[i];
     return line === undefined ? '' : text.slice(line.start, line.end);
@@ -116,9 +129,12 @@ function parse(text: string, spans: Span[] | undefined): Reply {
     }
     if (line.role === 'request' || line.role === 'attempt') {
       if (fence?.quoted === true) continue;
-      const read = requestAt(lineText(i), line);
-      if ('kind' in read) blocks.push(read);
-      else unclear.push(read);
+      const read = readLine(lineText(i), line);
+      if (read.kind === 'request') blocks.push(read.request);
+      else if (read.kind === 'slip') {
+        blocks.push(...read.requests);
+        slips.push(read.slip);
+      } else unclear.push(read.unclear);
       continue;
     }
     if (line.role !== 'body') continue;
@@ -152,22 +168,35 @@ function parse(text: string, spans: Span[] | undefined): Reply {
     edits: blocks.filter((b): b is EditBlock => b.kind === 'edit'),
     proposals: blocks.filter((b): b is Proposal => b.kind === 'file' || b.kind === 'edit'),
     unclear,
+    slips,
   };
 }
 
-// A request line read into its request, or what is wrong with it and the request it should have been.
-function requestAt(text: string, line: Line): Request | Unclear {
+type Read =
+  | { kind: 'request'; request: Request }
+  | { kind: 'slip'; requests: Request[]; slip: Slip }
+  | { kind: 'unclear'; unclear: Unclear };
+
+// A request line read into its request; or, for a line that means requests and is not written as them, the requests
+// it says exactly (a slip), else what is wrong with it and the requests it should have been.
+function readLine(text: string, line: Line): Read {
   const marker = line.role === 'request' ? markerOf(text) : undefined;
   const request = marker === undefined ? undefined : requestOf(marker.keyword, marker.payload, line.number);
-  if (request !== undefined) return request;
-  const attempt = attemptOf(text) ?? { keyword: marker?.keyword ?? '', payload: '', problem: 'it asks for nothing' };
-  const fixes = [requestOf(attempt.keyword, attempt.payload, line.number)];
-  if (attempt.rest !== undefined) {
-    const second = markerOf(attempt.rest) ?? attemptOf(attempt.rest);
-    fixes.push(second === undefined ? undefined : requestOf(second.keyword, second.payload, line.number));
+  if (request !== undefined) return { kind: 'request', request };
+  const attempt = attemptOf(text) ?? {
+    meant: [{ keyword: marker?.keyword ?? '', payload: '' }],
+    problem: 'it asks for nothing',
+    exact: false,
+  };
+  const requests: Request[] = [];
+  for (const { keyword, payload } of attempt.meant) {
+    const meant = requestOf(keyword, payload, line.number);
+    if (meant !== undefined) requests.push(meant);
   }
-  const fix = fixes.every((f) => f !== undefined) ? fixes.map(requestLine).join('\n') : undefined;
-  return { line: line.number, text: text.trim(), problem: attempt.problem, fix };
+  const read = requests.length === attempt.meant.length ? requests.map(requestLine) : undefined;
+  const said = { line: line.number, text: text.trim(), problem: attempt.problem };
+  if (attempt.exact && read !== undefined) return { kind: 'slip', requests, slip: { ...said, read } };
+  return { kind: 'unclear', unclear: { ...said, fix: read?.join('\n') } };
 }
 
 function requestOf(keyword: string, payload: string, line: number): Request | undefined {
@@ -188,13 +217,17 @@ function fenceFrom(
   return { start: i, end, quoted: notAlone > 0 || lines[end]?.joined !== true };
 }
 
-// The lines whose first non-blank character can start markup: = * _ ` ~ - + # < [ { or a digit, or a request keyword
-// in capitals with a colon (the bare form of an attempted request, `NEED: a.js`).
+// The lines whose first non-blank character can start markup: = * _ ` ~ - + # > < [ { or a digit, or a request keyword
+// in capitals with a colon (the bare form of an attempted request, `NEED: a.js`). A line behind a quote mark counts
+// only as a request or an attempt at one, and only in a blockquote (the lines from a quote mark to the next line
+// without one) that holds nothing else: the rest of a blockquote is prose, and one that holds prose a sample.
 function markupLines(text: string): Line[] {
   const lines: Line[] = [];
   let number = 0;
   let onlyBlankSince = true;
   let previousBareFence = false;
+  // The blockquote being read: where its lines start in `lines`, and whether it holds anything but requests.
+  let quote: { from: number; sample: boolean } | undefined;
   for (let start = 0; start < text.length; ) {
     number++;
     const nl = text.indexOf('\n', start);
@@ -202,24 +235,52 @@ function markupLines(text: string): Line[] {
     const lineEnd = nl === -1 ? text.length : nl;
     const end = lineEnd > start && text[lineEnd - 1] === '\r' ? lineEnd - 1 : lineEnd;
     const lead = firstNonBlank(text, start, end);
-    if (lead !== -1) {
-      if (mayBeMarkup(text, lead)) {
-        const line = classify(
-          text.slice(start, end),
-          { start, end, next, number, joined: onlyBlankSince },
-          previousBareFence && onlyBlankSince,
-        );
-        lines.push(line);
-        previousBareFence = line.bare !== undefined;
-        onlyBlankSince = true;
-      } else {
-        onlyBlankSince = false;
-        previousBareFence = false;
-      }
+    const quoted = lead !== -1 && text[lead] === '>';
+    if (quote !== undefined && !quoted) {
+      endBlockquote(lines, quote);
+      quote = undefined;
+    }
+    if (quoted) quote ??= { from: lines.length, sample: false };
+    const line: Line | undefined =
+      lead !== -1 && mayBeMarkup(text, lead)
+        ? classify(
+            text.slice(start, end),
+            { start, end, next, number, joined: onlyBlankSince },
+            previousBareFence && onlyBlankSince,
+          )
+        : undefined;
+    if (quote !== undefined && line?.role !== 'request' && line?.role !== 'attempt') {
+      if (!quoteMarksOnly(text, lead, end)) quote.sample = true;
+      onlyBlankSince = false;
+      previousBareFence = false;
+    } else if (line !== undefined) {
+      lines.push(line);
+      previousBareFence = line.bare !== undefined;
+      onlyBlankSince = true;
+    } else if (lead !== -1) {
+      onlyBlankSince = false;
+      previousBareFence = false;
     }
     start = next;
   }
+  if (quote !== undefined) endBlockquote(lines, quote);
   return lines;
+}
+
+// Ends a blockquote, whose lines are the last of `lines`: the requests in one that holds anything else are quoted, not
+// asked.
+function endBlockquote(lines: readonly Line[], quote: { from: number; sample: boolean }): void {
+  if (!quote.sample) return;
+  for (const line of lines.slice(quote.from)) {
+    line.role = 'other';
+    line.alone = false;
+  }
+}
+
+// `>` and `> >`: an empty line of a blockquote.
+function quoteMarksOnly(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text[i] !== '>' && text[i] !== ' ' && text[i] !== '\t') return false;
+  return true;
 }
 
 // What a markup line is; `afterBareFence`: it comes right after a bare fence.
@@ -231,11 +292,11 @@ function classify(
   const marker = markerOf(text);
   const fence = marker === undefined ? fenceOf(text) : undefined;
   let role: Line['role'] = 'other';
-  if (marker !== undefined && (marker.keyword === 'file' || marker.keyword === 'edit')) role = 'body';
+  if (marker !== undefined && !marker.quoted && (marker.keyword === 'file' || marker.keyword === 'edit')) role = 'body';
   else if (fence !== undefined) role = 'fence';
   else if (attemptOf(text) !== undefined) role = 'attempt';
   else if (marker !== undefined && isRequestKind(marker.keyword)) role = 'request';
-  const closes = marker?.keyword !== 'end' ? 'no' : afterBareFence ? 'end after a fence' : 'end';
+  const closes = marker?.keyword !== 'end' || marker.quoted ? 'no' : afterBareFence ? 'end after a fence' : 'end';
   const bare = fence !== undefined && fence.info === '' ? fence.char : undefined;
   return { ...place, role, closes, bare, alone: (role === 'request' || role === 'attempt') && place.joined };
 }
@@ -272,7 +333,7 @@ function firstNonBlank(text: string, from: number, to: number): number {
   return -1;
 }
 
-const MARKUP_LEADS = new Set('=*_`~-+#<[{0123456789');
+const MARKUP_LEADS = new Set('=*_`~-+#><[{0123456789');
 const BARE_KEYWORDS = requestKinds.map((k) => `${kindOf(k).keyword}:`);
 
 function mayBeMarkup(text: string, at: number): boolean {

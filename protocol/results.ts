@@ -35,6 +35,9 @@ type SharedResults = {
   unclear: { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
   // The places a final answer cited that do not match the files (protocol/citations.ts), put to the model once.
   citations: { kind: 'citations'; request: string; wrong: Miscitation[] };
+  // A line that meant requests and was not written as them, yet said exactly which: they were answered as `read`
+  // writes them, and the model is told so once, before their results.
+  'read-as': { kind: 'read-as'; request: string; line: number; read: string[]; problem: string };
 };
 
 type Results = NeedResults & ListResults & FindResults & SharedResults;
@@ -75,7 +78,7 @@ const sharedResults: ResultTexts<SharedResults> = {
       const fix =
         r.fix === undefined
           ? `Write each request on a line of its own: ${forms.slice(0, -1).join(', ')} or ${forms.at(-1) ?? ''}`
-          : `Write it on a line of its own, as:\n${r.fix}`;
+          : `Write ${r.fix.includes('\n') ? 'each' : 'it'} on a line of its own, as:\n${r.fix}`;
       return `${heading.result(r.request, 'not understood')}\n${shown}\n(${r.problem}; nothing was done for it.) ${fix}\n${heading.resultEnd}`;
     },
   },
@@ -85,6 +88,13 @@ const sharedResults: ResultTexts<SharedResults> = {
       const some =
         r.wrong.length === 1 ? 'One place your answer cites does' : `${r.wrong.length} places your answer cites do`;
       return `${heading.result(r.request, 'do not match the files')}\n${some} not match the files as they are:\n${places}\nGive your final answer again with these corrected (NEED the lines if you are unsure), or say why they stand.\n${heading.resultEnd}`;
+    },
+  },
+  'read-as': {
+    render: (r) => {
+      const read = r.read.length === 1 ? r.read.join('') : `${r.read.slice(0, -1).join(', ')} and ${r.read.at(-1)}`;
+      const next = r.read.length === 1 ? 'it so, on a line of its own' : 'them so, each on a line of its own';
+      return `(Line ${r.line} was read as ${read}, answered below: ${r.problem}. Next time write ${next}.)`;
     },
   },
 };

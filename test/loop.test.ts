@@ -123,7 +123,7 @@ describe('runLoop', () => {
   it('tells the model about a line that meant a request, and goes on instead of taking it as the answer', async () => {
     const events: LoopEvent[] = [];
     const bridge = scripted([
-      'Let me see the file.\nNEED: ask.mjs\n=== LIST: *.html === === FIND: pult ===',
+      'Let me see the file.\n=== NEED: ask.mjs === and its callers\n=== LIST: *.html === then === FIND: pult ===',
       'It waits for the answer.',
     ]);
     const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
@@ -132,16 +132,73 @@ describe('runLoop', () => {
     const second = bridge.seen[1] ?? '';
     assert.ok(
       second.includes(
-        '=== RESULT line 2: not understood ===\nNEED: ask.mjs\n(it has no === markers around it; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ===',
+        '=== RESULT line 2: not understood ===\n=== NEED: ask.mjs === and its callers\n(text follows its closing ===; nothing was done for it.) Write it on a line of its own, as:\n=== NEED: ask.mjs ===\n=== END RESULT ===',
       ),
       second.slice(-900),
     );
-    assert.ok(second.includes('Write it on a line of its own, as:\n=== LIST: *.html ===\n=== FIND: pult ===\n'));
+    assert.ok(second.includes('Write each on a line of its own, as:\n=== LIST: *.html ===\n=== FIND: pult ===\n'));
+    assert.ok(!second.includes('=== RESULT NEED ask.mjs'), 'nothing was done for it');
     const replied = events.find((e) => e.kind === 'replied');
     assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], [
       'not understood: line 2',
       'not understood: line 3',
     ]);
+  });
+
+  // Issue 25: `NEED: source/core/index.ts:470-500` without markers, and two FINDs on one line, cost a step each.
+  it('answers a line that says exactly which requests it means, with a note on how it was read, once (issue 25)', async () => {
+    const events: LoopEvent[] = [];
+    const bridge = scripted([
+      'Let me see the file.\nNEED: ask.mjs:1-2\n=== FIND: pult === === FIND: waitFor ===\n<LIST: *.html>',
+      '=== NEED: ui.html ===',
+      'It waits for the answer.',
+    ]);
+    const outcome = await loop(bridge, 'q', 4, [], (e) => events.push(e));
+    assert.equal(outcome.stop, 'answered');
+    const second = bridge.seen[1] ?? '';
+    const notes = [
+      '(Line 2 was read as === NEED: ask.mjs:1-2 ===, answered below: it has no === markers around it. Next time write it so, on a line of its own.)',
+      '(Line 3 was read as === FIND: pult === and === FIND: waitFor ===, answered below: two blocks stand on one line. Next time write them so, each on a line of its own.)',
+      '(Line 4 was read as === LIST: *.html ===, answered below: it is in <> instead of === markers. Next time write it so, on a line of its own.)',
+    ];
+    assert.ok(
+      second.includes(`=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n${notes.join('\n\n')}\n\n=== RESULT NEED ask.mjs`),
+      second.slice(-1500),
+    );
+    assert.match(second, /=== RESULT NEED ask\.mjs:1-2: lines 1-2 ===\n1 \| export async function waitForAnswer/);
+    assert.match(second, /=== RESULT FIND pult: /);
+    assert.match(second, /=== RESULT FIND waitFor: /);
+    assert.match(second, /=== RESULT LIST \*\.html: 1 path ===\nui\.html\n/);
+    assert.ok(!second.includes('not understood'));
+    for (const note of notes) assert.equal((bridge.seen[2] ?? '').split(note).length, 2, 'told once, at its step');
+    const replied = events.find((e) => e.kind === 'replied');
+    assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], [
+      'NEED ask.mjs:1-2',
+      'FIND pult',
+      'FIND waitFor',
+      'LIST *.html',
+    ]);
+  });
+
+  it('stops when a slip asks again what the step before asked (issue 25)', async () => {
+    const bridge = scripted(['=== NEED: ui.html ===', 'NEED: ui.html', 'never sent']);
+    const outcome = await loop(bridge, 'q', 4);
+    assert.equal(outcome.stop, 'repeat');
+    assert.equal(bridge.seen.length, 2);
+    assert.match(answerOf(outcome), /Unanswered requests: NEED ui\.html\./);
+  });
+
+  // Issue 25: `### === LIST: source/core/utils/*.ts ===` beside valid requests got no result and no word.
+  it('answers a request behind a markdown heading or a quote mark, beside others (issue 25)', async () => {
+    const bridge = scripted([
+      'Looking.\n\n### === LIST: *.html ===\n=== FIND: pult ===\n> === NEED: ask.mjs ===',
+      'It waits for the answer.',
+    ]);
+    await loop(bridge, 'q');
+    const second = bridge.seen[1] ?? '';
+    assert.match(second, /=== RESULT LIST \*\.html: 1 path ===\nui\.html\n/);
+    assert.match(second, /=== RESULT FIND pult: /);
+    assert.match(second, /=== RESULT NEED ask\.mjs: 3 lines ===/);
   });
 
   it('takes an answer that quotes a request in a code sample as the answer', async () => {

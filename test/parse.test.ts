@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileSpans, parseReply, type Request } from '../protocol/parse.ts';
+import { requestLine } from '../protocol/requests.ts';
 import { numberLines, withoutLineNumbers } from '../protocol/line-numbers.ts';
 import { adversarialReplies } from './replies.ts';
 
@@ -36,12 +37,22 @@ describe('parseReply: requests', () => {
     ['quotes kept in a FIND text', '=== FIND: "use strict" ===', [find('"use strict"')]],
     ['a marker in the middle of a sentence', 'I would write === NEED: a.js === to get it.', []],
     ['a marker quoted in backticks inside prose', 'Use `=== NEED: path ===` to ask for a file.', []],
-    ['a marker in a blockquote', '> === NEED: a.js ===', []],
+    [
+      'a marker behind a quote mark, like one in bold (issue 25: quote marks in front count)',
+      '> === NEED: a.js ===',
+      [need('a.js')],
+    ],
+    [
+      'a marker behind a heading mark (issue 25)',
+      '### === LIST: source/core/utils/*.ts ===',
+      [list('source/core/utils/*.ts')],
+    ],
+    ['a marker between heading marks', '## === NEED: a.js === ##', [need('a.js')]],
+    ['a marker behind a quote mark, a list marker and bold', '> - **=== FIND: x ===**', [find('x')]],
     ['an unknown keyword', '=== RUN: rm -rf / ===', []],
     ['keywords that name object properties', '=== constructor: x ===\n=== __proto__: y ===\n=== toString: z ===', []],
     ['an empty payload', '=== NEED: ===\n=== FIND:  ===', []],
     ['a line of = signs only', '==========', []],
-    ['a marker without its closing run', '=== NEED: a.js', []],
   ];
   for (const [name, reply, expected] of cases) {
     it(`reads ${name}`, () => assert.deepEqual(requests(reply), expected));
@@ -57,50 +68,151 @@ describe('parseReply: requests', () => {
 });
 
 describe('parseReply: lines that mean a request and are not one', () => {
-  function unclear(reply: string) {
-    const parsed = parseReply(reply);
-    return parsed.unclear.map((u) => ({ problem: u.problem, fix: u.fix }));
+  // Issue 25: a slip that says exactly which requests it means costs no step. They are read and answered as any
+  // other; the slip records how the line was read, for the note the model gets.
+  const slips: Array<[string, string, string, Request[]]> = [
+    ['a marker without its closing run', '=== NEED: test/main.ts', 'no closing ===', [need('test/main.ts')]],
+    ['a bare keyword', 'NEED: x.js', 'no === markers', [need('x.js')]],
+    [
+      'a bare keyword with a range of lines',
+      'NEED: source/core/index.ts:470-500',
+      'no === markers',
+      [need('source/core/index.ts:470-500')],
+    ],
+    ['a bare keyword missing only its opening run', 'NEED: x.js ===', 'no === markers', [need('x.js')]],
+    ['a bare keyword in a list, bold', '1. **NEED:** src/a.js, b.js', 'no === markers', [need('src/a.js', 'b.js')]],
+    ['a bare keyword behind a heading mark', '### FIND: loadConfig', 'no === markers', [find('loadConfig')]],
+    ['angle brackets', '<NEED: x.js>', 'in <>', [need('x.js')]],
+    ['square brackets around a mask', '[LIST: **/*.ts]', 'in []', [list('**/*.ts')]],
+    ['two = signs', '== LIST: src/* ==', 'three or more =', [list('src/*')]],
+    ['two blocks on one line', '=== LIST: lib/*.js === === FIND: X ===', 'two blocks', [list('lib/*.js'), find('X')]],
+    ['two FINDs on one line', '=== FIND: a === === FIND: b ===', 'two blocks', [find('a'), find('b')]],
+    [
+      'three blocks on one line, the FIND text holding ===',
+      '=== FIND: a === b === === NEED: c.js === === LIST: * ===',
+      '3 blocks',
+      [find('a === b'), need('c.js'), list('*')],
+    ],
+    [
+      'two blocks in backticks on one line',
+      '`=== NEED: a.js ===`, `=== FIND: x ===`',
+      'two blocks',
+      [need('a.js'), find('x')],
+    ],
+    ['a request deepwork calls otherwise', '=== READ: a.js ===', 'no READ request; NEED does that', [need('a.js')]],
+    ['grep', '=== GREP: foo( ===', 'FIND does that', [find('foo(')]],
+  ];
+  for (const [name, reply, problem, expected] of slips) {
+    it(`reads ${name}, and says how (issue 25)`, () => {
+      const parsed = parseReply(`Let me look.\n\n${reply}\n`);
+      assert.deepEqual(requests(reply), expected);
+      assert.deepEqual(parsed.unclear, []);
+      const [only, ...more] = parsed.slips;
+      assert.equal(more.length, 0);
+      assert.equal(only?.line, 3);
+      assert.equal(only?.text, reply);
+      assert.ok(only?.problem.includes(problem), only?.problem);
+      assert.deepEqual(only?.read, expected.map(requestLine));
+    });
   }
-  const cases: Array<[string, string, string, string | undefined]> = [
-    ['a marker without its closing run', '=== NEED: test/main.ts', 'no closing ===', '=== NEED: test/main.ts ==='],
-    ['a bare keyword', 'NEED: x.js', 'no === markers', '=== NEED: x.js ==='],
-    ['a bare keyword in a list, bold', '1. **NEED:** src/a.js, b.js', 'no === markers', '=== NEED: src/a.js, b.js ==='],
-    ['a heading', '### FIND: loadConfig', 'no === markers', '=== FIND: loadConfig ==='],
-    ['angle brackets', '<NEED: x.js>', 'in <>', '=== NEED: x.js ==='],
-    ['square brackets around a mask', '[LIST: **/*.ts]', 'in []', '=== LIST: **/*.ts ==='],
-    ['two = signs', '== LIST: src/* ==', 'three or more =', '=== LIST: src/* ==='],
+
+  // What does not say exactly which request it means stays refused: it is answered with how to write it.
+  const refused: Array<[string, string, string, string | undefined]> = [
     ['an empty FIND', '=== FIND:  ===', 'asks for nothing', undefined],
     ['a NEED of nothing but commas', '=== NEED: , ===', 'asks for nothing', undefined],
+    ['a command', '=== RUN: npm test ===', 'runs nothing', undefined],
+    ['a command beside a request', '=== NEED: a.js === === RUN: ls ===', 'two blocks', undefined],
     [
-      'two blocks on one line',
-      '=== LIST: lib/*.js === === FIND: X ===',
+      'a word for a request without its colon, as a heading has it (issue 25)',
+      '=== Open questions ===',
+      'no OPEN request',
+      '=== NEED: questions ===',
+    ],
+    [
+      'a marker without its colon or its closing run (issue 25)',
+      '=== need a.js',
+      'no closing ===',
+      '=== NEED: a.js ===',
+    ],
+    ['text after the closing run (issue 25)', '=== NEED: a.js === and its tests', 'text follows', '=== NEED: a.js ==='],
+    [
+      'words between two markers on one line (issue 25)',
+      '=== LIST: lib/*.js === then === FIND: X ===',
       'two blocks',
       '=== LIST: lib/*.js ===\n=== FIND: X ===',
     ],
-    [
-      'a request deepwork calls otherwise',
-      '=== READ: a.js ===',
-      'no READ request; NEED does that',
-      '=== NEED: a.js ===',
-    ],
-    ['grep', '=== GREP: foo( ===', 'FIND does that', '=== FIND: foo( ==='],
-    ['a command', '=== RUN: npm test ===', 'runs nothing', undefined],
   ];
-  for (const [name, reply, problem, fix] of cases) {
+  for (const [name, reply, problem, fix] of refused) {
     it(`tells ${name}`, () => {
-      const [only, ...more] = unclear(`Let me look.\n\n${reply}\n`);
+      const parsed = parseReply(`Let me look.\n\n${reply}\n`);
+      const [only, ...more] = parsed.unclear;
       assert.equal(more.length, 0);
       assert.ok(only?.problem.includes(problem), only?.problem);
       assert.equal(only?.fix, fix);
-      assert.deepEqual(requests(reply), []);
+      assert.deepEqual([parsed.requests, parsed.slips], [[], []]);
     });
   }
 
   it('records the line a request that is not one stands on', () => {
+    const parsed = parseReply('a\nb\n\nNEED: c.js\n=== RUN: ls ===');
     assert.deepEqual(
-      parseReply('a\nb\n\nNEED: c.js').unclear.map((u) => [u.line, u.text]),
+      parsed.slips.map((s) => [s.line, s.text]),
       [[4, 'NEED: c.js']],
     );
+    assert.deepEqual(
+      parsed.requests.map((r) => r.line),
+      [4],
+    );
+    assert.deepEqual(
+      parsed.unclear.map((u) => [u.line, u.text]),
+      [[5, '=== RUN: ls ===']],
+    );
+  });
+
+  // Issue 25: `### === LIST: x ===` beside valid requests got neither a result nor a word. Every decoration a model
+  // puts in front of or around a line, in any order: the line is read, or it is not understood, never passed over.
+  it('never passes over a line that means a request, however it is decorated (issue 25)', () => {
+    const cores = [
+      '=== NEED: a.js ===',
+      '==== list: *.md ====',
+      '=== NEED: a.js',
+      '== FIND: x ==',
+      'NEED: a.js',
+      '**NEED:** a.js',
+      '<NEED: a.js>',
+      '[LIST: *.ts]',
+      '=== READ: a.js ===',
+      '=== LIST: * === === FIND: x ===',
+      '=== FIND: x === then === FIND: y ===',
+      '=== NEED: a.js === and more',
+      '=== RUN: ls ===',
+      '=== FIND:  ===',
+    ];
+    const fronts = ['#', '##', '###', '>', '-', '*', '+', '1.', '12)'];
+    const prefixes = [
+      '',
+      ...fronts.map((f) => `${f} `),
+      ...fronts.flatMap((f) => fronts.map((g) => `${f} ${g} `)),
+      '>',
+    ];
+    const wraps = ['', '**', '*', '__', '_', '`', '**`', '`**', '***'];
+    let lines = 0;
+    for (const core of cores) {
+      for (const prefix of prefixes) {
+        for (const wrap of wraps) {
+          const close = [...wrap].reverse().join('');
+          for (const tail of prefix.startsWith('#') ? ['', ' ###'] : ['']) {
+            const line = `${prefix}${wrap}${core}${close}${tail}`;
+            const parsed = parseReply(`=== NEED: b.js ===\n${line}\n=== FIND: y ===`);
+            const said = [...parsed.requests.map((r) => r.line), ...parsed.unclear.map((u) => u.line)];
+            assert.ok(said.includes(2), line);
+            assert.equal(parsed.requests.filter((r) => r.line === 1 || r.line === 3).length, 2, line);
+            lines++;
+          }
+        }
+      }
+    }
+    assert.ok(lines > 10_000, `${lines} lines`);
   });
 
   it('leaves prose alone: keywords in a sentence, in lower case, or without a colon', () => {
@@ -116,8 +228,13 @@ describe('parseReply: lines that mean a request and are not one', () => {
       '# Notes',
       '=== RESULT NEED a.js: 3 lines ===',
       '=== END RESULT ===',
+      '> Need: more context',
+      '`=== NEED: path ===` reads a file.',
     ];
-    for (const line of prose) assert.deepEqual(parseReply(line).unclear, [], line);
+    for (const line of prose) {
+      const parsed = parseReply(line);
+      assert.deepEqual([parsed.requests, parsed.unclear, parsed.slips], [[], [], []], line);
+    }
   });
 
   it('does not look inside FILE bodies', () => {
@@ -169,6 +286,20 @@ describe('parseReply: code fences', () => {
       parsed.requests.map((r) => r.kind),
       ['need'],
     );
+  });
+});
+
+describe('parseReply: blockquotes', () => {
+  // Issue 25: quote marks in front count like bold; a blockquote is read like a fence.
+  it('takes requests in a blockquote that holds nothing else, and one that holds prose as a sample (issue 25)', () => {
+    assert.deepEqual(requests('> === NEED: a.js ===\n> NEED: b.js\n>\n> > === FIND: x ===\n'), [
+      need('a.js'),
+      need('b.js'),
+      find('x'),
+    ]);
+    const sample = parseReply('Ask like this:\n\n> To read a file, write\n> === NEED: a.js ===\n> NEED: b.js\n');
+    assert.deepEqual([sample.requests, sample.unclear, sample.slips], [[], [], []]);
+    assert.deepEqual(requests('> For example:\n> === NEED: a.js ===\n\n> === NEED: c.js ==='), [need('c.js')]);
   });
 });
 
@@ -245,6 +376,15 @@ describe('parseReply: FILE blocks', () => {
     const block = file('```\n**=== FILE: `./src/a.js` ===**\nx();\n=== END ===\n```');
     assert.equal(block.path, 'src/a.js');
     assert.equal(block.content, 'x();\n');
+  });
+
+  it('reads a FILE marker behind a heading mark, and no FILE or END behind a quote mark (issue 25)', () => {
+    assert.deepEqual(
+      parseReply('## === FILE: a.js ===\nx\n=== END ===').files.map((f) => [f.path, f.content]),
+      [['a.js', 'x\n']],
+    );
+    assert.deepEqual(parseReply('> === FILE: a.js ===\n> x\n> === END ===').files, []);
+    assert.equal(file('=== FILE: a.md ===\n> === END ===\nb\n=== END ===').content, '> === END ===\nb\n');
   });
 
   it('reports a FILE block cut off before END as incomplete', () => {

@@ -36,18 +36,18 @@ describe('the request kinds', () => {
       assert.equal(request?.kind, kind, example);
       if (request !== undefined)
         assert.equal(requestLine(request), `=== ${describeRequest(request).replace(' ', ': ')} ===`);
-      // `NEED: a.js` without markers is read as an attempt, and its fix is the request as it should be written.
+      // `NEED: a.js` without markers is read as a slip: answered, and told as the request it should have been.
       const bare = example.replace(/^=== /, '').replace(/ ===$/, '');
-      const [unclear] = parseReply(bare).unclear;
-      assert.equal(unclear?.fix, example, bare);
+      const [slip] = parseReply(bare).slips;
+      assert.deepEqual(slip?.read, [example], bare);
     }
   });
 
   it('answer a synonym with the keyword to use, and every synonym means one kind', () => {
     for (const [word, kind] of synonyms) {
-      const [unclear] = parseReply(`=== ${word.toUpperCase()}: x ===`).unclear;
+      const [slip] = parseReply(`=== ${word.toUpperCase()}: x ===`).slips;
       assert.match(
-        unclear?.problem ?? '',
+        slip?.problem ?? '',
         new RegExp(`there is no ${word.toUpperCase()} request; ${kindOf(kind).keyword} does that`),
       );
     }
