@@ -9,6 +9,7 @@ import { saveConversation } from '../saved/conversations.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { privateKeyLine } from '../reading/private-keys.ts';
 import { withFates } from '../writing/fates.ts';
+import { addToTally, type Tally } from '../saved/edit-tally.ts';
 
 // The loop's input (protocol/loop.ts), less the instructions, which are loaded here, plus where the run is kept.
 export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
@@ -23,11 +24,14 @@ export type Question = Omit<LoopInput, 'texts' | 'executor' | 'earlier'> & {
   conversationId: string;
 };
 
+// How the run's EDITs went, and its model's over all runs (saved/edit-tally.ts).
+export type EditTally = { model: string; run: Tally; all: Tally };
+
 // `saveError`: why the run could not be kept, when it could not; the answer stands all the same. `conversation`: the
-// conversation with this question added, as kept.
+// conversation with this question added, as kept. `edits`: when the run had EDIT blocks and the bridge names its model.
 export async function runQuestion(
   q: Question,
-): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[] }> {
+): Promise<{ outcome: LoopOutcome; saveError: unknown; conversation: Turn[]; edits: EditTally | undefined }> {
   const { stateDir: _stateDir, backupDir: _backupDir, conversationId: _id, ...loop } = q;
   const earlier = withFates(withoutKeys(q.earlier), q.backupDir, q.executor.box.root);
   const outcome = await runLoop({ ...loop, texts: loadTexts(q.executor.limits), earlier });
@@ -48,7 +52,17 @@ export async function runQuestion(
   } catch (error) {
     saveError = error;
   }
-  return { outcome, saveError, conversation };
+  let edits: EditTally | undefined;
+  const model = q.bridge.model;
+  if (model !== undefined && outcome.edits.applied + outcome.edits.missed > 0) {
+    try {
+      edits = { model, run: outcome.edits, all: addToTally(q.stateDir, model, outcome.edits) };
+    } catch {
+      // The tally is a figure for the person, not worth failing the run's answer for: this run is shown alone.
+      edits = { model, run: outcome.edits, all: outcome.edits };
+    }
+  }
+  return { outcome, saveError, conversation, edits };
 }
 
 // The earlier questions as the model is sent them again: a result that holds a private key (kept by a deepwork from

@@ -21,6 +21,7 @@ export function createOllamaBridge(options: OllamaOptions): Bridge {
   let numCtx = 0;
   return {
     label: `${options.model} at ${base.origin}`,
+    model: options.model,
     async chat(message, { signal, onProgress, onText, tokens, window }) {
       if (tokens !== undefined && window !== undefined) numCtx = numCtxFor(tokens, window, numCtx);
       const body = JSON.stringify({

@@ -47,6 +47,7 @@ export function createOpenAiBridge(options: OpenAiOptions): Bridge {
   const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
   return {
     label: `${options.model} at ${where} (OpenAI-compatible)`,
+    model: options.model,
     async chat(message, { signal, onProgress, onText }) {
       const body = JSON.stringify({
         model: options.model,

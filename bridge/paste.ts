@@ -53,6 +53,7 @@ export function createPasteBridge(options: PasteOptions): Bridge {
   const { chat, limits } = options;
   return {
     label: 'copy and paste (any web chat)',
+    model: `${limits.name} web chat`,
     keepsChat: true,
     chat(message: string, { signal, tokens, standalone }: ChatOptions) {
       return new Promise<ChatReply>((resolve, reject) => {

@@ -9,7 +9,7 @@ import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { describeMiscitation, type Miscitation } from '../protocol/citations.ts';
 import { createExecutor, type Executor } from '../reading/executor.ts';
-import { runQuestion } from '../app/question.ts';
+import { runQuestion, type EditTally } from '../app/question.ts';
 import { previewFiles, type ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../saved/runs.ts';
 import { newConversationId } from '../saved/conversations.ts';
@@ -127,7 +127,8 @@ async function ask(
     process.off('SIGINT', onSigint);
     await executor.close();
   }
-  const { outcome, saveError } = result;
+  const { outcome, saveError, edits } = result;
+  if (edits !== undefined) io.err(editsLine(edits));
   if (saveError !== undefined) {
     io.err(
       `deepwork: the run's proposals could not be kept in ${config.stateDir} (${errnoOf(saveError) ?? messageOf(saveError)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`,
@@ -147,6 +148,7 @@ async function ask(
       answer: outcome.reply,
       ...(outcome.note === undefined ? {} : { note: outcome.note }),
       ...(outcome.miscited.length === 0 ? {} : { miscited: outcome.miscited }),
+      ...(edits === undefined ? {} : { edits }),
       stop: outcome.stop,
       steps: outcome.steps,
       sent: outcome.sent,
@@ -215,4 +217,11 @@ function miscitedNote(miscited: readonly Miscitation[]): string {
   const some =
     miscited.length === 1 ? 'One place this answer cites does' : `${miscited.length} places this answer cites do`;
   return `[deepwork: ${some} not match the files: ${miscited.map(describeMiscitation).join('; ')}.]`;
+}
+
+// How the run's EDITs went, and its model's over all runs: which models are better asked for whole files.
+function editsLine({ model, run, all }: EditTally): string {
+  const total = all.applied + all.missed;
+  const share = Math.round((100 * all.applied) / Math.max(1, total));
+  return `deepwork: EDITs: ${formatCount(run.applied)} of ${formatCount(run.applied + run.missed)} applied in this run; ${model}'s over all runs: ${formatCount(all.applied)} of ${formatCount(total)} (${share}%)`;
 }

@@ -9,6 +9,8 @@ import type { Result } from './results.ts';
 // copy-and-paste bridge, the demo, a test's fake.
 export type Bridge = {
   label: string;
+  // The model's name, for what is kept per model (how often its EDITs applied): `deepseek-chat`, `DeepSeek web chat`.
+  model?: string;
   // The model keeps the chat's history (a web chat a person pastes into): after a chat's first message, each message
   // carries only what is new, and the message that stands on its own is offered beside it (ChatOptions.standalone),
   // for a new chat.

@@ -7,7 +7,7 @@ import type { Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
-import { checkProposals, proposalBook } from './proposals.ts';
+import { checkProposals, proposalBook, type Misses } from './proposals.ts';
 import { heardStop } from '../common/errors.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
 
@@ -86,6 +86,8 @@ export type LoopOutcome = {
   unanswered: Request[];
   // The places the answer cites that do not match the files (protocol/citations.ts).
   miscited: Miscitation[];
+  // The run's EDIT blocks written whole: how many applied, how many did not (a per-model tally, saved/edit-tally.ts).
+  edits: { applied: number; missed: number };
   // This question as a turn of the conversation, for a later question to continue.
   turn: Turn;
 };
@@ -135,6 +137,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   let previousKey: string | undefined;
   // Wrong citations are put to the model once a run.
   let citationsPut = false;
+  const misses: Misses = new Map();
+  const edits = { applied: 0, missed: 0 };
 
   for (let step = 1; ; step++) {
     const standalone = conversation.render(step, steps);
@@ -172,7 +176,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     // A Stop while the reply was on its way, or while it is worked through below, ends the run there.
     await heardStop(signal);
     const parsed = parseReply(reply);
-    const { checked, leftOut } = await checkProposals(parsed.proposals, proposed, executor, cut !== undefined, signal);
+    const { checked, leftOut } = await checkProposals(
+      parsed.proposals,
+      proposed,
+      executor,
+      cut !== undefined,
+      signal,
+      misses,
+    );
+    for (const { edit } of checked) if (edit !== undefined) edits[edit]++;
     for (const { block, kept } of checked) proposals.add(block, kept);
     const told = [
       ...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])),
@@ -210,6 +222,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         leftOutFrom,
         unanswered: stop === 'answered' ? [] : parsed.requests,
         miscited,
+        edits,
         turn: conversation.turn(answerOf({ reply, note })),
       };
     };
@@ -231,7 +244,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       emit({ kind: 'answered-requests', step, requests: 1, chars });
       continue;
     }
-    const key = [...asked].sort().join('\n');
+    // A block not kept counts as asked again only when it is the same block: an EDIT with another SEARCH is a new try.
+    const tried = checked.filter((c) => !c.kept && c.result !== undefined).map((c) => JSON.stringify(c.block));
+    const key = [...asked, ...tried].sort().join('\n');
     if (key === previousKey) return outcome('repeat');
     if (step >= steps) return outcome('steps');
     previousKey = key;

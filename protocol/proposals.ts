@@ -15,7 +15,8 @@ import {
   tooManyPairs,
 } from './caps.ts';
 import { heardStop } from '../common/errors.ts';
-import { formatCount } from '../common/text.ts';
+import { counted, formatCount } from '../common/text.ts';
+import { numberLines } from './line-numbers.ts';
 
 // The run's proposals over all steps, in order. What the model was told was not kept stays only as long as nothing
 // for its path is kept after it: then the report says why that path is not written. A kept FILE drops all before it
@@ -64,7 +65,20 @@ const LEFT_OUT_NAMED = 20;
 
 // Checks a reply's proposals in order against the files as the run's proposals leave them: whether each is kept, and
 // what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
-type Checked = { block: Proposal; kept: boolean; result: Result | undefined };
+// `edit`: for an EDIT the model wrote whole, whether its pairs applied (what the per-model tally counts; a block cut
+// short or refused for its path is not the model's matching).
+type Checked = { block: Proposal; kept: boolean; result: Result | undefined; edit?: 'applied' | 'missed' };
+
+// The run's EDITs that did not apply, per path: from the second on, the model is shown more of the file and, for a
+// short file, told to send it whole.
+export type Misses = Map<string, number>;
+
+// A file this short is sent whole as a FILE more surely than patched by a third EDIT.
+const WHOLE_LINES = 250;
+const WHOLE_CHARS = 10_000;
+// Lines shown either side of the closest match from the second miss on, and at most in all.
+const WIDER_MARGIN = 10;
+const WIDER_MAX = 60;
 
 // A file's text now, when it is one the EDIT check may read; undefined for a new file or one that cannot be read.
 function textNow(executor: Reader, path: string): string | undefined {
@@ -80,13 +94,14 @@ export async function checkProposals(
   executor: Reader,
   cut: boolean,
   signal: AbortSignal,
+  misses: Misses = new Map(),
 ): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
   const checked: Checked[] = [];
   let work = MAX_EDIT_CHARS_PER_REPLY;
   for (const [i, block] of blocks.entries()) {
     if (i === MAX_PROPOSALS_PER_REPLY)
       return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
-    const verdict = checkProposal(block, proposed, executor, cut, work);
+    const verdict = checkProposal(block, proposed, executor, cut, work, misses);
     if (verdict.kind === 'too much')
       return {
         checked,
@@ -116,15 +131,16 @@ function checkProposal(
   executor: Reader,
   cut: boolean,
   work: number,
+  misses: Misses,
 ): Verdict {
   const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
-  const done = (kept: boolean, result: Result | undefined, spent = 0): Verdict => ({
+  const done = (kept: boolean, result: Result | undefined, spent = 0, edit?: Checked['edit']): Verdict => ({
     kind: 'checked',
-    checked: { block, kept, result },
+    checked: { block, kept, result, ...(edit === undefined ? {} : { edit }) },
     spent,
   });
-  const failed = (problem: string, fix: string, lines = '', spent = 0): Verdict =>
-    done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent);
+  const failed = (problem: string, fix: string, lines = '', spent = 0, edit?: Checked['edit']): Verdict =>
+    done(false, { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix }, spent, edit);
   if (!block.complete) {
     const ended = cut
       ? "the server cut the reply at its output limit before the block's END line"
@@ -147,8 +163,16 @@ function checkProposal(
     proposed.set(block.path, block.content);
     return done(true, undefined);
   }
-  if (block.problem !== undefined)
-    return failed(`its body could not be read: ${block.problem}`, 'Send it again in the form the instructions show.');
+  if (block.problem !== undefined) {
+    misses.set(block.path, (misses.get(block.path) ?? 0) + 1);
+    return failed(
+      `its body could not be read: ${block.problem}`,
+      'Send it again in the form the instructions show.',
+      '',
+      0,
+      'missed',
+    );
+  }
   if (block.pairs.length > MAX_PAIRS_PER_EDIT) {
     return failed(
       tooManyPairs(block.pairs.length),
@@ -171,13 +195,42 @@ function checkProposal(
   const spent = editWork(base.length, block.pairs.length);
   if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
   const outcome = applyEdit(base, block.pairs);
-  if (!outcome.ok)
+  if (!outcome.ok) {
+    const missed = (misses.get(block.path) ?? 0) + 1;
+    misses.set(block.path, missed);
+    const again = missed > 1 ? missedAgain(block.path, base, outcome.lines, missed) : undefined;
     return failed(
       `pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`,
-      'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
-      outcome.lines,
+      again?.fix ?? 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
+      again?.lines ?? outcome.lines,
       spent,
+      'missed',
     );
+  }
   proposed.set(block.path, outcome.text);
-  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent);
+  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent, 'applied');
+}
+
+// From a path's second EDIT that did not apply in a run: the lines around the closest match, more of them, numbered
+// as the file is; and for a short file, to send it whole as a FILE, which a model that keeps missing gets right.
+function missedAgain(path: string, text: string, closest: string, missed: number): { fix: string; lines: string } {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const numbers = [...closest.matchAll(/^(\d+) \|/gm)].map((m) => Number(m[1]));
+  let shown = closest;
+  let range = '';
+  const first = numbers[0];
+  const last = numbers.at(-1);
+  if (first !== undefined && last !== undefined) {
+    const from = Math.max(1, first - WIDER_MARGIN);
+    const to = Math.min(lines.length, last + WIDER_MARGIN, from + WIDER_MAX - 1);
+    shown = numberLines(lines.slice(from - 1, to).join('\n'), from).trimEnd();
+    range = `:${from}-${to}`;
+  }
+  const times = missed === 2 ? 'twice' : `${missed} times`;
+  const short = lines.length <= WHOLE_LINES && text.length <= WHOLE_CHARS;
+  const fix = short
+    ? `EDITs of ${path} did not apply ${times} in this run. It is short (${counted(lines.length, 'line')}): send it whole as a FILE block instead, every line as it is now with your change made, without line numbers.`
+    : `EDITs of ${path} did not apply ${times} in this run. Copy each SEARCH from the numbered lines above, without their numbers, one pair at a time; or NEED ${path}${range} again first.`;
+  return { fix, lines: shown };
 }

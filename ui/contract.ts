@@ -66,6 +66,13 @@ export type LogEntry =
   | { kind: 'warning'; step: number; steps: number; message: string }
   // `retry`: put to the model, whose next reply answers again.
   | { kind: 'miscited'; step: number; steps: number; citations: Miscitation[]; retry: boolean }
+  // How the run's EDIT blocks went (`run`), and its model's over all runs (`all`): applied, or not.
+  | {
+      kind: 'edits';
+      model: string;
+      run: { applied: number; missed: number };
+      all: { applied: number; missed: number };
+    }
   | { kind: 'done'; steps: number; stop: Stop }
   | { kind: 'not-saved'; where: string; reason: string };
 

@@ -118,6 +118,7 @@ export class Session {
           this.blocks.set(run.id, outcome.proposals);
           run.files = this.preview(run.id);
           run.hiddenIn = hiddenIn(outcome.proposals);
+          if (result.edits !== undefined) run.log.push({ kind: 'edits', ...result.edits });
           run.log.push({ kind: 'done', steps: outcome.steps, stop: outcome.stop });
           conversation.turns = result.conversation;
         },

@@ -24,6 +24,8 @@ function logLine(e) {
       return t('stepWarning')(e);
     case 'miscited':
       return t('stepMiscited')(e);
+    case 'edits':
+      return t('edits')(e);
     case 'done':
       return t('done')(e);
     case 'not-saved':

@@ -89,6 +89,8 @@ const en = {
         return `${what}: ${m.name} is not in ${m.path}`;
       })
       .join('; ')}.`,
+  edits: (/** @type {Extract<LogEntry, { kind: 'edits' }>} */ e) =>
+    `EDITs: ${fmt(e.run.applied)} of ${fmt(e.run.applied + e.run.missed)} applied in this run; ${e.model}'s over all runs: ${fmt(e.all.applied)} of ${fmt(e.all.applied + e.all.missed)} (${Math.round((100 * e.all.applied) / Math.max(1, e.all.applied + e.all.missed))}%).`,
   done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
     `Answer after ${e.steps} step${e.steps === 1 ? '' : 's'}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': the steps ran out' : ': the model repeated its requests'}.`,
   notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
@@ -242,6 +244,8 @@ const ru = {
         return `${what}: ${m.name} в ${m.path} нет`;
       })
       .join('; ')}.`,
+  edits: (/** @type {Extract<LogEntry, { kind: 'edits' }>} */ e) =>
+    `EDIT: применено ${fmt(e.run.applied)} из ${fmt(e.run.applied + e.run.missed)} в этом запуске; у ${e.model} за все запуски: ${fmt(e.all.applied)} из ${fmt(e.all.applied + e.all.missed)} (${Math.round((100 * e.all.applied) / Math.max(1, e.all.applied + e.all.missed))}%).`,
   done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
     `Ответ за ${e.steps} ${ruPlural(e.steps, 'шаг', 'шага', 'шагов')}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': шаги кончились' : ': модель повторила запросы'}.`,
   notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
