@@ -57,6 +57,20 @@ export function inColumns(lines: readonly string[], at: Columns): string[] {
   });
 }
 
+// A REPLACE indented with spaces, for lines of a file that indents with tabs, its SEARCH matched as written (a model
+// writes spaces where it read tabs, and a web chat turns tabs into spaces): its spaces become the file's tabs, a tab
+// taken as the step its spaces go by. Left as written when it has a tab, when the lines it replaces are indented with
+// spaces, or when the file does not indent with tabs.
+export function inFileStyle(
+  replace: readonly string[],
+  replaced: readonly string[],
+  usesTabs: () => boolean,
+): string[] {
+  if (indentStyle(replace) !== false || replace.some((line) => line.startsWith('\t'))) return [...replace];
+  if (replaced.some((line) => line.startsWith('  ')) || !usesTabs()) return [...replace];
+  return inColumns(replace, { width: spaceStep(replace) ?? TAB_WIDTHS[0] ?? 4, shift: 0, tabs: true });
+}
+
 // true when these lines indent with tabs, false with spaces, undefined when none of them is indented. One space is
 // not taken for indentation: in a file indented with tabs, the ` * ` lines of a comment at the top level have it.
 export function indentStyle(lines: readonly string[]): boolean | undefined {

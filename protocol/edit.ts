@@ -9,7 +9,7 @@
 
 import { withoutLineNumbers, withoutNumbersWhereNumbered } from './line-numbers.ts';
 import { MAX_PAIRS_PER_EDIT, tooManyPairs } from './caps.ts';
-import { type Columns, columnsOf, indentStyle, inColumns, TAB_WIDTHS } from './edit-indent.ts';
+import { type Columns, columnsOf, indentStyle, inColumns, inFileStyle, TAB_WIDTHS } from './edit-indent.ts';
 import { describeMiss, type Place, placesText } from './edit-miss.ts';
 import { hashOf, linesRuns } from './line-runs.ts';
 
@@ -34,7 +34,8 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
     const pair = cleanPair(raw);
     if (pair.search.trim() === '') {
       // An empty SEARCH adds the REPLACE at the end of the file (which it makes when there is none).
-      replaceLines(file, file.lines.length, 0, splitLines(pair.replace), i);
+      const added = inFileStyle(splitLines(pair.replace), [], () => indentStyle(file.lines) === true);
+      replaceLines(file, file.lines.length, 0, added, i);
       finalNewline = true;
       continue;
     }
@@ -85,7 +86,14 @@ function applyPair(
     }
     const [match] = found;
     if (match === undefined) continue;
-    const placed = match.indent === undefined ? replace : reindent(replace, match.indent);
+    const replaced = file.lines.slice(match.start, match.start + search.length);
+    const usesTabs = () => indentStyle(file.lines) === true;
+    const placed =
+      match.indent === undefined
+        ? inFileStyle(replace, replaced, usesTabs)
+        : match.indent.kind === 'add'
+          ? reindent(inFileStyle(replace, replaced, usesTabs), match.indent)
+          : reindent(replace, match.indent);
     replaceLines(file, match.start, search.length, placed, pair);
     return undefined;
   }

@@ -186,6 +186,30 @@ describe('applyEdit: tabs and spaces', () => {
     );
   });
 
+  it("writes a REPLACE indented with spaces in the file's tabs when its SEARCH matched as written (issue 25: a Go import)", () => {
+    const go = 'package uuid\n\nimport "io"\n\nfunc read(r io.Reader) error {\n\treturn nil\n}\n';
+    const out = text(
+      applyEdit(go, [
+        { search: 'import "io"\n', replace: 'import (\n    "fmt"\n    "io"\n)\n' },
+        { search: '', replace: 'func more() {\n    read(nil)\n}\n' },
+      ]),
+    );
+    assert.ok(out.includes('import (\n\t"fmt"\n\t"io"\n)\n'), out);
+    assert.ok(out.endsWith('func more() {\n\tread(nil)\n}\n'), out);
+  });
+
+  it('leaves spaces as written where the file, or the lines replaced, indent with spaces', () => {
+    const spaced = 'function a() {\n  return 1;\n}\n';
+    assert.equal(
+      text(applyEdit(spaced, [{ search: '  return 1;\n', replace: '  const x = 1;\n  return x;\n' }])),
+      'function a() {\n  const x = 1;\n  return x;\n}\n',
+    );
+    const mixed = 'func a() {\n\treturn 1\n}\n\nvar table = []int{\n    1,\n}\n';
+    assert.ok(
+      text(applyEdit(mixed, [{ search: '    1,\n', replace: '    1,\n    2,\n' }])).includes('{\n    1,\n    2,\n}'),
+    );
+  });
+
   it('matches a SEARCH whose tabs became two spaces each, and indents deeper lines of the REPLACE with more tabs', () => {
     const out = text(
       applyEdit(tabbed, [
