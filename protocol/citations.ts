@@ -103,7 +103,9 @@ function citationsOf(line: string): Citation[] {
     let distance = BESIDE + 1;
     cites.forEach((c, i) => {
       const d = to <= c.from ? c.from - to : from >= c.to ? from - c.to : -1;
-      if (d >= 0 && d < distance) [nearest, distance] = [i, d];
+      // A name in another sentence or clause is not cited beside it: "… (a.go:32). `Name()` reports … (a.go:21)".
+      const between = to <= c.from ? line.slice(to, c.from) : line.slice(c.to, from);
+      if (d >= 0 && d < distance && !/[.;!?]\s/.test(between)) [nearest, distance] = [i, d];
     });
     if (nearest < 0) continue;
     const name = written.split(/\.|::|#|->/).at(-1) ?? written;

@@ -49,6 +49,19 @@ describe('findCitations', () => {
     ]);
   });
 
+  it('gives a name to the citation of its own sentence or clause, not to a nearer one across a full stop', () => {
+    const line =
+      'This never fails (the note at node.go:32). `NodeInterface()` then reports "random" (node.go:21-25); `x` is node.go:9.';
+    assert.deepEqual(
+      findCitations(line).map((c) => [c.cited, c.name]),
+      [
+        ['node.go:32', undefined],
+        ['node.go:21-25', 'NodeInterface'],
+        ['node.go:9', 'x'],
+      ],
+    );
+  });
+
   it('takes the last part of a qualified name, and a Russian "строка"', () => {
     assert.deepEqual(findCitations('`Parser.parse()` — src/parse.js, строка 3'), [
       { cited: 'src/parse.js, строка 3', path: 'src/parse.js', line: 3, name: 'parse' },
