@@ -37,8 +37,15 @@ goto found
 
 :nofolder
 endlocal
-echo deepwork: drop a project folder on start-deepwork.cmd; deepwork opens the pult for that folder.
-echo (Started with no folder, it would serve its own folder, or System32 when run as administrator.)
+rem Double-clicked, with no folder: ask for one in Windows' own folder picker (never serve this folder, or System32
+rem when run as administrator). PowerShell ships with Windows; its picker needs a single-threaded apartment (-STA).
+rem The picker's title comes through the environment, so the command holds no quotes for cmd or for /f to trip on;
+rem the path comes back in UTF-8, which this console reads (chcp 65001 above).
+set "PROJECT="
+set "DEEPWORK_PICK=deepwork: choose the project folder to open in the pult"
+for /f "delims=" %%P in ('%SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe -NoProfile -STA -Command "Add-Type -AssemblyName System.Windows.Forms; $d = New-Object System.Windows.Forms.FolderBrowserDialog; $d.Description = $env:DEEPWORK_PICK; $d.ShowNewFolderButton = $false; if ($d.ShowDialog() -eq 1) { [Console]::OutputEncoding = [System.Text.Encoding]::UTF8; $d.SelectedPath }" 2^>nul') do set "PROJECT=%%P"
+if defined PROJECT goto found
+echo deepwork: no folder was chosen. Drop a project folder on start-deepwork.cmd, or start it again and choose one.
 pause
 exit /b 2
 
@@ -49,17 +56,18 @@ if not exist "%PROJECT%\" (
   pause
   exit /b 2
 )
-rem Node.js 20 or newer: older ones lack what deepwork uses, and would fail with a stack trace instead of this line.
+rem Node.js 20.10 or newer (package.json's engines): older ones lack what deepwork uses, and would fail with a stack
+rem trace instead of this line.
 rem Its full path comes from PATH alone ($PATH: keeps where.exe out of the current folder); the first one found wins.
 set "NODE="
 for /f "delims=" %%N in ('%SystemRoot%\System32\where.exe $PATH:node.exe 2^>nul') do if not defined NODE set "NODE=%%N"
 if not defined NODE (
-  echo deepwork needs Node.js 20 or newer: https://nodejs.org
+  echo deepwork needs Node.js 20.10 or newer: https://nodejs.org
   pause
   exit /b 1
 )
-"%NODE%" -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)" || (
-  echo deepwork needs Node.js 20 or newer; this one is older:
+"%NODE%" -e "const [a, b] = process.versions.node.split('.').map(Number); process.exit(a > 20 || (a === 20 && b >= 10) ? 0 : 1)" || (
+  echo deepwork needs Node.js 20.10 or newer; this one is older:
   "%NODE%" --version
   echo Install the current one from https://nodejs.org
   pause
@@ -77,6 +85,7 @@ pushd "%PROJECT%" || (
   exit /b 1
 )
 rem The pult. When the configured port is taken by another program it takes the next free one by itself.
+echo deepwork: the pult for "%PROJECT%" runs while this window is open. Keep it open; close it, or press Ctrl+C, to stop.
 "%NODE%" "%HERE%bin\deepwork.js" ui
 rem Keep the window open on a failure, so its message can be read.
 if errorlevel 1 pause

@@ -13,21 +13,34 @@ if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
 elif [ -t 0 ]; then
   project=$PWD
 else
-  echo "deepwork: give start-deepwork.sh a project folder (drop one on it); deepwork opens the pult for that folder." >&2
-  exit 2
+  # Started from a file manager with nothing dropped: the desktop's folder picker, when it has one (zenity on GNOME,
+  # kdialog on KDE, AppleScript on macOS). Cancelled, or with no picker, it says what to do instead.
+  title='deepwork: choose the project folder to open in the pult'
+  project=''
+  if command -v zenity >/dev/null 2>&1; then
+    project=$(zenity --file-selection --directory --title="$title" 2>/dev/null || true)
+  elif command -v kdialog >/dev/null 2>&1; then
+    project=$(kdialog --getexistingdirectory "$HOME" --title "$title" 2>/dev/null || true)
+  elif command -v osascript >/dev/null 2>&1; then
+    project=$(osascript -e "POSIX path of (choose folder with prompt \"$title\")" 2>/dev/null || true)
+  fi
+  if [ -z "$project" ]; then
+    echo "deepwork: give start-deepwork.sh a project folder (drop one on it); deepwork opens the pult for that folder." >&2
+    exit 2
+  fi
 fi
 if [ ! -d "$project" ]; then
   echo "deepwork: \"$project\" is not a folder. Pass a project folder." >&2
   exit 2
 fi
 
-# Node.js 20 or newer: an older one would fail with a stack trace instead of this line. Found once, by its full path,
+# Node.js 20.10 or newer (package.json's engines): an older one would fail with a stack trace instead of this line. Found once, by its full path,
 # before the cd into the project: a PATH with "." or an empty entry in it would find the project's own "node" there.
 node=$(command -v node 2>/dev/null || true)
 case $node in
   /*) ;;
   '')
-    echo "deepwork needs Node.js 20 or newer: https://nodejs.org" >&2
+    echo "deepwork needs Node.js 20.10 or newer: https://nodejs.org" >&2
     exit 1
     ;;
   *)
@@ -35,8 +48,8 @@ case $node in
     exit 1
     ;;
 esac
-if ! "$node" -e "process.exit(Number(process.versions.node.split('.')[0]) >= 20 ? 0 : 1)"; then
-  echo "deepwork needs Node.js 20 or newer; this one is $("$node" --version). Install the current one from https://nodejs.org" >&2
+if ! "$node" -e "const [a, b] = process.versions.node.split('.').map(Number); process.exit(a > 20 || (a === 20 && b >= 10) ? 0 : 1)"; then
+  echo "deepwork needs Node.js 20.10 or newer; this one is $("$node" --version). Install the current one from https://nodejs.org" >&2
   exit 1
 fi
 if [ ! -d "$here/node_modules" ]; then
@@ -46,4 +59,5 @@ fi
 
 # The pult. When the configured port is taken by another program it takes the next free one by itself.
 cd -- "$project"
+echo "deepwork: the pult for \"$project\" runs while this launcher does; Ctrl+C stops it." >&2
 exec "$node" "$here/bin/deepwork.js" ui "$@"

@@ -1064,14 +1064,47 @@ describe('start-deepwork.sh', () => {
     assert.ok(started, stderr);
   });
 
-  it('says which Node.js it found when it is older than 20', async () => {
+  it('says which Node.js it found when it is older than 20.10, judging the version itself', async () => {
+    for (const version of ['18.19.0', '20.9.0']) {
+      // A node that reports this version to --version and to the launcher's own check.
+      const bin = tempFolder();
+      const fake = `#!/bin/sh\n[ "$1" = "--version" ] && echo v${version} && exit 0\nexec "${process.execPath}" -e 'Object.defineProperty(process.versions, "node", { value: "${version}" }); eval(process.argv[1])' "$2"\n`;
+      fs.writeFileSync(path.join(bin, 'node'), fake, { mode: 0o755 });
+      const run = await launch([tempFolder()], { PATH: `${bin}:/usr/bin:/bin` });
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, new RegExp(`deepwork needs Node\\.js 20\\.10 or newer; this one is v${version}\\.`));
+    }
+  });
+
+  it("asks for the folder in the desktop's folder picker when started with none outside a terminal", async () => {
+    const folder = tempFolder({ 'main.js': 'main();\n' });
     const bin = tempFolder();
-    fs.writeFileSync(path.join(bin, 'node'), '#!/bin/sh\n[ "$1" = "--version" ] && echo v18.19.0 && exit 0\nexit 1\n', {
-      mode: 0o755,
+    fs.writeFileSync(path.join(bin, 'zenity'), `#!/bin/sh\necho "${folder}"\n`, { mode: 0o755 });
+    const child = spawn(path.join(HOME, 'start-deepwork.sh'), ['--no-open', '--port', '0', '--config', isolated], {
+      cwd: tempFolder(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
     });
-    const run = await launch([tempFolder()], { PATH: `${bin}:/usr/bin:/bin` });
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /deepwork needs Node\.js 20 or newer; this one is v18\.19\.0\./);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    try {
+      const token = await trade(url);
+      const tree = await fetch(new URL('/api/tree', url), { headers: { 'x-deepwork-token': token } });
+      assert.deepEqual(await tree.json(), { root: path.basename(folder), files: [['main.js', 8]], total: 1 });
+      assert.match(stderr, /runs while this launcher does; Ctrl\+C stops it/);
+    } finally {
+      child.kill('SIGINT');
+    }
+    await closed;
   });
 });
 
