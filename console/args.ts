@@ -101,10 +101,13 @@ export type FlagName = keyof typeof FLAGS;
 export type Flags = { [K in FlagName]?: (typeof FLAGS)[K]['type'] extends 'string' ? string : boolean };
 
 // The words that name a command; any other first word starts a question.
-const COMMAND_WORDS = { apply: 'apply', undo: 'undo', ui: 'ui', help: 'help' } as const satisfies Record<
-  string,
-  Command
->;
+const COMMAND_WORDS = {
+  apply: 'apply',
+  undo: 'undo',
+  ui: 'ui',
+  help: 'help',
+  version: 'version',
+} as const satisfies Record<string, Command>;
 
 const NAMES: Record<Command, string> = {
   ask: 'a question',
@@ -114,7 +117,7 @@ const NAMES: Record<Command, string> = {
   check: 'deepwork --check',
   selftest: 'deepwork --selftest',
   help: 'deepwork --help',
-  version: 'deepwork --version',
+  version: 'deepwork version',
 };
 
 export type Parsed = { command: Command; flags: Flags; question: string };
@@ -172,10 +175,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
       .join(' ')
       .trim();
     if (question === '')
-      throw new DeepworkError(
-        'USAGE',
-        'No question given. Ask like this: deepwork "where is the login checked?" (deepwork --help lists the commands).',
-      );
+      throw new DeepworkError('USAGE', 'No question given. Ask like this: deepwork "where is the login checked?"');
   }
 
   if (command !== 'help' && command !== 'version') {
@@ -201,7 +201,7 @@ function flagProblem(error: unknown): string {
   const named = /'(-{1,2}[^'\s]+)/.exec(message)?.[1] ?? '';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const guess = closestFlag(named.replace(/^-+/, '').split('=')[0] ?? '');
-    return `There is no option ${named.split('=')[0]}.${guess === undefined ? '' : ` Did you mean --${guess}?`} deepwork --help lists them; a question that starts with "-" goes after --: deepwork -- "${named} …".`;
+    return `There is no option ${named.split('=')[0]}.${guess === undefined ? '' : ` Did you mean --${guess}?`} A question that starts with "-" goes after --: deepwork -- "${named} …".`;
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const name = named.replace(/^-+/, '').split(/[ =]/)[0] ?? '';
@@ -228,15 +228,37 @@ function closestFlag(typed: string): string | undefined {
   return best;
 }
 
+// Help lines are at most this wide (a console window of 100 columns and more shows them whole), flags' texts from
+// this column.
+const HELP_WIDTH = 100;
+const FLAG_COLUMN = 32;
+
+// Text broken at spaces into lines of at most `width` characters (a longer word stands alone).
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  return [...lines, line];
+}
+
 // --help: the commands, every flag on a line of its own, where deepwork keeps its files, and the exit codes.
 export function helpText(places: { config: string; state: string; backups: string; note?: string }): string {
-  const flagLines = (Object.entries(FLAGS) as Array<[string, Spec]>).map(([name, spec]) => {
+  const flagLines = (Object.entries(FLAGS) as Array<[string, Spec]>).flatMap(([name, spec]) => {
     const short = spec.short === undefined ? '    ' : `-${spec.short}, `;
     const left = `  ${short}--${name}${spec.value === undefined ? '' : ` ${spec.value}`}`;
-    return `${left.padEnd(32)}${spec.what}`;
+    return wrap(spec.what, HELP_WIDTH - FLAG_COLUMN).map(
+      (line, i) => `${(i === 0 ? left : '').padEnd(FLAG_COLUMN)}${line}`,
+    );
   });
   return [
-    'deepwork: a chat model reads the code in this folder and proposes changes; you decide what is written.',
+    "deepwork: a chat model reads this folder's code and proposes changes; you decide what is written.",
     '',
     'Commands (run them in the project folder):',
     '  deepwork "question" [flags]     ask; the step log goes to stderr, the answer to stdout',
@@ -245,21 +267,27 @@ export function helpText(places: { config: string; state: string; backups: strin
     '  deepwork undo                   put back the files of the last applied set',
     '  deepwork ui                     the pult: the same in a local web page',
     '  deepwork --check                is the bridge up, and its model?',
+    '  deepwork version                the version (also --version)',
     '  deepwork --selftest             built-in checks',
     '  deepwork -- "undo the change"   a question that starts with a command word or "-" goes after --',
     '',
     'Flags:',
     ...flagLines,
     '',
-    'Environment: DEEPWORK_HOST, DEEPWORK_MODEL and DEEPWORK_CONFIG stand in for --host, --model and --config (flags',
-    "win); DEEPWORK_HOME moves config.json, state and backups out of deepwork's folder; the variable named by apiKeyEnv",
-    'holds an API key.',
+    ...wrap(
+      "Environment: DEEPWORK_HOST, DEEPWORK_MODEL and DEEPWORK_CONFIG stand in for --host, --model and --config (flags win); DEEPWORK_HOME moves config.json, state and backups out of deepwork's folder; the variable named by apiKeyEnv holds an API key.",
+      HELP_WIDTH,
+    ),
     '',
     `Config:  ${places.config}${places.note === undefined ? '' : ` (${places.note})`}`,
     `State:   ${places.state}   (the last runs and conversations)`,
     `Backups: ${places.backups}   (what deepwork undo puts back)`,
     '',
-    'Exit codes: 0 done (--check: ready); 1 a failure: bridge, config, a file not written (--check: down); 2 a usage',
-    'error; 3 --check: the bridge answers but the model is not up yet; 130 stopped with Ctrl-C.',
+    'Exit codes:',
+    '  0    done (--check: ready)',
+    '  1    a failure: the bridge, the config, a file not written (--check: down)',
+    '  2    a usage error',
+    '  3    --check: the bridge answers but the model is not up yet',
+    '  130  stopped with Ctrl-C',
   ].join('\n');
 }
