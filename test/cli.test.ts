@@ -677,80 +677,6 @@ describe('the console as its users expect it', () => {
   });
 });
 
-describe('deepwork "question" --paste', () => {
-  it('puts each message on the clipboard and in a file, and takes each reply typed here or from the clipboard', async () => {
-    const folder = tempFolder({ 'a.js': 'const a = 1;\n' });
-    const bin = tempFolder();
-    const board = path.join(tempFolder(), 'clipboard');
-    fs.writeFileSync(
-      path.join(bin, 'xclip'),
-      '#!/bin/sh\ncase "$*" in\n  *-o*) cat "$FAKE_CLIPBOARD" ;;\n  *) cat > "$FAKE_CLIPBOARD" ;;\nesac\n',
-      { mode: 0o755 },
-    );
-    const child = spawn(process.execPath, [BIN, 'What is a?', '--paste', '--config', isolated], {
-      cwd: folder,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        DISPLAY: ':0',
-        WAYLAND_DISPLAY: '',
-        FAKE_CLIPBOARD: board,
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const prompts: Array<() => void> = [];
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      for (const match of stderr.matchAll(/deepwork: message (\d+) /g)) prompts[Number(match[1])]?.();
-    });
-    const prompt = (n: number) =>
-      new Promise<void>((resolve) => {
-        prompts[n] = resolve;
-        if (stderr.includes(`deepwork: message ${n} `)) resolve();
-      });
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-
-    await prompt(1);
-    const file = /is on the clipboard \(xclip\) and in (\S+message-1\.txt)\./.exec(stderr)?.[1] ?? '';
-    assert.ok(file.startsWith(path.join(configs, 'state', 'paste')), stderr);
-    const message = fs.readFileSync(file, 'utf8');
-    assert.match(message, /=== QUESTION ===\nWhat is a\?/);
-    assert.equal(fs.readFileSync(board, 'utf8'), message, 'the message is on the clipboard');
-    // Typed (or pasted) here, ended with a dot; a chat's decorations around it are dropped.
-    child.stdin.write('Thought for 3 seconds\n=== NEED: a.js ===\n.\n');
-    await prompt(2);
-    assert.match(
-      fs.readFileSync(file.replace('message-1', 'message-2'), 'utf8'),
-      /=== RESULT NEED a\.js: 1 line ===\n1 \| const a = 1;/,
-    );
-    // Copied with the chat's Copy button: Enter on an empty line takes it from the clipboard.
-    fs.writeFileSync(board, 'a is 1.\n');
-    child.stdin.write('\n');
-    assert.equal(await closed, 0, stderr);
-    assert.equal(stdout, framed('a is 1.'));
-    assert.match(stderr, /took a reply of 18 characters\.\n/);
-    assert.match(stderr, /took a reply of 7 characters from the clipboard \(xclip\)\./);
-  });
-
-  it('says so when standard input ends before a reply came, instead of waiting for ever', async () => {
-    const run = await deepwork(['q', '--paste'], project, { env: { DISPLAY: '', WAYLAND_DISPLAY: '' } });
-    assert.equal(run.code, 1);
-    assert.match(
-      run.stderr,
-      /deepwork: Standard input ended before the reply to message 1 came: with --paste, replies are read from the terminal\./,
-    );
-  });
-
-  it('refuses --paste with --demo', async () => {
-    const run = await deepwork(['q', '--paste', '--demo'], project);
-    assert.equal(run.code, 2);
-    assert.match(run.stderr, /--paste and --demo are two bridges; give one of them\./);
-  });
-});
-
 describe('bin/deepwork.js', () => {
   it('runs from an install path with spaces, # and non-ASCII letters', async () => {
     const install = path.join(tempFolder({}, 'deepwork-install-'), 'c #Projects', 'дипворк ü');
@@ -1270,13 +1196,13 @@ describe('the programs deepwork starts', () => {
     });
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /is on the clipboard \(xclip\)/);
-    assert.deepEqual(
-      fs
-        .readFileSync(where, 'utf8')
-        .split('\n')
-        .filter((l) => l !== ''),
-      ['/'],
-    );
+    // The message put on it, and any read of it (the clipboard is watched while a reply is awaited).
+    const folders = fs
+      .readFileSync(where, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    assert.ok(folders.length > 0);
+    assert.deepEqual(new Set(folders), new Set(['/']));
   });
 });
 
