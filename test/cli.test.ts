@@ -296,6 +296,11 @@ describe('deepwork "question"', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, new RegExp(`deepwork: No bridge at http://127\\.0\\.0\\.1:${port}: nothing is listening`));
     assert.doesNotMatch(run.stderr, /\n\s+at /);
+    // Issue 26: the way with nothing installed is offered beside the services to start.
+    assert.match(
+      run.stderr,
+      /Start the bridge or server .* Or use any web chat with nothing installed, by copy and paste: deepwork "question" --paste \(in the pult: Copy and paste in the Bridge list\)\.\n/,
+    );
   });
 
   it('exits 130 on Ctrl-C while waiting, saying it stopped', async () => {
@@ -415,6 +420,18 @@ describe('deepwork --check and --selftest', () => {
     }
     const plain = await deepwork(['--check', '--host', idle.host], project);
     assert.match(plain.stdout, /^idle: .*not up yet/);
+  });
+
+  it('offers copy and paste when no bridge listens, for either kind of API (issue 26)', async () => {
+    const port = await freePort();
+    for (const api of ['ollama', 'openai']) {
+      const down = await deepwork(['--check', '--api', api, '--host', `http://127.0.0.1:${port}/v1`], project);
+      assert.equal(down.code, 1, down.stderr);
+      assert.match(
+        down.stdout,
+        /^down: No bridge at http:\/\/127\.0\.0\.1:\d+: nothing is listening .* Or use any web chat with nothing installed, by copy and paste: deepwork "question" --paste \(in the pult: Copy and paste in the Bridge list\)\.\n$/,
+      );
+    }
   });
 
   it('passes --selftest offline, one line per check', async () => {
