@@ -128,25 +128,30 @@ export async function readAll(body: AsyncIterable<Buffer>, limit = 16 << 20): Pr
   return Buffer.concat(parts).toString('utf8');
 }
 
+// The way to a web chat that needs no bridge at all, offered wherever none answers (issue 26): the console's flag and
+// the pult's choice both, since the same message is shown in either.
+export const PASTE_INSTEAD =
+  'Or use any web chat with nothing installed, by copy and paste: deepwork "question" --paste (in the pult: Copy and paste in the Bridge list).';
+
 function connectionError(url: URL, error: unknown): DeepworkError {
   const code = errnoOf(error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new DeepworkError(
       'BRIDGE_DOWN',
-      `The host name "${url.hostname}" does not resolve (${code}): no such machine is known${code === 'EAI_AGAIN' ? ' right now (the name server did not answer)' : ''}. Check the spelling of deepseekHost in config.json or --host, and the network.`,
+      `The host name "${url.hostname}" does not resolve (${code}): no such machine is known${code === 'EAI_AGAIN' ? ' right now (the name server did not answer)' : ''}. Check the spelling of deepseekHost in config.json or --host, and the network. ${PASTE_INSTEAD}`,
       { cause: error },
     );
   }
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL') {
     return new DeepworkError(
       'BRIDGE_DOWN',
-      `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge or server (deepseek-api: its start.cmd; Ollama: ollama serve; llama.cpp: llama-server), or point deepseekHost in config.json or --host at it.`,
+      `No bridge at ${url.origin}: nothing is listening (${code}). Start the bridge or server (deepseek-api: its start.cmd; Ollama: ollama serve; llama.cpp: llama-server), or point deepseekHost in config.json or --host at it. ${PASTE_INSTEAD}`,
       { cause: error },
     );
   }
   return new DeepworkError(
     'BRIDGE_DOWN',
-    `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it.`,
+    `The bridge at ${url.origin} could not be reached: ${messageOf(error)}. Check that it runs, or point --host at it. ${PASTE_INSTEAD}`,
     { cause: error },
   );
 }

@@ -84,7 +84,7 @@ async function ask(
   { config, box }: Settings,
   q: Question,
   piped: string | undefined,
-  { io }: Context,
+  { io, flags }: Context,
 ): Promise<number> {
   const executor = createExecutor(q.folder, {
     ...box,
@@ -100,7 +100,8 @@ async function ask(
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
-  const log = stepLog(io, config.steps);
+  // With --paste the person types replies on the terminal while a step waits: nothing may be redrawn over them.
+  const log = stepLog(io, config.steps, { typing: flags.paste === true });
   io.err(
     `deepwork: ${bridge.label}; folder ${executor.box.root}; at most ${config.steps} step${config.steps === 1 ? '' : 's'}`,
   );

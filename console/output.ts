@@ -247,8 +247,15 @@ export function receivedSoFar(chars: number, thinking: number): string {
 }
 
 // The step log on stderr. On a terminal: an elapsed-time line while the model thinks, then the reply, dimmed, as it
-// streams in (stdout still gets only the answer), then the step's summary line.
-export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void; stop: () => void } {
+// streams in (stdout still gets only the answer), then the step's summary line. `typing`: the person types on the
+// terminal while a step waits (copy and paste): then every event is a whole line, and nothing is redrawn over what they
+// type (issue 26).
+export function stepLog(
+  io: Io,
+  steps: number,
+  { typing = false }: { typing?: boolean } = {},
+): { event: (e: LoopEvent) => void; stop: () => void } {
+  const live = io.isTTY && !typing;
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
   let received = 0;
@@ -261,7 +268,7 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
   const clear = () => {
     if (timer !== undefined) clearInterval(timer);
     timer = undefined;
-    if (io.isTTY) status('\r\x1b[K');
+    if (live) status('\r\x1b[K');
   };
   const endStream = () => {
     if (!streaming) return;
@@ -286,12 +293,12 @@ export function stepLog(io: Io, steps: number): { event: (e: LoopEvent) => void;
         received = 0;
         thought = 0;
         waitingStep = e.step;
-        if (io.isTTY) timer = setInterval(tick, 1000);
+        if (live) timer = setInterval(tick, 1000);
       } else if (e.kind === 'receiving') {
         received = e.chars;
         thought = e.thinking;
       } else if (e.kind === 'text') {
-        if (!io.isTTY || io.stream === undefined) return;
+        if (!live || io.stream === undefined) return;
         if (!streaming) {
           clear();
           streaming = true;

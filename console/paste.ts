@@ -1,88 +1,35 @@
 // `deepwork "question" --paste`: the person at the terminal is the bridge. Each message goes to the clipboard (when the
-// system has a clipboard tool) and to a file whose path is printed (the run's own, removed when it ends); the reply
-// comes back from the clipboard when Enter is pressed on an empty line (copy it with the chat's Copy button first: no
-// terminal paste limits, nothing to mark its end), or typed/pasted here and ended with a line holding only a dot.
+// system has a clipboard tool) and to a file whose path is printed (the run's own, removed when it ends). While the
+// reply is awaited the clipboard is watched: the person copies the chat's answer with its Copy button, and deepwork
+// takes it, no key pressed. Or the reply is typed or pasted here and ended with a line holding only a dot; Enter on an
+// empty line takes the clipboard as it is. Nothing is redrawn on the terminal meanwhile (see stepLog's `typing`): the
+// person may be typing on it.
 
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts';
-import { programFolder, windowsProgram } from '../common/programs.ts';
 import { formatCount } from '../common/text.ts';
 import { chatWarning, cleanReply, createPasteBridge, newChat, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import type { ChatSite } from '../bridge/chat-sites.ts';
 import type { Bridge } from '../protocol/contract.ts';
+import { clipboardOf, watchClipboard } from './clipboard.ts';
 import type { Io } from './output.ts';
-
-type Clipboard = { copy: (text: string, file: string) => boolean; read: () => string | undefined; name: string };
-
-// The system's clipboard tools, by platform and display: clip via PowerShell on Windows (Set-Clipboard reads the UTF-8
-// file, so Cyrillic survives), pbcopy/pbpaste on macOS, wl-copy/wl-paste under Wayland, xclip or xsel under X. None is
-// started in the project folder, and PowerShell by its full path (see common/programs.ts).
-function clipboardOf(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Clipboard | undefined {
-  const cwd = programFolder(platform, env);
-  const has = (tool: string) =>
-    spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env, cwd, stdio: 'ignore' }).status === 0;
-  const run = (command: string, args: string[], input?: string) => {
-    const result = spawnSync(command, args, { env, cwd, input, encoding: 'utf8', timeout: 5_000, maxBuffer: 64 << 20 });
-    return result.status === 0 ? result.stdout : undefined;
-  };
-  if (platform === 'win32') {
-    const powershell = windowsProgram('WindowsPowerShell\\v1.0\\powershell.exe', env);
-    return {
-      name: 'the Windows clipboard',
-      copy: (_text, file) =>
-        run(powershell, [
-          '-NoProfile',
-          '-Command',
-          `Get-Content -Raw -Encoding UTF8 -LiteralPath '${file.replaceAll("'", "''")}' | Set-Clipboard`,
-        ]) !== undefined,
-      read: () =>
-        run(powershell, [
-          '-NoProfile',
-          '-Command',
-          '[Console]::OutputEncoding = [Text.Encoding]::UTF8; Get-Clipboard -Raw',
-        ]),
-    };
-  }
-  if (platform === 'darwin' && has('pbcopy'))
-    return {
-      name: 'the clipboard',
-      copy: (text) => run('pbcopy', [], text) !== undefined,
-      read: () => run('pbpaste', []),
-    };
-  if (env.WAYLAND_DISPLAY !== undefined && has('wl-copy'))
-    return {
-      name: 'the clipboard (wl-copy)',
-      copy: (text) => run('wl-copy', [], text) !== undefined,
-      read: () => run('wl-paste', ['--no-newline']),
-    };
-  if (env.DISPLAY !== undefined && has('xclip'))
-    return {
-      name: 'the clipboard (xclip)',
-      copy: (text) => run('xclip', ['-selection', 'clipboard'], text) !== undefined,
-      read: () => run('xclip', ['-selection', 'clipboard', '-o']),
-    };
-  if (env.DISPLAY !== undefined && has('xsel'))
-    return {
-      name: 'the clipboard (xsel)',
-      copy: (text) => run('xsel', ['--clipboard', '--input'], text) !== undefined,
-      read: () => run('xsel', ['--clipboard', '--output']),
-    };
-  return undefined;
-}
 
 // The messages of one run, as files: in a folder of the run's own under `parent`, named after the project (another
 // project's run, or another at the same time, never overwrites them), readable by this user only (a message holds the
 // project's files: the folder 0700, each file 0600, whatever the umask), and removed with the folder when the run ends.
+// A message written once is not written again: the message for a new chat may be asked for more than once.
 function messageFiles(
   parent: string,
   project: string,
 ): { write: (step: number | string, text: string) => string; remove: () => void } {
   let dir: string | undefined;
+  const written = new Map<string, string>();
   return {
     write: (step, text) => {
+      const done = written.get(String(step));
+      if (done !== undefined) return done;
       if (dir === undefined) {
         fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
         // mkdtemp makes the folder 0700 under a name no other run has.
@@ -100,6 +47,7 @@ function messageFiles(
       }
       const file = path.join(dir, `message-${step}.txt`);
       fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+      written.set(String(step), file);
       return file;
     },
     remove: () => {
@@ -109,11 +57,56 @@ function messageFiles(
         // Called as the run ends, maybe with a failure to report: a folder that will not go is left, 0700.
       }
       dir = undefined;
+      written.clear();
     },
   };
 }
 
-// `close`: call when the run ends, however it ends (an answer, Ctrl-C, a failure): it removes the message files.
+// The terminal's lines, kept from when they come until a step reads them (a line typed between steps is not lost).
+// `next` gives the next line, undefined once input has ended; it throws stopped() when `signal` aborts.
+function terminalLines(input: NodeJS.ReadableStream): {
+  next: (signal: AbortSignal) => Promise<string | undefined>;
+  close: () => void;
+} {
+  const lines = readline.createInterface({ input, terminal: false });
+  const queue: string[] = [];
+  let ended = false;
+  let waiter: (() => void) | undefined;
+  lines.on('line', (line) => {
+    queue.push(line);
+    waiter?.();
+  });
+  lines.on('close', () => {
+    ended = true;
+    waiter?.();
+  });
+  return {
+    next: async (signal) => {
+      while (queue.length === 0 && !ended && !signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            signal.removeEventListener('abort', wake);
+            if (waiter === wake) waiter = undefined;
+            resolve();
+          };
+          waiter = wake;
+          signal.addEventListener('abort', wake);
+        });
+      }
+      if (signal.aborted) throw stopped();
+      return queue.shift();
+    },
+    close: () => lines.close(),
+  };
+}
+
+// Runs of whitespace as one space: a chat page, a terminal and a clipboard tool each lay out the same text their way.
+function squeeze(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+// `close`: call when the run ends, however it ends (an answer, Ctrl-C, a failure): it ends a wait still under way (the
+// clipboard's watch with it) and removes the message files.
 export type ConsolePaste = { bridge: Bridge; close: () => void };
 
 // `folder`: where each run's messages go (a folder per run in it); `project`: the project folder, which names them.
@@ -128,142 +121,183 @@ export function createConsolePaste(options: {
   const { io } = options;
   const clipboard = clipboardOf(options.env);
   const files = messageFiles(options.folder, options.project);
-  const lines = readline.createInterface({ input: options.input, terminal: false });
-  const queue: string[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  lines.on('line', (line) => {
-    queue.push(line);
-    wake?.();
-  });
-  lines.on('close', () => {
-    ended = true;
-    wake?.();
-  });
-  const nextLine = async (signal: AbortSignal): Promise<string | undefined> => {
-    while (queue.length === 0 && !ended) {
-      if (signal.aborted) throw stopped();
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-      wake = undefined;
+  const lines = terminalLines(options.input);
+  const closing = new AbortController();
+  // The last reply the watch took from the clipboard. The person may paste it here as well, out of habit: that paste
+  // comes after the reply was taken, so it is left out (once) instead of being taken as the next step's reply.
+  let echo: string | undefined;
+
+  // A message handed out: written to a file of the run's, and put on the clipboard (the clipboard tool on Windows reads
+  // the file; elsewhere the text goes in through standard input). `where` says where it is, for the prompt.
+  const handOut = (text: string, name: number | string) => {
+    let file: string | undefined;
+    let unwritten = '';
+    try {
+      file = files.write(name, text);
+    } catch (error) {
+      unwritten = `${options.folder} (${errnoOf(error) ?? messageOf(error)})`;
     }
-    if (signal.aborted) throw stopped();
-    return queue.shift();
+    const copied =
+      clipboard !== undefined &&
+      (file !== undefined || process.platform !== 'win32') &&
+      clipboard.copy(text, file ?? '');
+    const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`]
+      .filter((w) => w !== '')
+      .join(' and ');
+    return { file, copied, unwritten, where };
   };
 
-  // One reply: Enter on an empty line takes the clipboard; else the lines up to one holding only a dot (or the end).
-  // `new` on a line of its own puts the message that stands on its own on the clipboard, for a new chat (`onNewChat`),
-  // and the reply that follows is taken as that chat's.
-  const readReply = async (
-    signal: AbortSignal,
-    onNewChat?: () => void,
-  ): Promise<{ reply: string; newChat: boolean }> => {
-    let fresh = false;
-    for (;;) {
-      const first = await nextLine(signal);
-      if (first !== undefined && first.trim().toLowerCase() === 'new' && onNewChat !== undefined) {
-        onNewChat();
-        fresh = true;
-        continue;
-      }
-      if (first === undefined)
-        throw new DeepworkError(
-          'BAD_REQUEST',
-          `Standard input ended before the reply to message ${steps} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`,
-        );
-      let text: string;
-      if (first.trim() === '') {
-        if (clipboard === undefined) {
-          io.err(
-            'deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.',
-          );
-          continue;
-        }
-        text = clipboard.read() ?? '';
-      } else {
-        const collected = [first];
-        for (
-          let line = await nextLine(signal);
-          line !== undefined && line.trim() !== '.';
-          line = await nextLine(signal)
-        )
-          collected.push(line);
-        text = collected.join('\n');
-      }
-      try {
-        const reply = cleanReply(text);
-        io.err(
-          `deepwork: took a reply of ${formatCount(reply.length)} characters${first.trim() === '' ? ` from ${clipboard?.name ?? 'the clipboard'}` : ''}.`,
-        );
-        return { reply, newChat: fresh };
-      } catch (error) {
-        io.err(`deepwork: ${messageOf(error)}`);
-      }
+  // One step: its message handed out, then its reply awaited from the clipboard's watch and from the terminal at once;
+  // the first reply ends the wait (the other source with it).
+  const serve = (step: PasteStep, n: number) => {
+    const message = handOut(step.message, n);
+    if (!message.copied && message.file === undefined) {
+      step.fail(
+        new DeepworkError(
+          'STATE_INVALID',
+          `Message ${n} could not be written to ${message.unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`,
+        ),
+      );
+      return;
     }
+    const warning = sizeWarning(step.message.length, options.limits.messageChars) ?? chatWarning(step);
+    if (warning !== undefined) io.err(`deepwork: ${warning}`);
+    // The clipboard is watched when it took the message: then it works.
+    const watched = message.copied ? clipboard : undefined;
+    const how =
+      watched === undefined
+        ? 'paste the reply here and end it with a line holding only a dot.'
+        : `copy the chat's whole reply with its Copy button: ${watched.name} is watched, and the reply is taken from it as soon as it is there. Or paste the reply here and end it with a line holding only a dot.`;
+    const into =
+      step.standalone === undefined
+        ? 'any web chat'
+        : 'the same chat (it holds what came before; type new on a line of its own for a message that stands on its own, for a new chat)';
+    io.err(
+      `deepwork: message ${n} (${formatCount(step.message.length)} characters) is ${message.where}. Paste it into ${into}; then ${how}`,
+    );
+
+    const done = new AbortController();
+    const signal = AbortSignal.any([step.signal, done.signal, closing.signal]);
+    // What deepwork itself put on the clipboard this step (the message for a new chat joins it), whitespace squeezed.
+    const own = [squeeze(step.message)];
+    let fresh = false;
+    // A reply being typed here: its lines so far.
+    let typed: string[] | undefined;
+    let ended = false;
+
+    // What the watch has to say comes when it sees something, maybe while the person is typing a line here: on a
+    // terminal it starts a line of its own, after what they typed (which it leaves as it is).
+    const aside = (line: string) => io.err(io.isTTY ? `\n${line}` : line);
+    // Takes a reply as it came; false when it is none (empty, the chat's "too long" notice): `say` says so, and the wait
+    // goes on.
+    const take = (text: string, from: string, say: (line: string) => void): boolean => {
+      if (ended) return true;
+      let reply: string;
+      try {
+        reply = cleanReply(text);
+      } catch (error) {
+        say(`deepwork: ${messageOf(error)}`);
+        return false;
+      }
+      ended = true;
+      const left =
+        typed === undefined
+          ? ''
+          : `; the ${typed.length === 1 ? 'line' : `${formatCount(typed.length)} lines`} typed here before it ${typed.length === 1 ? 'is' : 'are'} left out`;
+      done.abort();
+      say(`deepwork: took a reply of ${formatCount(reply.length)} characters${from}${left}.`);
+      step.supply(reply, fresh);
+      return true;
+    };
+    const fail = (error: unknown) => {
+      if (ended) return;
+      ended = true;
+      done.abort();
+      step.fail(error);
+    };
+    // Deepwork's own message as it put it on the clipboard, or a piece of it the person copied; undefined for any other.
+    const ownPart = (text: string): 'whole' | 'piece' | undefined => {
+      const squeezed = squeeze(text);
+      if (own.includes(squeezed)) return 'whole';
+      return own.some((m) => m.includes(squeezed)) ? 'piece' : undefined;
+    };
+    const notAReply = (part: 'whole' | 'piece', chars: number) =>
+      `deepwork: the clipboard holds ${part === 'whole' ? 'the message deepwork put there' : `a piece of the message deepwork put there (${formatCount(chars)} characters)`}, not the chat's reply: left alone. Copy the chat's whole reply with its Copy button, or paste it here and end it with a line holding only a dot.`;
+
+    if (watched !== undefined)
+      watchClipboard(watched, signal, (text) => {
+        if (squeeze(text) === '') return;
+        const part = ownPart(text);
+        // Deepwork's own message, put back (the message for a new chat): nothing to say.
+        if (part === 'whole') return;
+        if (part === 'piece') aside(notAReply(part, text.length));
+        else if (take(text, ` from ${watched.name}`, aside)) echo = text;
+      });
+
+    const newChatAsked = (standalone: { message: string }) => {
+      const given = handOut(standalone.message, `${n}-new`);
+      own.push(squeeze(standalone.message));
+      fresh = true;
+      io.err(
+        `deepwork: the message that stands on its own (${formatCount(standalone.message.length)} characters) is ${given.where || 'nowhere: it could not be written'}. Paste it into a new chat; then ${how}`,
+      );
+    };
+    // Enter on an empty line: the clipboard as it is.
+    const fromClipboard = async () => {
+      if (clipboard === undefined) {
+        io.err('deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.');
+        return;
+      }
+      const text = (await clipboard.read(signal)) ?? '';
+      if (signal.aborted) throw stopped();
+      const part = squeeze(text) === '' ? undefined : ownPart(text);
+      if (part === undefined) take(text, ` from ${clipboard.name}`, io.err);
+      else io.err(notAReply(part, text.length));
+    };
+    const readTyped = async () => {
+      while (!ended) {
+        const first = await lines.next(signal);
+        if (first === undefined)
+          throw new DeepworkError(
+            'BAD_REQUEST',
+            `Standard input ended before the reply to message ${n} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`,
+          );
+        const word = first.trim();
+        if (word.toLowerCase() === 'new' && step.standalone !== undefined) newChatAsked(step.standalone);
+        else if (word === '') await fromClipboard();
+        // A dot alone ends nothing here: it is the end of a paste whose reply the clipboard gave already.
+        else if (word !== '.') {
+          typed = [first];
+          for (
+            let line = await lines.next(signal);
+            line !== undefined && line.trim() !== '.';
+            line = await lines.next(signal)
+          )
+            typed.push(line);
+          const text = typed.join('\n');
+          typed = undefined;
+          if (echo !== undefined && squeeze(echo).includes(squeeze(text))) {
+            echo = undefined;
+            io.err(
+              `deepwork: what was pasted here is the reply already taken from the clipboard: left out. The reply to message ${n} is awaited.`,
+            );
+          } else take(text, '', io.err);
+        }
+      }
+    };
+    readTyped().catch(fail);
   };
 
   let steps = 0;
   const bridge = createPasteBridge({
     limits: options.limits,
     chat: newChat(),
-    onMessage: (step: PasteStep) => {
-      steps++;
-      let file: string | undefined;
-      let unwritten = '';
-      try {
-        file = files.write(steps, step.message);
-      } catch (error) {
-        unwritten = `${options.folder} (${errnoOf(error) ?? messageOf(error)})`;
-      }
-      // The clipboard tool on Windows reads the file; elsewhere the text goes in through standard input.
-      const copied =
-        clipboard !== undefined &&
-        (file !== undefined || process.platform !== 'win32') &&
-        clipboard.copy(step.message, file ?? '');
-      if (!copied && file === undefined) {
-        step.fail(
-          new DeepworkError(
-            'STATE_INVALID',
-            `Message ${steps} could not be written to ${unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`,
-          ),
-        );
-        return;
-      }
-      const warning = sizeWarning(step.message.length, options.limits.messageChars) ?? chatWarning(step);
-      if (warning !== undefined) io.err(`deepwork: ${warning}`);
-      const how =
-        clipboard === undefined
-          ? 'paste the reply here and end it with a line holding only a dot'
-          : "copy the chat's whole reply (its Copy button), then press Enter here; or paste it here and end it with a line holding only a dot";
-      const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`]
-        .filter((w) => w !== '')
-        .join(' and ');
-      const into =
-        step.standalone === undefined
-          ? 'any web chat'
-          : `the same chat (it holds what came before; type new on a line of its own for a message that stands on its own, for a new chat)`;
-      io.err(
-        `deepwork: message ${steps} (${formatCount(step.message.length)} characters) is ${where}. Paste it into ${into}; then ${how}.`,
-      );
-      const standalone = step.standalone;
-      const onNewChat =
-        standalone === undefined
-          ? undefined
-          : () => {
-              const copiedAgain =
-                clipboard?.copy(standalone.message, files.write(`${steps}-new`, standalone.message)) === true;
-              io.err(
-                `deepwork: the message that stands on its own (${formatCount(standalone.message.length)} characters) is ${copiedAgain ? `on ${clipboard?.name ?? 'the clipboard'}` : 'in the message files'}. Paste it into a new chat; then ${how}.`,
-              );
-            };
-      readReply(step.signal, onNewChat).then(({ reply, newChat: fresh }) => step.supply(reply, fresh), step.fail);
-    },
+    onMessage: (step) => serve(step, ++steps),
   });
   return {
     bridge,
     close: () => {
+      closing.abort();
       lines.close();
       files.remove();
     },

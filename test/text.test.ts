@@ -68,6 +68,26 @@ describe('the step log on a terminal', () => {
     log.event({ kind: 'text', step: 1, text: 'Hello' });
     assert.deepEqual(written, []);
   });
+
+  // Issue 26: with --paste the person types the reply on the terminal while the step waits; the waiting line, redrawn
+  // with \r\x1b[K every second, wiped what they typed.
+  it('redraws nothing over what the person types while a paste step waits: each event is a whole line', () => {
+    const written: string[] = [];
+    const log = stepLog(
+      forPeople({ out: () => {}, err: (t) => written.push(t), stream: (t) => written.push(t), isTTY: true }),
+      4,
+      { typing: true },
+    );
+    log.event({ kind: 'sending', step: 1, steps: 4, chars: 100, tokens: 30, budget: 1000, window: 1400, dropped: 0 });
+    log.event({ kind: 'warning', step: 1, message: 'a note' });
+    log.event({ kind: 'replied', step: 1, chars: 30, ms: 1200, requests: [], files: [] });
+    log.stop();
+    assert.deepEqual(written, [
+      'step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400)',
+      'step 1/4: a note',
+      'step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
+    ]);
+  });
 });
 
 describe("printAnswer: deepwork's own lines apart from a model's", () => {
