@@ -54,7 +54,7 @@ const sharedResults: ResultTexts<SharedResults> = {
       if (r.ok)
         return heading.result(
           r.request,
-          `all ${counted(r.pairs, 'pair')} match; kept, to be written with the other proposals`,
+          `all ${counted(r.pairs, 'pair')} match; kept, for the user to write after your final answer`,
         );
       const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
       return `${heading.result(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. ${r.fix}\n${heading.resultEnd}`;
