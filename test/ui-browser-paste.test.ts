@@ -169,7 +169,7 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
     const message = page.locator('#bridge-message');
     assert.match(
       await message.innerText(),
-      /No model to reach\? Any web chat will do: copy and paste the messages, with nothing to start\. Or try the demo:/,
+      /by copy and paste[^\n]*\nWithout a model, with nothing to start: Copy and paste \(any web chat\) demo bridge \(not a model\)$/,
     );
     await message.getByRole('button', { name: 'demo bridge (not a model)' }).waitFor();
     await message.getByRole('button', { name: 'Copy and paste (any web chat)' }).click();
@@ -250,6 +250,7 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
     );
     assert.equal(await step2.locator('meter').getAttribute('value'), String(held + second.length));
     await page.getByRole('button', { name: 'Copy message' }).click();
+    await step2.getByText('Copied.').waitFor();
     assert.equal(await clipboard(page), second);
     assert.equal(await focused(page), 'reply-1');
 
@@ -293,6 +294,7 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
     );
     await fresh2.getByRole('button', { name: 'Back to the same chat' }).waitFor();
     await page.getByRole('button', { name: 'Copy message' }).click();
+    await fresh2.getByText('Copied.').waitFor();
     assert.equal(await clipboard(page), standalone);
     const reply2 = 'Where else is it used?\n=== FIND: const ===';
     await chatCopies(page, reply2);
@@ -411,6 +413,7 @@ describe('the pult in Chromium: a web chat nearly full, on a narrow screen in Ru
     );
     assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 420, 'no sideways scrolling at 420 px');
     await page.getByRole('button', { name: 'Копировать сообщение' }).click();
+    await step1.getByText('Скопировано.').waitFor();
     assert.equal(await focused(page), 'reply-1');
     await chatCopies(page, `Посмотрю файл.\n${'Рассуждение. '.repeat(150)}\n=== NEED: a.js ===`);
     await page.keyboard.press('Control+V');
@@ -440,6 +443,7 @@ describe('the pult in Chromium: a web chat nearly full, on a narrow screen in Ru
     await page.getByRole('button', { name: 'Скрыть файлы' }).click();
     assert.equal(await page.locator('#tree').isVisible(), false);
     await page.getByRole('button', { name: 'Копировать сообщение' }).click();
+    await step2.getByText('Скопировано.').waitFor();
     await chatCopies(page, 'Готово.\n=== FILE: a.js ===\nconst a = 2;\n=== END ===');
     await page.keyboard.press('Control+V');
     await page.getByRole('button', { name: 'Отправить ответ' }).click();

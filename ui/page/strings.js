@@ -40,9 +40,9 @@ const en = {
   down: 'down',
   gone: 'not running',
   demoState: "The demo bridge answers offline: it searches for the question's words, it is not a model.",
-  // Followed by two buttons that choose the Bridge list's copy and paste, and its demo.
-  downHint:
-    'No model to reach? Any web chat will do: copy and paste the messages, with nothing to start. Or try the demo:',
+  // Followed by two buttons that choose the Bridge list's copy and paste, and its demo. The server's message before it
+  // says what copy and paste is (bridge/http.ts, PASTE_INSTEAD).
+  downHint: 'Without a model, with nothing to start:',
   goneBanner: (/** @type {string} */ root) =>
     `deepwork stopped. Start it again — run deepwork ui in ${root}, or drop the folder on start-deepwork.cmd — and this page reconnects by itself.`,
   notRunning: 'deepwork is not running, so this was not done. Start it again; this page reconnects by itself.',
@@ -189,8 +189,7 @@ const ru = {
   down: 'недоступен',
   gone: 'не запущен',
   demoState: 'Демо-мост отвечает без сети: он ищет слова вопроса, это не модель.',
-  downHint:
-    'Модель недоступна? Подойдёт любой веб-чат: копируйте и вставляйте сообщения, запускать ничего не нужно. Или попробуйте демо:',
+  downHint: 'Без модели, ничего не запуская:',
   goneBanner: (/** @type {string} */ root) =>
     `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
   notRunning: 'deepwork не запущен, поэтому это не сделано. Запустите его снова; страница подключится сама.',
