@@ -1,8 +1,9 @@
 // The bridge a question goes to, and its state: ready, idle or down as the server's check says, or ready for the
-// demo and for copy and paste, which need nothing started.
+// demo and for copy and paste, which need nothing started (and are offered when the configured bridge is down).
 
 import { get } from './api.js';
-import { $, $of, setText } from './dom.js';
+import { $, $of, fromServer, h } from './dom.js';
+import { saveDraft } from './drafts.js';
 import { pult } from './state.js';
 import { t } from './strings.js';
 
@@ -44,7 +45,24 @@ export function showState() {
     lastCheck.state === 'ready' || lastCheck.state === 'idle' || lastCheck.state === 'down' ? lastCheck.state : 'down';
   pill.textContent = t(state);
   pill.className = `state ${state}`;
-  setText(message, lastCheck.message + (state === 'down' ? ` ${t('downHint')}` : ''));
+  message.replaceChildren(fromServer(lastCheck.message));
+  // With no model to reach, the two bridges that need nothing started, one press away.
+  if (state === 'down')
+    message.append(h('span', { class: 'offer' }, [t('downHint'), ' ', choose('paste'), ' ', choose('demo')]));
+}
+
+// A button that chooses a bridge of the Bridge list, named as the list names it.
+/** @param {'paste' | 'demo'} bridge */
+function choose(bridge) {
+  const button = h('button', { type: 'button', class: 'choose' }, [
+    t(bridge === 'paste' ? 'pasteOption' : 'demoOption'),
+  ]);
+  button.addEventListener('click', () => {
+    $of('bridge-choice', HTMLSelectElement).value = bridge;
+    saveDraft();
+    showState();
+  });
+  return button;
 }
 
 export async function check() {

@@ -76,6 +76,32 @@ export function visible(text) {
   return out;
 }
 
+// Puts `drawn` where `old` is. A control of `old` that had the focus hands it, with a text box's selection and scroll,
+// to the control of the same id in `drawn`: a run is drawn anew at every message, and the reader typing or pasting
+// into it must not lose their place (nor have the focus fall to the page, where Ctrl+V pastes nothing).
+/** @param {Element} old @param {Element} drawn */
+export function replaceKeepingFocus(old, drawn) {
+  const active = document.activeElement;
+  const held = active instanceof HTMLElement && active.id !== '' && old.contains(active) ? active : undefined;
+  old.replaceWith(drawn);
+  if (held === undefined) return;
+  const again = document.getElementById(held.id);
+  if (again === null || again === held) return;
+  again.focus({ preventScroll: true });
+  if (
+    (held instanceof HTMLTextAreaElement || held instanceof HTMLInputElement) &&
+    (again instanceof HTMLTextAreaElement || again instanceof HTMLInputElement) &&
+    again.value === held.value
+  ) {
+    try {
+      again.setSelectionRange(held.selectionStart, held.selectionEnd, held.selectionDirection ?? undefined);
+    } catch {
+      // A kind of input without a selection (a checkbox): the focus is enough.
+    }
+    again.scrollTop = held.scrollTop;
+  }
+}
+
 /** @param {HTMLElement} el @param {string} text */
 export function setText(el, text) {
   el.replaceChildren(visible(text));

@@ -8,6 +8,7 @@ import { connect, lockOut, prove, takeToken } from './connection.js';
 import { showConversations, takeConversations } from './conversations.js';
 import { $, $of, h, setText, showError } from './dom.js';
 import { readDraft, saveDraft } from './drafts.js';
+import { catchPaste } from './paste-view.js';
 import { showRuns, takeRuns, tickWaiting } from './runs.js';
 import { conversations, pult, selected } from './state.js';
 import { setLanguage, t } from './strings.js';
@@ -36,9 +37,16 @@ function applyLanguage(lang) {
   }
   showSelected();
   showTree();
+  showFilesToggle();
   showRuns();
   showConversations();
   showState();
+}
+
+// The file tree folds away above a copy-and-paste step on a narrow screen (style.css); this button opens it again.
+function showFilesToggle() {
+  const open = $('files-toggle').getAttribute('aria-expanded') === 'true';
+  $('files-toggle').textContent = t(open ? 'hideFiles' : 'showFiles');
 }
 
 function ask() {
@@ -139,6 +147,13 @@ async function start() {
 }
 
 $('filter').addEventListener('input', showTree);
+$('files-toggle').addEventListener('click', () => {
+  const open = $('files-toggle').getAttribute('aria-expanded') !== 'true';
+  $('files-toggle').setAttribute('aria-expanded', String(open));
+  document.querySelector('nav')?.classList.toggle('open', open);
+  showFilesToggle();
+});
+document.addEventListener('paste', catchPaste);
 $('check').addEventListener('click', () => void check());
 $('bridge-choice').addEventListener('change', () => {
   saveDraft();

@@ -3,8 +3,8 @@
 // state for it, at every message.
 
 import { proposalCard, summaryView, undoneView } from './cards.js';
-import { fromServer, h, showHiddenIn } from './dom.js';
-import { pasteView } from './paste-view.js';
+import { $, fromServer, h, replaceKeepingFocus, showHiddenIn } from './dom.js';
+import { afterDrawing, pasteView } from './paste-view.js';
 import { newestId, runs } from './state.js';
 import { t } from './strings.js';
 
@@ -33,12 +33,34 @@ function logLine(e) {
   }
 }
 
+// Draws the run in its place, or at the end when it is new there, keeping the focus where it was; then what the page
+// asked for once it is drawn (a copy-and-paste step brought into view, the focus given to it).
+/** @param {Run} run */
+export function placeRun(run) {
+  const drawn = runView(run);
+  const old = document.getElementById(`run-${run.view.id}`);
+  if (old === null) $('runs').append(drawn);
+  else replaceKeepingFocus(old, drawn);
+  afterDrawing(run);
+  return drawn;
+}
+
 // Draws the run again in place, after a change of the page's own state for it (a diff opened, an Undo's report);
-// not when the page has let it go since (deepwork was started again, and its runs are new).
+// not when the page has let it go since (deepwork was started again, and its runs are new), nor when it is not shown.
 /** @param {Run} run */
 export function redraw(run) {
-  if (runs.get(run.view.id) !== run) return;
-  document.getElementById(`run-${run.view.id}`)?.replaceWith(runView(run));
+  if (runs.get(run.view.id) !== run || document.getElementById(`run-${run.view.id}`) === null) return;
+  placeRun(run);
+}
+
+// How many steps the run may take, as its last step said.
+/** @param {LogEntry[]} log */
+function stepsOf(log) {
+  for (let i = log.length - 1; i >= 0; i--) {
+    const e = log[i];
+    if (e?.kind === 'sending') return e.steps;
+  }
+  return undefined;
 }
 
 /** @param {Run} run */
@@ -90,7 +112,10 @@ export function runView(run) {
     : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
   if (view.log.length > 0 || view.waiting !== undefined) body.append(log);
-  if (view.waiting?.paste !== undefined) body.append(pasteView(run, view.waiting.step, view.waiting.paste, redraw));
+  if (view.waiting?.paste !== undefined) {
+    const { waiting } = view;
+    body.append(pasteView(run, waiting, view.waiting.paste, stepsOf(view.log) ?? waiting.step, redraw));
+  }
   if (view.state === 'answered' && view.files.length > 0) body.append(summaryView(run));
   if (view.parts !== undefined) body.append(answerView(run));
   // Citations still wrong in the final answer are said under it too, where the reader follows them.

@@ -2,7 +2,8 @@
 // with the ones before it folded; and the buttons that depend on them (Ask, Stop, New conversation).
 
 import { $, $of } from './dom.js';
-import { runView } from './run-view.js';
+import { afterDrawing } from './paste-view.js';
+import { placeRun, runView } from './run-view.js';
 import { conversations, newestId, pult, runs, shownRuns, takeRun } from './state.js';
 import { t } from './strings.js';
 
@@ -23,10 +24,7 @@ export function takeRuns(views) {
 export function showRun(view) {
   const { run, fresh } = takeRun(view);
   if (view.conversation !== conversations.current) return;
-  const drawn = runView(run);
-  const old = document.getElementById(`run-${view.id}`);
-  if (old === null) $('runs').append(drawn);
-  else old.replaceWith(drawn);
+  const drawn = placeRun(run);
   if (fresh && view.id === newestId() && view.id > latestShown) {
     latestShown = view.id;
     // The newest run in view, the ones before it folded unless the reader opened them.
@@ -43,6 +41,7 @@ export function showRun(view) {
 export function showRuns() {
   const list = shownRuns();
   $('runs').replaceChildren(...list.map(runView));
+  for (const run of list) afterDrawing(run);
   showButtons();
 }
 
@@ -69,4 +68,10 @@ export function showButtons() {
   $of('stop', HTMLButtonElement).disabled = !running || !pult.connected;
   $of('new-conversation', HTMLButtonElement).disabled = running || conversations.current === undefined;
   $('empty').hidden = shownRuns().length > 0;
+  // While a copy-and-paste step waits, the composer steps aside (not sticky over the step) and, on a narrow screen,
+  // the file tree folds away above it (style.css).
+  document.body.classList.toggle(
+    'pasting',
+    shownRuns().some((r) => r.view.waiting?.paste !== undefined),
+  );
 }

@@ -2,6 +2,7 @@
 // with the page's own state for it. No DOM here: the views read this and draw.
 
 /** @import { ConversationInfo, RunView, UndoneFile } from '../contract.ts' */
+/** @import { PasteNote } from './paste-strings.js' */
 
 // The folder and the pult answering for it.
 export const pult = {
@@ -35,14 +36,34 @@ export const selected = new Set();
  *   folded: boolean | undefined,
  *   diffs: Set<string>,
  *   undone: { files: UndoneFile[], count: number } | undefined,
- *   paste: { step: number, message: string | undefined } | undefined,
+ *   paste: PasteState | undefined,
  *   draft: string,
- *   note: { kind: 'copied' } | { kind: 'failed', message: string } | undefined,
+ *   note: PasteNote | undefined,
+ *   refused: string | undefined,
+ *   focus: 'copy' | 'reply' | undefined,
  * }} Run
  * `folded`: the reader's own folding, by a click on the run's summary (undefined: the page decides).
  * `diffs`: the paths whose diff is open. `undone`: what the last Undo did, shown under the run (`count`: the files it
- * undid). `paste`: the message of the waiting copy-and-paste step, once asked for (undefined while it is on its way).
- * `draft`: the reply pasted so far. `note`: what became of Copy or Send.
+ * undid). `paste`: the waiting copy-and-paste step as the page keeps it. `draft`: the reply pasted so far. `note`:
+ * what became of Copy or of Paste from clipboard. `refused`: the server's refusal of the reply sent, said by the reply
+ * box until the next is sent. `focus`: where the focus goes once the run is drawn and that control can take it (the
+ * reply box after Copy, Copy when a step comes).
+ */
+
+/**
+ * A copy-and-paste step's messages, each asked for once (undefined while on its way or not asked for): the message for
+ * the chat the step's conversation is pasted into, and the one that stands on its own, for a new chat. `newChat`: the
+ * reader's choice of chat; undefined follows the server (a new chat when the same one is full). `sending`: a reply is on
+ * its way (a second press sends nothing). `shown`: the step was brought into view once its message came.
+ * @typedef {{
+ *   step: number,
+ *   message: string | undefined,
+ *   standalone: string | undefined,
+ *   standaloneAsked: boolean,
+ *   newChat: boolean | undefined,
+ *   sending: boolean,
+ *   shown: boolean,
+ * }} PasteState
  */
 
 // Every run of this pult the page has been sent, by id.
@@ -66,6 +87,8 @@ export function takeRun(view) {
     paste: undefined,
     draft: '',
     note: undefined,
+    refused: undefined,
+    focus: undefined,
   };
   runs.set(view.id, run);
   return { run, fresh: true };

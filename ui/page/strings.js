@@ -1,19 +1,15 @@
-// Every string a person reads on the page, in English and Russian, and the page's numbers, sizes and durations in the
-// reader's language. The server's own sentences (its errors and reasons) stay English until they are codes, and the
-// page marks them so (lang="en", see dom.js).
+// Every string a person reads on the page, in English and Russian: this table, and the copy-and-paste step's
+// (paste-strings.js) joined into it. The server's own sentences (its errors and reasons) stay English until they are
+// codes, and the page marks them so (lang="en", see dom.js).
+
+import { duration, fmt, language, ruPlural } from './language.js';
+import { pasteEn, pasteRu } from './paste-strings.js';
+
+export { duration, fmt, language, locale, setLanguage, size } from './language.js';
 
 /** @import { FileStatus, LogEntry, UndoAction, Waiting } from '../contract.ts' */
 // A card's badge: a file's status, `written` once its Write is done, `unknown` for a block the run no longer holds.
 /** @typedef {FileStatus | 'written' | 'unknown'} Badge */
-
-/** @param {number} n @param {string} one @param {string} few @param {string} many */
-function ruPlural(n, one, few, many) {
-  const ten = n % 10;
-  const hundred = n % 100;
-  if (ten === 1 && hundred !== 11) return one;
-  if (ten >= 2 && ten <= 4 && (hundred < 12 || hundred > 14)) return few;
-  return many;
-}
 
 const en = {
   bridge: 'Bridge',
@@ -24,6 +20,9 @@ const en = {
   filter: 'Filter',
   filterHint: 'part of a path',
   treeLabel: 'Project files',
+  // The file tree, folded away above a copy-and-paste step on a narrow screen.
+  showFiles: 'Show files',
+  hideFiles: 'Hide files',
   conversations: 'Conversations',
   question: 'Question',
   questionHint: 'Where is it decided that an answer is complete? (Ctrl+Enter asks, Esc stops)',
@@ -41,7 +40,9 @@ const en = {
   down: 'down',
   gone: 'not running',
   demoState: "The demo bridge answers offline: it searches for the question's words, it is not a model.",
-  downHint: 'To try deepwork without a model, choose the demo bridge in the Bridge list.',
+  // Followed by two buttons that choose the Bridge list's copy and paste, and its demo. The server's message before it
+  // says what copy and paste is (bridge/http.ts, PASTE_INSTEAD).
+  downHint: 'Without a model, with nothing to start:',
   goneBanner: (/** @type {string} */ root) =>
     `deepwork stopped. Start it again — run deepwork ui in ${root}, or drop the folder on start-deepwork.cmd — and this page reconnects by itself.`,
   notRunning: 'deepwork is not running, so this was not done. Start it again; this page reconnects by itself.',
@@ -145,23 +146,14 @@ const en = {
   // A route that answered an error without saying which (a proxy's page, a crash).
   httpError: (/** @type {number} */ status) => `The pult answered HTTP ${status} without saying why.`,
   pasteState:
-    'You are the bridge: each message is copied into any web chat, and its reply pasted back here. No service to start.',
-  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) =>
-    `Step ${step}: copy this message into the web chat (${fmt(chars)} characters, about ${fmt(tokens)} tokens).`,
-  pasteHow:
-    "A new chat for each question or the same chat both work: every message holds the whole conversation. Paste the model's whole reply below (the chat's Copy button copies it).",
-  copyMessage: 'Copy message',
-  copied: 'Copied.',
-  copyFallback: 'The browser did not allow the clipboard: the message is selected, press Ctrl+C.',
-  messageLabel: 'Message to copy',
+    "You are the bridge: copy each message into a web chat and paste its reply back here, with no service to start. After a chat's first message, each message carries only what is new.",
   loading: 'Loading…',
-  replyLabel: "Model's reply",
-  sendReply: 'Send reply',
   hiddenChar: 'An invisible or direction-changing character, shown as its code',
   hiddenLine: 'This line holds invisible or direction-changing characters',
   hiddenNote:
     'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
   fromModel: 'Written by the model',
+  ...pasteEn,
 };
 
 /** @typedef {typeof en} Strings */
@@ -178,6 +170,8 @@ const ru = {
   filter: 'Фильтр',
   filterHint: 'часть пути',
   treeLabel: 'Файлы проекта',
+  showFiles: 'Показать файлы',
+  hideFiles: 'Скрыть файлы',
   conversations: 'Беседы',
   question: 'Вопрос',
   questionHint: 'Где решается, что ответ готов? (Ctrl+Enter — спросить, Esc — остановить)',
@@ -195,7 +189,7 @@ const ru = {
   down: 'недоступен',
   gone: 'не запущен',
   demoState: 'Демо-мост отвечает без сети: он ищет слова вопроса, это не модель.',
-  downHint: 'Чтобы попробовать deepwork без модели, выберите демо-мост в списке «Мост».',
+  downHint: 'Без модели, ничего не запуская:',
   goneBanner: (/** @type {string} */ root) =>
     `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
   notRunning: 'deepwork не запущен, поэтому это не сделано. Запустите его снова; страница подключится сама.',
@@ -299,67 +293,17 @@ const ru = {
   demoOption: 'демо-мост (не модель)',
   httpError: (/** @type {number} */ status) => `Пульт ответил HTTP ${status}, не объяснив почему.`,
   pasteState:
-    'Мост — вы: каждое сообщение копируется в любой веб-чат, а его ответ вставляется сюда. Запускать ничего не нужно.',
-  pasteStep: (/** @type {number} */ step, /** @type {number} */ chars, /** @type {number} */ tokens) =>
-    `Шаг ${step}: скопируйте это сообщение в веб-чат (${fmt(chars)} ${ruPlural(chars, 'символ', 'символа', 'символов')}, около ${fmt(tokens)} токенов).`,
-  pasteHow:
-    'Можно открывать новый чат для каждого вопроса или продолжать тот же: каждое сообщение содержит всю беседу. Вставьте ниже весь ответ модели (его копирует кнопка «Копировать» в чате).',
-  copyMessage: 'Копировать сообщение',
-  copied: 'Скопировано.',
-  copyFallback: 'Браузер не дал доступа к буферу обмена: сообщение выделено, нажмите Ctrl+C.',
-  messageLabel: 'Сообщение для копирования',
+    'Мост — вы: копируйте каждое сообщение в веб-чат и вставляйте его ответ сюда, запускать ничего не нужно. После первого сообщения чата каждое следующее несёт только новое.',
   loading: 'Загрузка…',
-  replyLabel: 'Ответ модели',
-  sendReply: 'Отправить ответ',
   hiddenChar: 'Невидимый или меняющий направление текста символ, показан своим кодом',
   hiddenLine: 'В этой строке есть невидимые или меняющие направление текста символы',
   hiddenNote:
     'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
   fromModel: 'Написано моделью',
+  ...pasteRu,
 };
-
-/** @typedef {'en' | 'ru'} Lang */
-/** @type {Lang} */
-let lang = 'en';
-
-export function language() {
-  return lang;
-}
-
-/** @param {Lang} value */
-export function setLanguage(value) {
-  lang = value;
-}
 
 /** @template {Key} K @param {K} key @returns {Strings[K]} */
 export function t(key) {
-  return (lang === 'ru' ? ru : en)[key];
-}
-
-// The locale numbers and dates are written in.
-export function locale() {
-  return lang === 'ru' ? 'ru-RU' : 'en-US';
-}
-
-/** @param {number} n */
-export function fmt(n) {
-  return n.toLocaleString(locale());
-}
-
-/** @param {number} ms */
-export function duration(ms) {
-  const unit = lang === 'ru' ? { ms: 'мс', s: 'с', min: 'мин' } : { ms: 'ms', s: 's', min: 'min' };
-  if (ms < 1000) return `${Math.round(ms)} ${unit.ms}`;
-  if (ms < 60_000) return `${(ms / 1000).toLocaleString(locale(), { maximumFractionDigits: 1 })} ${unit.s}`;
-  return `${Math.floor(ms / 60_000)} ${unit.min} ${Math.round((ms % 60_000) / 1000)} ${unit.s}`;
-}
-
-/** @param {number} bytes */
-export function size(bytes) {
-  const [b, kb, mb] = lang === 'ru' ? ['Б', 'КБ', 'МБ'] : ['B', 'KB', 'MB'];
-  return bytes < 1024
-    ? `${bytes} ${b}`
-    : bytes < 1024 * 1024
-      ? `${fmt(Math.round(bytes / 1024))} ${kb}`
-      : `${(bytes / 1048576).toLocaleString(locale(), { maximumFractionDigits: 1 })} ${mb}`;
+  return (language() === 'ru' ? ru : en)[key];
 }
