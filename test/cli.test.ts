@@ -327,7 +327,11 @@ describe('deepwork "question"', () => {
 describe('usage and config errors', () => {
   const usage: Array<[string, string[], RegExp]> = [
     ['no question', [], /No question given\. Ask like this: deepwork "where is the login checked\?"/],
-    ['an unknown flag', ['q', '--frobnicate'], /There is no option --frobnicate\. A question that starts with "-" goes/],
+    [
+      'an unknown flag',
+      ['q', '--frobnicate'],
+      /There is no option --frobnicate\. A question that starts with "-" goes/,
+    ],
     ['a mistyped flag', ['q', '--aply'], /There is no option --aply\. Did you mean --apply\?/],
     ['a flag without its value', ['q', '--steps'], /--steps needs a value: --steps N\./],
     ['a bad --steps', ['q', '--steps', 'many'], /--steps must be a whole number from 1 to 50, not "many"/],
@@ -565,7 +569,10 @@ describe('the console as its users expect it', () => {
         assert.match(run.stdout, new RegExp(`^ {2}(-\\w, | {4})--${name}\\b.* {2,}\\S`, 'm'), `--${name} has its line`);
       assert.ok(run.stdout.includes(`State:   ${path.join(configs, 'state')}`));
       assert.ok(run.stdout.includes(`Backups: ${path.join(configs, 'backup')}`));
-      assert.match(run.stdout, /Exit codes:\n {2}0 {4}done .*\n {2}1 .*\n {2}2 {4}a usage error\n {2}3 {4}--check.*\n {2}130 {2}stopped/);
+      assert.match(
+        run.stdout,
+        /Exit codes:\n {2}0 {4}done .*\n {2}1 .*\n {2}2 {4}a usage error\n {2}3 {4}--check.*\n {2}130 {2}stopped/,
+      );
       const wide = run.stdout.split('\n').filter((line) => line.length > 100);
       assert.deepEqual(wide, [], 'no line over 100 columns');
     }
