@@ -12,8 +12,9 @@ import { escapeRegExp } from '../common/text.ts';
 export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
   | { problem: 'no-file' }
   | { problem: 'past-end'; lines: number }
-  // The name is not near the line; `at`: the line it is on (a definition first).
-  | { problem: 'name-elsewhere'; at: number }
+  // The name is not near the line; `at`: the line it is on, its definition when the file defines it (`defined`),
+  // else the first line that uses it.
+  | { problem: 'name-elsewhere'; at: number; defined: boolean }
   | { problem: 'name-absent' }
 );
 
@@ -144,19 +145,23 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     const near = lines.slice(Math.max(0, c.line - 1 - NEAR), last + NEAR);
     if (near.some((l) => word.test(l))) return [];
     const at = whereDefined(lines, c.name, word);
-    return [at === undefined ? { ...c, problem: 'name-absent' } : { ...c, problem: 'name-elsewhere', at }];
+    return [at === undefined ? { ...c, problem: 'name-absent' } : { ...c, problem: 'name-elsewhere', ...at }];
   });
 }
 
 // The line (1-based) a name is defined on, or first appears on; undefined when it is not in the file.
-function whereDefined(lines: readonly string[], name: string, word: RegExp): number | undefined {
+function whereDefined(
+  lines: readonly string[],
+  name: string,
+  word: RegExp,
+): { at: number; defined: boolean } | undefined {
   const definition = new RegExp(
     `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(?<![\\w$.])${escapeRegExp(name)}\\s*(\\([^)]*\\)\\s*\\{|=\\s*(async\\s*)?(\\(|function))`,
   );
   const defined = lines.findIndex((l) => definition.test(l));
-  if (defined >= 0) return defined + 1;
+  if (defined >= 0) return { at: defined + 1, defined: true };
   const used = lines.findIndex((l) => word.test(l));
-  return used >= 0 ? used + 1 : undefined;
+  return used >= 0 ? { at: used + 1, defined: false } : undefined;
 }
 
 // What the person is told of one, and the model: "protocol/loop.ts:120 for `runLoop`: it is at line 113".
@@ -168,7 +173,9 @@ export function describeMiscitation(m: Miscitation): string {
     case 'past-end':
       return `${what}: ${m.path} has ${m.lines} line${m.lines === 1 ? '' : 's'}`;
     case 'name-elsewhere':
-      return `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`;
+      return m.defined
+        ? `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`
+        : `${what}: ${m.path} does not define \`${m.name ?? ''}\` (it first appears at line ${m.at}); FIND it to cite its definition`;
     case 'name-absent':
       return `${what}: \`${m.name ?? ''}\` is not in ${m.path}`;
   }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkCitations, findCitations, MAX_CITATIONS } from '../protocol/citations.ts';
+import { checkCitations, describeMiscitation, findCitations, MAX_CITATIONS } from '../protocol/citations.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { runLoop, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
@@ -115,8 +115,26 @@ describe('checkCitations', () => {
         name: 'build',
         problem: 'name-elsewhere',
         at: 8,
+        defined: true,
       },
     ]);
+  });
+
+  it('says a name the file only uses is not defined there, rather than sending the reader to a use', () => {
+    const [wrong] = check('`lex` is in src/parse.js:8.');
+    assert.deepEqual(wrong, {
+      cited: 'src/parse.js:8',
+      path: 'src/parse.js',
+      line: 8,
+      name: 'lex',
+      problem: 'name-elsewhere',
+      at: 1,
+      defined: false,
+    });
+    assert.equal(
+      describeMiscitation(wrong ?? assert.fail()),
+      'src/parse.js:8 for `lex`: src/parse.js does not define `lex` (it first appears at line 1); FIND it to cite its definition',
+    );
   });
 
   it('says a line past the end, a name not in the file, and a path that is not there', () => {

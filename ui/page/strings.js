@@ -86,7 +86,10 @@ const en = {
         const what = `${m.cited}${m.name === undefined ? '' : ` for ${m.name}`}`;
         if (m.problem === 'no-file') return `${what}: there is no ${m.path}`;
         if (m.problem === 'past-end') return `${what}: ${m.path} has ${fmt(m.lines)} line${m.lines === 1 ? '' : 's'}`;
-        if (m.problem === 'name-elsewhere') return `${what}: it is at ${m.path}:${m.at}`;
+        if (m.problem === 'name-elsewhere')
+          return m.defined
+            ? `${what}: it is at ${m.path}:${m.at}`
+            : `${what}: ${m.path} does not define it (it first appears at line ${m.at})`;
         return `${what}: ${m.name} is not in ${m.path}`;
       })
       .join('; ')}.`,
@@ -234,7 +237,10 @@ const ru = {
         if (m.problem === 'no-file') return `${what}: файла ${m.path} нет`;
         if (m.problem === 'past-end')
           return `${what}: в ${m.path} ${fmt(m.lines)} ${ruPlural(m.lines, 'строка', 'строки', 'строк')}`;
-        if (m.problem === 'name-elsewhere') return `${what}: это ${m.path}:${m.at}`;
+        if (m.problem === 'name-elsewhere')
+          return m.defined
+            ? `${what}: это ${m.path}:${m.at}`
+            : `${what}: в ${m.path} не определено (впервые встречается в строке ${m.at})`;
         return `${what}: ${m.name} в ${m.path} нет`;
       })
       .join('; ')}.`,
