@@ -19,5 +19,10 @@ if (files.length === 0) {
   );
   process.exit(1);
 }
-const run = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });
+// A line per file and a summary, every failure in full (scripts/summary-reporter.mjs); DEEPWORK_TEST_REPORTER names
+// another of node's reporters (tap, spec, dot) or a file of one.
+const chosen = process.env.DEEPWORK_TEST_REPORTER;
+const reporter =
+  chosen === undefined || chosen === '' ? new URL('./summary-reporter.mjs', import.meta.url).href : chosen;
+const run = spawnSync(process.execPath, ['--test', `--test-reporter=${reporter}`, ...files], { stdio: 'inherit' });
 process.exit(run.status ?? 1);
