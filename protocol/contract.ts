@@ -73,6 +73,12 @@ export type Limits = {
   needPaths: number;
   // Missing paths per step for which the closest existing paths are looked up.
   suggestions: number;
+  // Characters of outline sent for all OUTLINE requests of one step.
+  outlineChars: number;
+  // Files outlined for all OUTLINE requests of one step.
+  outlineFiles: number;
+  // Bytes of files parsed for all OUTLINE requests of one step: what bounds their time (about 2 MB a second here).
+  outlineBytes: number;
 };
 
 export const defaultLimits: Limits = {
@@ -84,4 +90,7 @@ export const defaultLimits: Limits = {
   folderEntries: 100,
   needPaths: 100,
   suggestions: 10,
+  outlineChars: 60_000,
+  outlineFiles: 300,
+  outlineBytes: 16 << 20,
 };

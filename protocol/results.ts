@@ -7,6 +7,7 @@ import type { ResultText, ResultTexts } from './kinds/kind.ts';
 import { needResults, type NeedResults } from './kinds/need.ts';
 import { listResults, type ListResults } from './kinds/list.ts';
 import { findResults, type FindResults } from './kinds/find.ts';
+import { outlineResults, type OutlineResults } from './kinds/outline.ts';
 import { requestForms } from './requests.ts';
 import { heading } from './wire.ts';
 
@@ -34,7 +35,7 @@ type SharedResults = {
   unclear: { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 };
 
-type Results = NeedResults & ListResults & FindResults & SharedResults;
+type Results = NeedResults & ListResults & FindResults & OutlineResults & SharedResults;
 export type ResultKind = keyof Results;
 export type Result = Results[ResultKind];
 
@@ -82,6 +83,7 @@ const texts: { [K in ResultKind]: ResultText<Results[K]> } = {
   ...needResults,
   ...listResults,
   ...findResults,
+  ...outlineResults,
   ...sharedResults,
 };
 

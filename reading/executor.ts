@@ -17,6 +17,8 @@ import type { Answerer, Folder, Step } from './answer/step.ts';
 import { answerNeeds } from './answer/need.ts';
 import { answerLists } from './answer/list.ts';
 import { answerFinds } from './answer/find.ts';
+import { answerOutlines } from './answer/outline.ts';
+import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -30,6 +32,8 @@ export type ExecutorOptions = SandboxOptions & {
   limits?: Partial<Limits>;
   onLargeFolder?: (entries: number) => void;
   largeFolder?: number;
+  // The parser's worker and its times (reading/outline/parsers.ts); the tests name a worker that fails.
+  parsers?: ParsersOptions;
 };
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
@@ -41,6 +45,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
+  let parsers: Parsers | undefined;
   let closed = false;
   const folder: Folder = {
     entries: () => {
@@ -63,11 +68,20 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     searchable: () => (searchable ??= sourceFirst(folder.files())),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
+    parsers: () => (parsers ??= createParsers(options.parsers)),
   };
   return {
     box,
     limits,
-    answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
+    answer: async (requests, earlier) => {
+      // The map's parses in the background wait while a step is answered: they take nothing from it.
+      parsers?.hold();
+      try {
+        return await answer(box, limits, folder, requests, earlier ?? new Map());
+      } finally {
+        parsers?.release();
+      }
+    },
     text: (wanted) => textOf(box, wanted),
     tree: (maxChars) => {
       const all = folder.entries();
@@ -89,9 +103,9 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       index = undefined;
       finder.reset();
     },
-    close: () => {
+    close: async () => {
       closed = true;
-      return finder.close();
+      await Promise.all([finder.close(), parsers?.close()]);
     },
   };
 }
@@ -130,6 +144,7 @@ const answerers: { [K in RequestKind]: Answerer<K> } = {
   need: answerNeeds,
   list: answerLists,
   find: answerFinds,
+  outline: answerOutlines,
 };
 
 async function answer(

@@ -17,7 +17,10 @@ describe('the request kinds', () => {
       const { keyword, teach } = kindOf(kind);
       assert.ok(texts.instructions.includes(teach), `${keyword}'s lines are in the instructions`);
       assert.ok(texts.reminder.includes(`=== ${keyword}: ${kindOf(kind).form} ===`), `${keyword} is in the reminder`);
-      assert.ok(texts.sameChat.includes(`=== ${keyword}: ${kindOf(kind).form} ===`), `${keyword} is in the same chat's`);
+      assert.ok(
+        texts.sameChat.includes(`=== ${keyword}: ${kindOf(kind).form} ===`),
+        `${keyword} is in the same chat's`,
+      );
       assert.ok(texts.lastStep.includes(keyword), `${keyword} is in the last step's notice`);
     }
     assert.doesNotMatch(
