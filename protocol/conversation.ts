@@ -63,9 +63,11 @@ export type Conversation = {
 
 // `earlier`: the questions before this one in a continued conversation, oldest first.
 // `piped`: text given with the question (what was piped in).
+// `map`: the map of the code (protocol/code-map.ts), or the note that it follows.
 export type Start = {
   texts: Texts;
   tree: string;
+  map?: string | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
   question: string;
@@ -77,6 +79,7 @@ export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
   const attachedText = start.attached.map(renderResult).join('\n\n');
   const headParts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
+  if (start.map !== undefined) headParts.push(start.map);
   if (attachedText !== '') headParts.push(`${heading.attached}\n${attachedText}`);
   if (start.piped !== undefined)
     headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);

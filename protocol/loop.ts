@@ -5,7 +5,7 @@ import type { Bridge, Reader } from './contract.ts';
 import { elisionOf } from './elision.ts';
 import { parseReply, type Proposal, type Unclear } from './parse.ts';
 import { applyEdit } from './edit.ts';
-import type { Result } from './results.ts';
+import { renderResult, type Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
@@ -16,6 +16,7 @@ import {
   MAX_PROPOSALS_PER_REPLY,
   tooManyPairs,
 } from './caps.ts';
+import { MAP_WAIT_MS, mapBudget, mapInMessage, startMap } from './code-map.ts';
 import { stopped } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 
@@ -68,6 +69,8 @@ export type LoopInput = {
   chatContinues?: boolean;
   // Stops the run (the pult's Stop, Ctrl-C): heard while a reply is awaited, and between the blocks of a reply.
   signal?: AbortSignal;
+  // How long the first message waits for a map of the code expected soon (MAP_WAIT_MS); the tests say.
+  mapWait?: number;
   onEvent?: (event: LoopEvent) => void;
 };
 
@@ -122,9 +125,17 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     (input.files !== undefined && input.files.length > 0
       ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
       : []);
+  // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share.
+  const job = startMap(executor, input.question, input.files ?? []);
+  const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
+  const tree = executor.tree(Math.round(treeChars));
+  const fixed = [texts.instructions, tree, input.question, input.piped ?? '', ...attached.map(renderResult)];
+  const mapChars = mapBudget(window, fixed.join('').length, attached.length > 0, treeChars - tree.length);
+  const map = await mapInMessage(job, mapChars, input.mapWait ?? MAP_WAIT_MS);
   const conversation = createConversation({
     texts,
-    tree: executor.tree(treeBudget(window, executor.limits.treeChars)),
+    tree,
+    map: map.head,
     attached,
     question: input.question,
     piped: input.piped,
@@ -222,11 +233,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (step >= steps) return outcome('steps');
     previousKey = key;
 
-    const results = [
-      ...parsed.unclear.map(unclearResult),
-      ...told,
-      ...(await executor.answer(parsed.requests, conversation.stillSent())),
-    ];
+    const answered = await executor.answer(parsed.requests, conversation.stillSent());
+    // A map not ready for the first message comes with the first results after it is.
+    const late = map.later();
+    const results = [...parsed.unclear.map(unclearResult), ...told, ...answered, ...(late === undefined ? [] : [late])];
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });
   }

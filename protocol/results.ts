@@ -8,6 +8,7 @@ import { needResults, type NeedResults } from './kinds/need.ts';
 import { listResults, type ListResults } from './kinds/list.ts';
 import { findResults, type FindResults } from './kinds/find.ts';
 import { outlineResults, type OutlineResults } from './kinds/outline.ts';
+import { mapResults, type MapResults } from './code-map.ts';
 import { requestForms } from './requests.ts';
 import { heading } from './wire.ts';
 
@@ -35,7 +36,7 @@ type SharedResults = {
   unclear: { kind: 'unclear'; request: string; line: number; text: string; problem: string; fix: string | undefined };
 };
 
-type Results = NeedResults & ListResults & FindResults & OutlineResults & SharedResults;
+type Results = NeedResults & ListResults & FindResults & OutlineResults & MapResults & SharedResults;
 export type ResultKind = keyof Results;
 export type Result = Results[ResultKind];
 
@@ -84,6 +85,7 @@ const texts: { [K in ResultKind]: ResultText<Results[K]> } = {
   ...listResults,
   ...findResults,
   ...outlineResults,
+  ...mapResults,
   ...sharedResults,
 };
 

@@ -19,6 +19,8 @@ import { answerLists } from './answer/list.ts';
 import { answerFinds } from './answer/find.ts';
 import { answerOutlines } from './answer/outline.ts';
 import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
+import { createMapper } from './map/mapper.ts';
+import type { MapStore } from './map/cache.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -34,6 +36,9 @@ export type ExecutorOptions = SandboxOptions & {
   largeFolder?: number;
   // The parser's worker and its times (reading/outline/parsers.ts); the tests name a worker that fails.
   parsers?: ParsersOptions;
+  // Where the map of the code keeps what it read between runs, for the folder's real path (state/map-cache.ts); none:
+  // every run reads its files again.
+  mapStore?: (root: string) => MapStore;
 };
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
@@ -70,6 +75,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     finder,
     parsers: () => (parsers ??= createParsers(options.parsers)),
   };
+  const mapper = createMapper(box, folder, options.mapStore?.(box.root));
   return {
     box,
     limits,
@@ -103,9 +109,17 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       index = undefined;
       finder.reset();
     },
+    map: (focus) => {
+      try {
+        return mapper.map(focus);
+      } catch {
+        return undefined;
+      }
+    },
     close: async () => {
       closed = true;
       await Promise.all([finder.close(), parsers?.close()]);
+      mapper.flush();
     },
   };
 }

@@ -198,6 +198,13 @@ export function isLanguage(name: string): name is Language {
   return Object.hasOwn(QUERIES, name);
 }
 
+// Every language, with its query: what a cache of definitions was made by.
+export function allQueries(): string {
+  return Object.entries(QUERIES)
+    .map(([name, query]) => `${name}\n${query}`)
+    .join('\n');
+}
+
 // Node types whose source does not begin with the word that says what they are (Go's `Server struct` inside
 // `type ( … )`): the word put in front of their header.
 export const HEADER_PREFIX: Readonly<Record<string, string>> = {

@@ -53,6 +53,7 @@ function isDef(value: unknown): value is Def {
     typeof value.name === 'string' &&
     typeof value.kind === 'string' &&
     typeof value.depth === 'number' &&
+    typeof value.local === 'boolean' &&
     typeof value.first === 'number' &&
     typeof value.last === 'number' &&
     typeof value.header === 'string'

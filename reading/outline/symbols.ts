@@ -6,8 +6,20 @@ import { countLines, escapeControls } from '../../common/text.ts';
 import { HEADER_PREFIX, WRAPPERS, type Language } from './languages.ts';
 import { definitions, type Ask, type Found } from './tree-sitter.ts';
 
-// `depth` 0 at the top of the file; `first` and `last` are 1-based lines.
-export type Def = { name: string; kind: string; depth: number; first: number; last: number; header: string };
+// `depth` 0 at the top of the file; `first` and `last` are 1-based lines. `local`: it lies inside a function rather
+// than at the top of the file or in a class, module or the like (a helper of one function, not for other files).
+export type Def = {
+  name: string;
+  kind: string;
+  depth: number;
+  local: boolean;
+  first: number;
+  last: number;
+  header: string;
+};
+
+// Definitions whose members other code names: a definition nested in one of these is not local.
+const CONTAINERS: ReadonlySet<string> = new Set(['class', 'interface', 'struct', 'trait', 'impl', 'module', 'enum']);
 
 // `lines`: the file's lines. `refs`: the words it uses and how often (only when asked). `gaveUp`: the parse or the
 // query took over the time allowed, so what was found is partial (or nothing). `capped`: there are more than MAX_DEFS.
@@ -68,7 +80,7 @@ function unique(found: Found[]): Found[] {
   return [...byName.values()];
 }
 
-type Nested = Found & { depth: number; start: number };
+type Nested = Found & { depth: number; start: number; local: boolean };
 
 // Depth by what lies inside what: sorted by start (the outer first when two start together), with a stack of the
 // definitions still open. A definition's start is its wrapper's when it has one (`export`, decorators).
@@ -77,12 +89,15 @@ function nest(found: Found[]): Nested[] {
     ...f,
     start: f.parent !== undefined && WRAPPERS.has(f.parent.type) ? f.parent.place.start : f.place.start,
     depth: 0,
+    local: false,
   }));
   started.sort((a, b) => a.start - b.start || b.place.end - a.place.end);
   const open: Nested[] = [];
   for (const n of started) {
     while (open.length > 0 && (open.at(-1)?.place.end ?? 0) <= n.start) open.pop();
+    const parent = open.at(-1);
     n.depth = open.length;
+    n.local = parent !== undefined && (parent.local || !CONTAINERS.has(parent.kind));
     open.push(n);
   }
   return started;
@@ -98,6 +113,7 @@ function defOf(n: Nested, text: string): Def {
     name: oneLine(name, 80),
     kind: n.kind,
     depth: n.depth,
+    local: n.local,
     first: startRow + 1,
     last,
     header: headerOf(n, text, wrapped?.start ?? n.place.start),
