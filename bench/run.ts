@@ -305,10 +305,10 @@ async function outlineRows(rg: string): Promise<Row[]> {
         null,
       ),
       ratioRow(
-        "Whole process: the first OUTLINE of a run (the parser's load, a small file)",
+        "Whole process: the first OUTLINE of a run, its own cost (the parser's load; a folder of one small file)",
         f.first.own,
         f.first.none,
-        bare,
+        'a run with no requests there',
         null,
       ),
       ratioRow(

@@ -15,7 +15,7 @@ import { outline } from '../protocol/kinds/outline.ts';
 import { runLoop } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import type { Bridge } from '../protocol/contract.ts';
-import { tempFolder } from './helpers.ts';
+import { tempFolder, thirtyThousandFiles } from './helpers.ts';
 
 const TS = `import fs from 'node:fs';
 
@@ -236,6 +236,28 @@ describe('OUTLINE', () => {
       counted,
       /\[cut: 2 more files not outlined, over this step's 1 file outlined: src\/server\.py, src\/store\.ts;/,
     );
+  });
+});
+
+describe('OUTLINE within bounds', () => {
+  it('outlines at most a step of files of a mask matching 30,000, and says how many were left', async () => {
+    const many = thirtyThousandFiles('deepwork-outline-many-');
+    const text = await ask('=== OUTLINE: **/*.ts ===', {}, many);
+    assert.match(
+      text,
+      /^=== RESULT OUTLINE \*\*\/\*\.ts: 30,000 files matched, 300 outlined, 0 definitions ===\n\[no definitions in: pkg0\/mod0\/file0\.ts, .* and 290 more\]\n/,
+    );
+    assert.match(
+      text,
+      /\[cut: 29,700 more files not outlined, over this step's 300 files outlined: pkg0\/mod3\/file0\.ts, .* and 29,690 more; OUTLINE a narrower mask or one file for them\]/,
+    );
+  });
+
+  it('names a file over the size deepwork reads whole without reading it', async () => {
+    const folder = tempFolder({ 'small.ts': 'export const a = 1;\n' });
+    fs.truncateSync(path.join(folder, 'small.ts'), 17 << 20);
+    const text = await ask('=== OUTLINE: small.ts ===', {}, folder);
+    assert.equal(text, '=== RESULT OUTLINE small.ts: it is 17 MB, over the 16 MB deepwork reads whole ===');
   });
 });
 

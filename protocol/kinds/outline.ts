@@ -170,10 +170,13 @@ function fileBody(f: OutlineFile, indent: string): string {
 
 function masked(r: Outline): string {
   const parts: string[] = [];
+  const empty = r.files.filter((f) => f.total === 0);
   for (const f of r.files) {
+    if (f.total === 0) continue;
     parts.push(`${fileLine(f)}\n`);
     parts.push(fileBody(f, '  '));
   }
+  if (empty.length > 0) parts.push(`[no definitions in: ${named(empty.map((f) => f.path))}]\n`);
   if (r.nested)
     parts.push(
       "[nested definitions (methods, inner functions) left out to fit this step's limit; OUTLINE one file for all of them]\n",

@@ -14,7 +14,7 @@ export type RankedFile = { rel: string; rank: number; defs: MapDef[] };
 
 // Lower than the web's 0.85: a walk that starts again more often stays nearer to what the question is about.
 const DAMPING = 0.75;
-const ITERATIONS = 60;
+const ITERATIONS = 40;
 // A name defined in more files than this says little about any of them (`init`, `render`); in more than TOO_COMMON,
 // nothing worth its edges (a hundred files each defining `subscribe` would tie every user of it to all of them).
 const COMMON_DEFINERS = 5;
@@ -62,10 +62,10 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
   const edges: Edges = { from: [], to: [], name: [], weight: [] };
   const out = new Float64Array(n);
   sources.forEach((s, from) => {
-    eachRef(s.refs, (word, count) => {
+    eachRef(s.refs, (word, countAt) => {
       const to = definers.get(word);
       if (to === undefined || to.length > TOO_COMMON) return;
-      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(count());
+      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(numberAt(s.refs, countAt));
       for (const j of to) {
         if (j === from) continue;
         edges.from.push(from);
@@ -114,18 +114,28 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
 
 type Edges = { from: number[]; to: number[]; name: string[]; weight: number[] };
 
-// The words of `refs` (`word count word count`, as the cache keeps them), and their counts when asked for: most words
-// name nothing defined, and are passed over.
-function eachRef(refs: string, use: (word: string, count: () => number) => void): void {
+// The words of `refs` (`word count word count`, as the cache keeps them), each with where its count begins: most
+// words name nothing defined and are passed over, so a count is read only when wanted (numberAt).
+function eachRef(refs: string, use: (word: string, countAt: number) => void): void {
   let at = 0;
   while (at < refs.length) {
     const space = refs.indexOf(' ', at);
     if (space === -1) return;
     const next = refs.indexOf(' ', space + 1);
-    const end = next === -1 ? refs.length : next;
-    use(refs.slice(at, space), () => Number(refs.slice(space + 1, end)));
-    at = end + 1;
+    use(refs.slice(at, space), space + 1);
+    at = next === -1 ? refs.length : next + 1;
   }
+}
+
+// The decimal number that begins at `at`.
+function numberAt(text: string, at: number): number {
+  let n = 0;
+  for (let i = at; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    n = n * 10 + digit;
+  }
+  return n;
 }
 
 // A definition's name as the words of other files name it: the last part of `Server::start` or `App.Web`.
@@ -206,7 +216,7 @@ function pageRank(
       next[i] = value;
     }
     rank = next;
-    if (change < 1e-7) break;
+    if (change < 1e-6) break;
   }
   return rank;
 }

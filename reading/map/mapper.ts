@@ -23,7 +23,7 @@ export type Mapper = {
 // Fewer source files than this: the tree names them all, and a map adds little.
 export const MIN_FILES = 8;
 // Files read for one map, at most, and the size of each: a larger file is more often generated than read.
-export const MAX_FILES = 2_000;
+export const MAX_FILES = 1_000;
 const MAX_FILE_BYTES = 256 << 10;
 // What the parser reads from cold within about a second here (its start, a grammar or two, the parse).
 const SOON_BYTES = 128 << 10;
@@ -142,17 +142,20 @@ function candidates(
   if (source.length < MIN_FILES) return undefined;
   let chosen = source;
   if (source.length > MAX_FILES) {
-    const lowered = new Set([...words].map((w) => w.toLowerCase()));
+    const lowered = [...new Set([...words].map((w) => w.toLowerCase()))];
     const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
-    const score = (rel: string) => {
-      const parts = rel.toLowerCase().split('/');
-      const named = parts.some((p) => lowered.has(p.replace(/\.[^.]*$/, '')));
-      return (
-        (attached.has(rel) ? 4 : 0) + (folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) + (named ? 2 : 0)
-      );
+    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login"); looked at only in
+    // the paths that hold it at all.
+    const names = (rel: string) => {
+      const lower = rel.toLowerCase();
+      return lowered.some((w) => lower.includes(w) && lower.split('/').some((p) => p.replace(/\.[^.]*$/, '') === w));
     };
+    const score = (rel: string) =>
+      (attached.has(rel) ? 4 : 0) +
+      (folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) +
+      (names(rel) ? 2 : 0);
     chosen = source
-      .map((e, order) => ({ e, order, score: score(e.rel), depth: e.rel.split('/').length }))
+      .map((e, order) => ({ e, order, score: score(e.rel), depth: depthOf(e.rel) }))
       .sort((a, b) => b.score - a.score || a.depth - b.depth || a.order - b.order)
       .slice(0, MAX_FILES)
       .map((x) => x.e);
@@ -168,6 +171,12 @@ function candidates(
       return [];
     }
   });
+}
+
+function depthOf(rel: string): number {
+  let n = 0;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) n++;
+  return n;
 }
 
 function ranked(

@@ -37,7 +37,7 @@ export const HEADER_CHARS = 120;
 // Definitions found in one file at most: a step's outline shows far fewer; a generated file may have far more.
 export const MAX_DEFS = 20_000;
 // Distinct words kept per file for the map, the most used first.
-export const MAX_REFS = 400;
+export const MAX_REFS = 250;
 
 // `rows`: the zero-based lines wanted (the last excluded), when not all; `refs`: count the words the text uses.
 export async function parseText(
