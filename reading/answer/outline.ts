@@ -28,8 +28,10 @@ export const OUTLINE_DEPTH = 6;
 
 type Budget = { chars: number; files: number; bytes: number };
 type Outline = OutlineResults['outline'];
-// A file the target names: its path, where it is read, its size.
+// A file the target names: its path, and where it is read (a symlinked file at its target).
 type Named = { rel: string; real: string };
+
+const RANGE_OF_ONE = 'a range of lines takes one file, not a mask or a folder';
 
 export async function answerOutlines(requests: readonly OutlineRequest[], step: Step): Promise<Result[][]> {
   const { limits } = step;
@@ -46,8 +48,7 @@ export async function answerOutlines(requests: readonly OutlineRequest[], step: 
 async function outlineTarget(raw: string, step: Step, budget: Budget): Promise<Result> {
   const request = `OUTLINE ${raw}`;
   const { path: wanted, from, to, ranged, reversed } = isPlainPath(raw) ? splitRange(raw) : rangeless(raw);
-  if (!isPlainPath(raw) && /:\d+(-\d*)?$/.test(raw))
-    return { kind: 'refused', request, path: raw, reason: 'a range of lines takes one file, not a mask or a folder' };
+  if (!isPlainPath(raw) && /:\d+(-\d*)?$/.test(raw)) return { kind: 'refused', request, path: raw, reason: RANGE_OF_ONE };
   if (reversed)
     return {
       kind: 'refused',
@@ -58,13 +59,7 @@ async function outlineTarget(raw: string, step: Step, budget: Budget): Promise<R
   const target = named(wanted, step);
   if (!('files' in target)) return { ...target, request };
   const { files, mask } = target;
-  if (ranged && mask)
-    return {
-      kind: 'refused',
-      request,
-      path: wanted,
-      reason: 'a range of lines takes one file, not a mask or a folder',
-    };
+  if (ranged && mask) return { kind: 'refused', request, path: wanted, reason: RANGE_OF_ONE };
   const outcome = await outlineFiles(files, mask, ranged ? { from, to } : undefined, step, budget);
   const only = outcome.skipped[0];
   // A single file that holds a private key is withheld, as NEED withholds it.
@@ -176,8 +171,9 @@ async function outlineFiles(
     const parsed = await folder
       .parsers()
       .parse(language, text, { refs: false, ...(rows === undefined ? {} : { rows }) });
-    if (parsed.kind === 'failed' || parsed.gaveUp === 'parse') {
-      const reason = parsed.kind === 'failed' ? parsed.reason : 'it took too long to parse';
+    if (parsed.kind !== 'parsed' || parsed.gaveUp === 'parse') {
+      const reason =
+        parsed.kind === 'failed' ? parsed.reason : parsed.kind === 'ended' ? 'the run ended' : 'it took too long to parse';
       skipped.push({ path: file.rel, why: { kind: 'failed', reason } });
       continue;
     }

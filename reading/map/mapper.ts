@@ -109,7 +109,8 @@ async function parsed(folder: Folder, c: Candidate): Promise<Entry | undefined> 
   const read = readText(c.real, MAX_FILE_BYTES);
   if (read.kind !== 'text') return empty;
   const outcome = await folder.parsers().parse(c.language, read.text, { refs: true, background: true });
-  if (outcome.kind === 'failed') return outcome.reason.startsWith('the run') ? undefined : empty;
+  if (outcome.kind === 'ended') return undefined;
+  if (outcome.kind === 'failed') return empty;
   // What other files may name: definitions at the top or in a class, not a function's helpers, nor `impl` blocks
   // (which name a type defined elsewhere).
   const defs: MapDef[] = outcome.defs

@@ -10,7 +10,8 @@ import type { Language } from './languages.ts';
 import { readAnswer, type ParseJob } from './messages.ts';
 import type { Parsed } from './symbols.ts';
 
-export type ParseOutcome = ({ kind: 'parsed' } & Parsed) | { kind: 'failed'; reason: string };
+// `ended`: the run ended (close()) before the file was parsed, which says nothing of the file.
+export type ParseOutcome = ({ kind: 'parsed' } & Parsed) | { kind: 'failed'; reason: string } | { kind: 'ended' };
 
 export type Parsers = {
   // Parses one file's text. `rows`: only the definitions on these zero-based lines (the last excluded) and around
@@ -79,6 +80,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
       return { kind: 'failed', reason: `the parser did not start: ${String(error)}` };
     }
     const outcome = await ask(thread, job, hardMs);
+    if (closed) return { kind: 'ended' };
     if (outcome.kind === 'failed' || job.text.length > BIG_TEXT) {
       worker = undefined;
       void end(thread);
@@ -88,7 +90,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
 
   return {
     parse(language, text, { refs, rows, background: later = false }) {
-      if (closed) return Promise.resolve({ kind: 'failed', reason: 'the run has ended' });
+      if (closed) return Promise.resolve({ kind: 'ended' });
       return new Promise((resolve) => {
         const job: ParseJob = { kind: 'parse', id: nextId++, language, text, ms, rows, refs };
         (later ? background : now).push({ job, resolve });
@@ -104,8 +106,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
     },
     async close() {
       closed = true;
-      for (const w of [...now.splice(0), ...background.splice(0)])
-        w.resolve({ kind: 'failed', reason: 'the run ended' });
+      for (const w of [...now.splice(0), ...background.splice(0)]) w.resolve({ kind: 'ended' });
       const running = worker;
       worker = undefined;
       if (running !== undefined) await running.then(end, () => undefined);
