@@ -48,7 +48,8 @@ export async function answerOutlines(requests: readonly OutlineRequest[], step: 
 async function outlineTarget(raw: string, step: Step, budget: Budget): Promise<Result> {
   const request = `OUTLINE ${raw}`;
   const { path: wanted, from, to, ranged, reversed } = isPlainPath(raw) ? splitRange(raw) : rangeless(raw);
-  if (!isPlainPath(raw) && /:\d+(-\d*)?$/.test(raw)) return { kind: 'refused', request, path: raw, reason: RANGE_OF_ONE };
+  if (!isPlainPath(raw) && /:\d+(-\d*)?$/.test(raw))
+    return { kind: 'refused', request, path: raw, reason: RANGE_OF_ONE };
   if (reversed)
     return {
       kind: 'refused',
@@ -173,7 +174,11 @@ async function outlineFiles(
       .parse(language, text, { refs: false, ...(rows === undefined ? {} : { rows }) });
     if (parsed.kind !== 'parsed' || parsed.gaveUp === 'parse') {
       const reason =
-        parsed.kind === 'failed' ? parsed.reason : parsed.kind === 'ended' ? 'the run ended' : 'it took too long to parse';
+        parsed.kind === 'failed'
+          ? parsed.reason
+          : parsed.kind === 'ended'
+            ? 'the run ended'
+            : 'it took too long to parse';
       skipped.push({ path: file.rel, why: { kind: 'failed', reason } });
       continue;
     }
