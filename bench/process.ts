@@ -14,8 +14,8 @@ import { median, processTime, timedRun } from './tools.ts';
 const BIN = path.join(INSTALL_DIR, 'bin', 'deepwork.js');
 
 // A loopback Ollama-style bridge in its own process (this one is blocked while it waits for the runs). What it
-// replies depends on the question: "FIND a|b" asks FIND of each text, "LIST mask" a LIST, anything else is answered at
-// once; a message that already holds results is answered.
+// replies depends on the question: "FIND a|b" asks FIND of each text, "LIST mask" a LIST, "OUTLINE x" an OUTLINE,
+// anything else is answered at once; a message that already holds results is answered.
 const BRIDGE = `
 const http = require('node:http');
 const server = http.createServer((req, res) => {
@@ -35,6 +35,7 @@ const server = http.createServer((req, res) => {
     if (!message.includes(${JSON.stringify(heading.results(1).replace(/ 1 ===$/, ''))})) {
       if (question.startsWith('FIND ')) reply = question.slice(5).split('|').map((t) => '=== FIND: ' + t + ' ===').join('\\n');
       else if (question.startsWith('LIST ')) reply = '=== LIST: ' + question.slice(5) + ' ===';
+      else if (question.startsWith('OUTLINE ')) reply = '=== OUTLINE: ' + question.slice(8) + ' ===';
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     res.end(JSON.stringify({ message: { role: 'assistant', content: reply }, done: true }) + '\\n');

@@ -29,6 +29,7 @@ import {
   withConfig,
 } from './process.ts';
 import { growthFactor, type Growth } from './growth.ts';
+import { LARGEST, MASK, outlineFigures } from './outline.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const RARE = 'zzqqxxyy_rare';
@@ -170,6 +171,11 @@ async function main(): Promise<void> {
   process.stderr.write(
     `Corpus: ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(1)} MB; ${RUNS} runs each.\n`,
   );
+  // BENCH_ONLY=outline: OUTLINE's and the map's rows alone (issue 27), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'outline') {
+    process.stdout.write(`\n${table(await outlineRows(tools.rg))}\n`);
+    return;
+  }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.
   const rows: Row[] = [...(await parserRows()), editRow()];
   // Same skip rules on both sides: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
@@ -267,10 +273,71 @@ async function main(): Promise<void> {
   rows.push(...(await budgetRows(executor)));
   rows.push(peakRssRow());
   await executor.close();
+  rows.push(...(await outlineRows(tools.rg)));
 
   const check = await hitsMatchRipgrep(tools.rg, skips);
   print(rows, corpus, check);
   save(rows, corpus, check);
+}
+
+// OUTLINE and the map of the code (bench/outline.ts): OUTLINE's own cost against ripgrep finding definitions in the same
+// files; the map's, in the background from cold and before the first message from the cache, against a run of deepwork
+// with no requests on the corpus.
+async function outlineRows(rg: string): Promise<Row[]> {
+  const bridge = await startBridge();
+  try {
+    const f = await outlineFigures(bridge, rg, RUNS);
+    const mb = (bytes: number) => `${(bytes / (1 << 20)).toFixed(1)} MB`;
+    const bare = 'a run with no requests, whole process';
+    return [
+      ratioRow(
+        `Whole process: OUTLINE of the corpus's largest source file (${LARGEST}, ${mb(f.largest.bytes)}), its own cost`,
+        f.largest.own,
+        f.largest.rg,
+        'rg for definition lines, whole process',
+        null,
+      ),
+      ratioRow(
+        `Whole process: OUTLINE ${MASK} (${f.mask.files} files), its own cost`,
+        f.mask.own,
+        f.mask.rg,
+        'rg for definition lines, whole process',
+        null,
+      ),
+      ratioRow(
+        "Whole process: the first OUTLINE of a run, its own cost (the parser's load; a folder of one small file)",
+        f.first.own,
+        f.first.none,
+        'a run with no requests there',
+        null,
+      ),
+      ratioRow(
+        `The map of the code from cold: ${f.map.files} files ranked, parsed in the background`,
+        f.map.cold,
+        f.map.bare,
+        bare,
+        null,
+      ),
+      ratioRow(
+        'The map of the code from its cache, before the first message (walk excluded)',
+        f.map.warm,
+        f.map.bare,
+        bare,
+        null,
+      ),
+      absoluteRow('The map of the code from its cache: within about a second', f.map.warm, 1000, 'ms'),
+      {
+        what: 'Install size added (@vscode/tree-sitter-wasm)',
+        deepwork: mb(f.installBytes),
+        reference: '—',
+        ratio: '—',
+        target: '—',
+        met: null,
+      },
+    ];
+  } finally {
+    bridge.close();
+  }
 }
 
 // Each run starts without the garbage of the one before, as a real run starts in a fresh process.

@@ -13,6 +13,7 @@ import { runQuestion, type EditTally } from '../app/question.ts';
 import { previewFiles, type ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../saved/runs.ts';
 import { newConversationId } from '../saved/conversations.ts';
+import { mapStore } from '../saved/map-cache.ts';
 import { answerParts, filesJson, listFiles, printAnswer, printJson, stepLog } from '../console/output.ts';
 import { PIPED_CHARS } from '../console/stdin.ts';
 import { createConsolePaste } from '../console/paste.ts';
@@ -88,6 +89,7 @@ async function ask(
 ): Promise<number> {
   const executor = createExecutor(q.folder, {
     ...box,
+    mapStore: (root) => mapStore(config.stateDir, root),
     onLargeFolder: (entries) =>
       io.err(
         `deepwork: this folder holds more than ${formatCount(entries)} files and folders (not counting .gitignore'd ones), so walking it takes a while. Is it the project folder? Ctrl-C stops.`,

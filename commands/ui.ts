@@ -2,6 +2,7 @@
 // never the token, which a command line would show to every user of the machine, and a screen to whoever sees it.
 
 import { createExecutor } from '../reading/executor.ts';
+import { mapStore } from '../saved/map-cache.ts';
 import { launchPult, openInBrowser } from '../ui/launch.ts';
 import { CODE_LIFE_MS } from '../ui/security.ts';
 import { checkConfigured, createBridge } from '../bridge/choose.ts';
@@ -13,7 +14,10 @@ export async function run(context: Context): Promise<number> {
   const { io, flags } = context;
   const { config: settings, configFile, box } = settingsOf(context);
   const config = { ...settings, configFile };
-  const executor = createExecutor(projectFolder(context.cwd, flags['any-folder'] === true), box);
+  const executor = createExecutor(projectFolder(context.cwd, flags['any-folder'] === true), {
+    ...box,
+    mapStore: (root) => mapStore(config.stateDir, root),
+  });
   const bridge = await createBridge(config);
   const launched = await launchPult({
     // A port from the config (not from --port) gives way to the next free one when another program holds it.

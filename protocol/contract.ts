@@ -52,7 +52,21 @@ export type Reader = {
   // Starts afresh: the folder is walked again and files read again. A run calls it when its question starts; within
   // a run, LIST, FIND and the tree see the folder as it was then, and FIND keeps what it read for the next step.
   reset(): void;
+  // The files most likely to matter for a question, ranked, for the map of the code in the first message; undefined
+  // when the folder has too few source files for a map to help (a reader without maps need not have it).
+  map?(focus: MapFocus): MapJob | undefined;
 };
+
+// What a map is made for: the question and the files the user attached (as given).
+export type MapFocus = { question: string; files: readonly string[] };
+
+// A map being made. `soon`: what it needs is at hand (its files read in an earlier run, or few to read), so it is
+// expected within about a second, and the first message waits for it that long; else it follows in a later message.
+// `big`: the folder has more source files than a tree shows, so the map takes part of the tree's room.
+export type MapJob = { soon: boolean; big: boolean; files: Promise<MapFile[]> };
+
+// A file of the map, most likely to matter first, with its main definitions, the most used first.
+export type MapFile = { path: string; defs: Array<{ name: string; first: number; last: number }> };
 
 // A file's text for an EDIT's check, or why there is none.
 export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };
@@ -75,6 +89,12 @@ export type Limits = {
   needPaths: number;
   // Missing paths per step for which the closest existing paths are looked up.
   suggestions: number;
+  // Characters of outline sent for all OUTLINE requests of one step.
+  outlineChars: number;
+  // Files outlined for all OUTLINE requests of one step.
+  outlineFiles: number;
+  // Bytes of files parsed for all OUTLINE requests of one step: what bounds their time (about 2 MB a second here).
+  outlineBytes: number;
 };
 
 export const defaultLimits: Limits = {
@@ -86,4 +106,7 @@ export const defaultLimits: Limits = {
   folderEntries: 100,
   needPaths: 100,
   suggestions: 10,
+  outlineChars: 60_000,
+  outlineFiles: 300,
+  outlineBytes: 16 << 20,
 };

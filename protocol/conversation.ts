@@ -14,7 +14,6 @@ import type { Texts } from './transcript.ts';
 
 // What a dropped piece's note costs, about; and the closing reminder with the step line.
 const NOTE_TOKENS = 30;
-const TAIL_TOKENS = 120;
 
 // A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
 // read it (`seen`), `unsent` when it gave way before the model ever saw it (a result of the latest step that did not
@@ -63,9 +62,11 @@ export type Conversation = {
 
 // `earlier`: the questions before this one in a continued conversation, oldest first.
 // `piped`: text given with the question (what was piped in).
+// `map`: the map of the code (protocol/code-map.ts), or the note that it follows.
 export type Start = {
   texts: Texts;
   tree: string;
+  map?: string | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
   question: string;
@@ -77,6 +78,7 @@ export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
   const attachedText = start.attached.map(renderResult).join('\n\n');
   const headParts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
+  if (start.map !== undefined) headParts.push(start.map);
   if (attachedText !== '') headParts.push(`${heading.attached}\n${attachedText}`);
   if (start.piped !== undefined)
     headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
@@ -97,6 +99,11 @@ export function createConversation(start: Start): Conversation {
     const reminder = sameChat ? texts.sameChat : texts.reminder;
     return [reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
   };
+
+  // What the closing lines cost: the reminder, the step and window line (with the largest room it can name), the
+  // last step's warning.
+  const tailTokens = (step: number, total: number): number =>
+    estimateTokens(tail(step, total, window.promptTokens)) + 2;
 
   const assemble = (step: number, total: number, room: number): string => {
     const parts = [head];
@@ -150,7 +157,7 @@ export function createConversation(start: Start): Conversation {
         ...older.map((s) => s.answer),
         ...(steps.at(-1)?.results ?? []),
       ];
-      // Markers and joins cost a few tokens each; the closing reminder about TAIL_TOKENS.
+      // Markers and joins cost a few tokens each; the closing lines what they say with the most room.
       const cost = (p: Piece) => (p.dropped ? NOTE_TOKENS : p.tokens + 4);
       const earlierTokens = earlier.reduce(
         (sum, t) =>
@@ -162,7 +169,7 @@ export function createConversation(start: Start): Conversation {
       );
       let estimate =
         fixedTokens +
-        TAIL_TOKENS +
+        tailTokens(step, total) +
         earlierTokens +
         steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);
       for (const p of pieces) {
@@ -188,13 +195,13 @@ export function createConversation(start: Start): Conversation {
     renderNew(step, total) {
       const latest = steps.at(-1);
       if (step === 1 || latest === undefined) {
-        const message = `${question}\n\n${tail(step, total, window.promptTokens - estimateTokens(question) - TAIL_TOKENS)}`;
+        const message = `${question}\n\n${tail(step, total, window.promptTokens - estimateTokens(question) - tailTokens(step, total))}`;
         return { message, tokens: estimateTokens(message), dropped: 0, carries: ['the question'] };
       }
       // What fit the message that stands on its own fits this one too: render() has decided it for this step.
       const results = latest.results.map((r) => (!r.dropped ? r.text : r.unsent));
       const parts = [...(results.length > 0 ? [`${heading.results(latest.step)}\n${results.join('\n\n')}`] : [])];
-      const estimate = estimateTokens(parts.join('\n\n')) + TAIL_TOKENS;
+      const estimate = estimateTokens(parts.join('\n\n')) + tailTokens(step, total);
       const message = [...parts, tail(step, total, window.promptTokens - estimate, true)].join('\n\n');
       const carries = latest.sent.map(
         (r, i) => `${r.request}${latest.results[i]?.dropped === true ? ' (did not fit)' : ''}`,

@@ -3,13 +3,15 @@
 
 import type { Bridge, Reader } from './contract.ts';
 import { parseReply, type Proposal, type Slip, type Unclear } from './parse.ts';
-import type { Result } from './results.ts';
+import { renderResult, type Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
 import { checkProposals, proposalBook, type Misses } from './proposals.ts';
 import { heardStop } from '../common/errors.ts';
+import { estimateTokens } from '../common/tokens.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
+import { MAP_WAIT_MS, mapBudget, mapInMessage, startMap } from './code-map.ts';
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -62,6 +64,8 @@ export type LoopInput = {
   chatContinues?: boolean;
   // Stops the run (the pult's Stop, Ctrl-C): heard while a reply is awaited, and between the blocks of a reply.
   signal?: AbortSignal;
+  // How long the first message waits for a map of the code expected soon (MAP_WAIT_MS); the tests say.
+  mapWait?: number;
   onEvent?: (event: LoopEvent) => void;
 };
 
@@ -120,9 +124,17 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     (input.files !== undefined && input.files.length > 0
       ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
       : []);
+  // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share.
+  const job = startMap(executor, input.question, input.files ?? []);
+  const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
+  const tree = executor.tree(Math.round(treeChars));
+  const fixed = [texts.instructions, tree, input.question, input.piped ?? '', ...attached.map(renderResult)];
+  const mapChars = mapBudget(window, estimateTokens(fixed.join('\n\n')), attached.length > 0, treeChars - tree.length);
+  const map = await mapInMessage(job, mapChars, input.mapWait ?? MAP_WAIT_MS);
   const conversation = createConversation({
     texts,
-    tree: executor.tree(treeBudget(window, executor.limits.treeChars)),
+    tree,
+    map: map.head,
     attached,
     question: input.question,
     piped: input.piped,
@@ -253,10 +265,14 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
     // What became of the lines not written as requests, in the order they stand: each before the results.
     const lines = [...parsed.unclear.map(unclearResult), ...parsed.slips.map(readAsResult)];
+    const answered = await executor.answer(parsed.requests, conversation.stillSent());
+    // A map not ready for the first message comes with the first results after it is.
+    const late = map.later();
     const results = [
       ...lines.sort((a, b) => a.line - b.line),
       ...told,
-      ...(await executor.answer(parsed.requests, conversation.stillSent())),
+      ...answered,
+      ...(late === undefined ? [] : [late]),
     ];
     const chars = conversation.add(step, reply, results);
     emit({ kind: 'answered-requests', step, requests: asked.length, chars });

@@ -7,17 +7,18 @@ import type { Kind } from './kinds/kind.ts';
 import { need, type NeedRequest } from './kinds/need.ts';
 import { list, type ListRequest } from './kinds/list.ts';
 import { find, type FindRequest } from './kinds/find.ts';
+import { outline, type OutlineRequest } from './kinds/outline.ts';
 
-export type { NeedRequest, ListRequest, FindRequest };
+export type { NeedRequest, ListRequest, FindRequest, OutlineRequest };
 
-export type Request = NeedRequest | ListRequest | FindRequest;
+export type Request = NeedRequest | ListRequest | FindRequest | OutlineRequest;
 export type RequestKind = Request['kind'];
 // The member of the union with that kind.
 export type RequestOf<K extends RequestKind> = Extract<Request, { kind: K }>;
 // The same as a mapped type, whose `kind` is K itself: what a table over the kinds is indexed with.
 type Requested<K extends RequestKind> = { [P in K]: RequestOf<P> & { kind: P } }[K];
 
-export const kinds: { [K in RequestKind]: Kind<RequestOf<K>> } = { need, list, find };
+export const kinds: { [K in RequestKind]: Kind<RequestOf<K>> } = { need, list, find, outline };
 
 export const requestKinds = Object.keys(kinds).filter(isRequestKind);
 

@@ -7,6 +7,8 @@ import type { ResultText, ResultTexts } from './kinds/kind.ts';
 import { needResults, type NeedResults } from './kinds/need.ts';
 import { listResults, type ListResults } from './kinds/list.ts';
 import { findResults, type FindResults } from './kinds/find.ts';
+import { outlineResults, type OutlineResults } from './kinds/outline.ts';
+import { mapResults, type MapResults } from './code-map.ts';
 import { requestForms } from './requests.ts';
 import { heading } from './wire.ts';
 import { describeMiscitation, type Miscitation } from './citations.ts';
@@ -40,7 +42,7 @@ type SharedResults = {
   'read-as': { kind: 'read-as'; request: string; line: number; read: string[]; problem: string };
 };
 
-type Results = NeedResults & ListResults & FindResults & SharedResults;
+type Results = NeedResults & ListResults & FindResults & OutlineResults & MapResults & SharedResults;
 export type ResultKind = keyof Results;
 export type Result = Results[ResultKind];
 
@@ -103,6 +105,8 @@ const texts: { [K in ResultKind]: ResultText<Results[K]> } = {
   ...needResults,
   ...listResults,
   ...findResults,
+  ...outlineResults,
+  ...mapResults,
   ...sharedResults,
 };
 

@@ -3,6 +3,7 @@
 
 export const heading = {
   projectFolder: '=== PROJECT FOLDER ===',
+  map: '=== MAP OF THE CODE ===',
   attached: '=== FILES ATTACHED BY THE USER ===',
   piped: '=== TEXT GIVEN BY THE USER WITH THE QUESTION ===',
   pipedEnd: '=== END OF THE TEXT ===',

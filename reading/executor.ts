@@ -17,6 +17,10 @@ import type { Answerer, Folder, Step } from './answer/step.ts';
 import { answerNeeds } from './answer/need.ts';
 import { answerLists } from './answer/list.ts';
 import { answerFinds } from './answer/find.ts';
+import { answerOutlines } from './answer/outline.ts';
+import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
+import { createMapper } from './map/mapper.ts';
+import type { MapStore } from './map/cache.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -30,6 +34,11 @@ export type ExecutorOptions = SandboxOptions & {
   limits?: Partial<Limits>;
   onLargeFolder?: (entries: number) => void;
   largeFolder?: number;
+  // The parser's worker and its times (reading/outline/parsers.ts); the tests name a worker that fails.
+  parsers?: ParsersOptions;
+  // Where the map of the code keeps what it read between runs, for the folder's real path (state/map-cache.ts); none:
+  // every run reads its files again.
+  mapStore?: (root: string) => MapStore;
 };
 
 export function createExecutor(root: string, options: ExecutorOptions = {}): Executor {
@@ -41,6 +50,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
+  let parsers: Parsers | undefined;
   let closed = false;
   const folder: Folder = {
     entries: () => {
@@ -63,11 +73,21 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     searchable: () => (searchable ??= sourceFirst(folder.files())),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
+    parsers: () => (parsers ??= createParsers(options.parsers)),
   };
+  const mapper = createMapper(box, folder, options.mapStore?.(box.root));
   return {
     box,
     limits,
-    answer: (requests, earlier) => answer(box, limits, folder, requests, earlier ?? new Map()),
+    answer: async (requests, earlier) => {
+      // The map's parses in the background wait while a step is answered: they take nothing from it.
+      parsers?.hold();
+      try {
+        return await answer(box, limits, folder, requests, earlier ?? new Map());
+      } finally {
+        parsers?.release();
+      }
+    },
     text: (wanted) => textOf(box, wanted),
     tree: (maxChars) => {
       const all = folder.entries();
@@ -89,9 +109,17 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       index = undefined;
       finder.reset();
     },
-    close: () => {
+    map: (focus) => {
+      try {
+        return mapper.map(focus);
+      } catch {
+        return undefined;
+      }
+    },
+    close: async () => {
       closed = true;
-      return finder.close();
+      await Promise.all([finder.close(), parsers?.close()]);
+      mapper.flush();
     },
   };
 }
@@ -130,6 +158,7 @@ const answerers: { [K in RequestKind]: Answerer<K> } = {
   need: answerNeeds,
   list: answerLists,
   find: answerFinds,
+  outline: answerOutlines,
 };
 
 async function answer(

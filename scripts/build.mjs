@@ -3,7 +3,7 @@
 // 1. tsc compiles the TypeScript sources file by file into dist/ (the sources' layout, `.ts` imports rewritten to
 //    `.js`): what the tests import.
 // 2. Rollup joins that output into dist/bundle/ — the command line's entry, a chunk per command (commands/) and per
-//    lazily loaded client, and the search worker — which is what bin/deepwork.js runs: fewer module files to find, read and link at every start.
+//    lazily loaded client, the search worker and the parser's worker — which is what bin/deepwork.js runs: fewer module files to find, read and link at every start.
 //    Packages stay external. Rollup's WebAssembly build is used: no native binary, no install script (esbuild, which
 //    tsx brought, has one that npm warns about on every install).
 // 3. The files the code reads at run time go beside the code that reads them (`new URL(..., import.meta.url)`).
@@ -40,6 +40,14 @@ await cli.close();
 const worker = await rollup({ input: { worker: path.join(dist, 'reading', 'search', 'worker.js') }, external, onwarn });
 await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'worker-[hash].js' });
 await worker.close();
+// The parser's worker, which reading/outline/parsers.ts starts from `./parse-worker.js` beside itself (OUTLINE, the map).
+const parser = await rollup({
+  input: { 'parse-worker': path.join(dist, 'reading', 'outline', 'parse-worker.js') },
+  external,
+  onwarn,
+});
+await parser.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'parse-[hash].js' });
+await parser.close();
 
 // The page: its HTML, its style and every module of its script (ui/server.ts serves each .js of the folder by name).
 const PAGE = [

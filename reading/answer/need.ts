@@ -43,9 +43,15 @@ export function answerNeeds(requests: readonly NeedRequest[], { box, limits, fol
 // What is left of a step's NEED limits: characters, paths, and look-ups of the closest paths.
 type NeedBudget = { left: number; sent: Set<string>; paths: number; suggestions: number };
 
-// `path:120-240`, `path:120-` and `path:120` ask for lines of a file.
+// `path:120-240`, `path:120-` and `path:120` ask for lines of a file (NEED's and OUTLINE's form).
 // `reversed`: the range was written last line first (`a.js:50-10`).
-function splitRange(raw: string): { path: string; from: number; to: number; ranged: boolean; reversed: boolean } {
+export function splitRange(raw: string): {
+  path: string;
+  from: number;
+  to: number;
+  ranged: boolean;
+  reversed: boolean;
+} {
   const colon = raw.lastIndexOf(':');
   const range = colon > 0 ? /^(\d+)(?:-(\d*))?$/.exec(raw.slice(colon + 1)) : null;
   if (range === null) return { path: raw, from: 1, to: Infinity, ranged: false, reversed: false };

@@ -8,6 +8,7 @@ import type { Sandbox } from '../sandbox.ts';
 import type { WalkEntry } from '../walk.ts';
 import type { Finder, SearchFile } from '../search/finder.ts';
 import type { PathIndex } from '../similar.ts';
+import type { Parsers } from '../outline/parsers.ts';
 
 // The run's view of the folder: walked once, kept until reset().
 export type Folder = {
@@ -16,6 +17,8 @@ export type Folder = {
   searchable: () => SearchFile[];
   paths: () => PathIndex;
   finder: Finder;
+  // The parser of OUTLINE and the map, started when first asked for.
+  parsers: () => Parsers;
 };
 
 // What the answerers of one step share.

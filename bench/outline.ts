@@ -1,0 +1,111 @@
+// What OUTLINE and the map of the code cost (issue 27): OUTLINE as the user waits for it (a fresh process, its own
+// cost against a run with no requests, alternated with ripgrep finding definitions in the same files), and the map
+// made in the background from cold and from the cache, against a run of deepwork with no requests.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { INSTALL_DIR } from '../common/install.ts';
+import { createExecutor } from '../reading/executor.ts';
+import type { MapStore } from '../reading/map/cache.ts';
+import { CORPUS, median } from './tools.ts';
+import { alternate, deepworkRun, shell, withConfig, type Bridge } from './process.ts';
+
+// The corpus's largest source file, a mask of about 300 source files, and a small file for the parser's first load.
+export const LARGEST = 'typescript/lib/typescript.js';
+export const MASK = 'three/src/renderers/**/*.js';
+const MASK_FOLDER = 'three/src/renderers';
+const SMALL = 'ms/index.js';
+const QUESTION = 'How does mergeMap subscribe to the inner observables, and where is that in rxjs?';
+// What ripgrep is asked for: lines that begin a definition, as a person would grep for them.
+const DEFINITIONS = String.raw`'^\s*(export\s+)?(default\s+)?(async\s+)?(function\*?|class|interface|type|enum)\s'`;
+
+export type OutlineFigures = {
+  largest: { own: number; rg: number; bytes: number };
+  mask: { own: number; rg: number; files: number };
+  // `none`: a run with no requests in the same small folder.
+  first: { own: number; none: number };
+  map: { cold: number; warm: number; bare: number; files: number };
+  installBytes: number;
+};
+
+export async function outlineFigures(bridge: Bridge, rg: string, runs: number): Promise<OutlineFigures> {
+  // The parser's first load, where no map has started it: a folder of one small file.
+  const small = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-outline-'));
+  fs.copyFileSync(path.join(CORPUS, SMALL), path.join(small, 'index.js'));
+  const f = withConfig((config) => {
+    const ask = deepworkRun(bridge, config);
+    return alternate({ none: () => ask('NOREQ', small), first: () => ask('OUTLINE index.js', small) }, runs);
+  });
+  fs.rmSync(small, { recursive: true, force: true });
+  const t = withConfig((config) => {
+    const ask = deepworkRun(bridge, config);
+    return alternate(
+      {
+        none: () => ask('NOREQ', CORPUS),
+        largest: () => ask(`OUTLINE ${LARGEST}`, CORPUS),
+        rgLargest: () => shell(`${rg} -n -e ${DEFINITIONS} -- ${LARGEST} >/dev/null`, CORPUS),
+        mask: () => ask(`OUTLINE ${MASK}`, CORPUS),
+        rgMask: () => shell(`${rg} -n -g '*.js' -e ${DEFINITIONS} -- ${MASK_FOLDER} >/dev/null`, CORPUS),
+      },
+      Math.max(3, Math.ceil(runs / 2)),
+    );
+  });
+  const v = (k: string) => t[k] ?? Number.NaN;
+  const maskFiles = countFiles(path.join(CORPUS, MASK_FOLDER), '.js');
+  return {
+    largest: { own: v('largest') - v('none'), rg: v('rgLargest'), bytes: fs.statSync(path.join(CORPUS, LARGEST)).size },
+    mask: { own: v('mask') - v('none'), rg: v('rgMask'), files: maskFiles },
+    first: { own: (f.first ?? 0) - (f.none ?? 0), none: f.none ?? 0 },
+    map: { ...(await mapFigures(runs)), bare: v('none') },
+    installBytes: folderBytes(path.join(INSTALL_DIR, 'node_modules', '@vscode', 'tree-sitter-wasm')),
+  };
+}
+
+// The map on the corpus, in this process: from cold (every file parsed, in the background, a fresh worker each time)
+// and from the cache (what the first message waits for), each after the run's walk, which the tree makes anyway.
+async function mapFigures(runs: number): Promise<{ cold: number; warm: number; files: number }> {
+  const cold: number[] = [];
+  let store = memoryStore();
+  let files = 0;
+  for (let i = 0; i < 3; i++) {
+    store = memoryStore();
+    const executor = createExecutor(CORPUS, { mapStore: () => store });
+    executor.tree();
+    const started = performance.now();
+    const job = executor.map?.({ question: QUESTION, files: [] });
+    files = (await job?.files)?.length ?? 0;
+    cold.push(performance.now() - started);
+    await executor.close();
+  }
+  const warm: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const executor = createExecutor(CORPUS, { mapStore: () => store });
+    executor.tree();
+    const started = performance.now();
+    await executor.map?.({ question: QUESTION, files: [] })?.files;
+    warm.push(performance.now() - started);
+    await executor.close();
+  }
+  return { cold: median(cold), warm: median(warm), files };
+}
+
+function memoryStore(): MapStore {
+  let data: unknown;
+  return {
+    load: () => data,
+    save: (value) => {
+      data = value;
+    },
+  };
+}
+
+function countFiles(dir: string, ext: string): number {
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith(ext)).length;
+}
+
+// What a folder takes on disk, as `du` counts its files' bytes.
+function folderBytes(dir: string): number {
+  return Number(spawnSync('du', ['-sb', dir], { encoding: 'utf8' }).stdout.split('\t')[0]);
+}

@@ -1,0 +1,120 @@
+// The map of the code in the first message: the files most likely to matter for the question, each with its main
+// definitions and their lines, within a small share of the window that never crowds out the instructions or the
+// question. A map not ready within about a second is promised in the first message and follows with the results of
+// the first requests.
+
+import type { MapFile, MapJob, Reader } from './contract.ts';
+import type { Window } from './conversation.ts';
+import type { ResultTexts } from './kinds/kind.ts';
+import { heading } from './wire.ts';
+
+// How long the first message waits for a map that is expected soon.
+export const MAP_WAIT_MS = 1_000;
+// Definitions named per file, at most.
+const DEFS_PER_FILE = 6;
+// Below this many characters a map would name too few files to help.
+const MIN_MAP_CHARS = 600;
+// A map's lines (paths, names, line numbers) come to about 3.4 characters a token by common/tokens.ts; 3 keeps a margin.
+const MAP_CHARS_PER_TOKEN = 3;
+// The step's closing lines and the joins between parts, which the first message also carries.
+const CLOSING_TOKENS = 200;
+
+export type MapResults = {
+  // The map, ready after the first message was sent: its lines, or undefined when it came out empty.
+  map: { kind: 'map'; request: string; text: string | undefined };
+};
+
+const INTRO =
+  "The files most likely to matter for this question, ranked by what it names and by which code uses which, each with its main definitions and their lines. NEED path:first-last reads one; OUTLINE path lists all of a file's.";
+const PENDING =
+  '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it follows with the results of your first requests.]';
+const REQUEST = 'MAP OF THE CODE';
+
+export const mapResults: ResultTexts<MapResults> = {
+  map: {
+    render: (r) =>
+      r.text === undefined
+        ? heading.result(r.request, 'none: no file defines what the question or the attached files name')
+        : `${heading.result(r.request, 'ready now')}\n${r.text}\n${heading.resultEnd}`,
+    dropped: (_r, step) => `[The map of the code was sent at step ${step} and dropped to fit the window.]`,
+  },
+};
+
+// The map's lines: a file a line, as many as `maxChars` takes; undefined when not one fits.
+export function mapLines(files: readonly MapFile[], maxChars: number): string | undefined {
+  const lines = [INTRO];
+  let used = INTRO.length;
+  for (const f of files) {
+    if (f.defs.length === 0) continue;
+    const defs = f.defs
+      .slice(0, DEFS_PER_FILE)
+      .map((d) => `${d.name} ${d.first === d.last ? d.first : `${d.first}-${d.last}`}`);
+    const line = `${f.path}: ${defs.join(', ')}`;
+    if (used + line.length + 1 > maxChars) break;
+    used += line.length + 1;
+    lines.push(line);
+  }
+  return lines.length > 1 ? lines.join('\n') : undefined;
+}
+
+// The map's room in the first message, in characters: a small share of the window, larger when no files are
+// attached, plus what the tree left of its own room; never more than half of what the instructions, the tree, the
+// attached files and the question leave, so that the results of the first requests still have room.
+export function mapBudget(window: Window, fixedTokens: number, attached: boolean, treeLeft: number): number {
+  const share = Math.min(attached ? 4_000 : 8_000, Math.round((window.promptTokens / (attached ? 24 : 12)) * 3.4));
+  const roomTokens = (window.promptTokens - fixedTokens - CLOSING_TOKENS) / 2;
+  const chars = Math.min(share + Math.max(0, treeLeft), Math.floor(roomTokens * MAP_CHARS_PER_TOKEN));
+  return chars >= MIN_MAP_CHARS ? chars : 0;
+}
+
+// What the loop does with a map: its part of the first message (the map, or the note that it follows), and the result
+// that brings it once ready, which `later` gives once.
+export type MapInMessage = { head: string | undefined; later: () => MapResults['map'] | undefined };
+
+const NONE: MapInMessage = { head: undefined, later: () => undefined };
+
+// Starts the map for the question, when the reader makes maps.
+export function startMap(executor: Reader, question: string, files: readonly string[]): MapJob | undefined {
+  try {
+    return executor.map?.({ question, files });
+  } catch {
+    return undefined;
+  }
+}
+
+// Waits up to `wait` ms for a map expected soon, none for one that is not; a map that fails is left out.
+export async function mapInMessage(job: MapJob | undefined, maxChars: number, wait: number): Promise<MapInMessage> {
+  if (job === undefined || maxChars === 0) return NONE;
+  let files: MapFile[] | undefined;
+  let failed = false;
+  const settled = job.files.then(
+    (f) => {
+      files = f;
+    },
+    () => {
+      failed = true;
+    },
+  );
+  if (job.soon) {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((resolve) => {
+      timer = setTimeout(resolve, wait);
+    });
+    await Promise.race([settled, waited]);
+    clearTimeout(timer);
+  }
+  if (failed) return NONE;
+  if (files !== undefined) {
+    const text = mapLines(files, maxChars);
+    return { head: text === undefined ? undefined : `${heading.map}\n${text}`, later: () => undefined };
+  }
+  let sent = false;
+  return {
+    head: `${heading.map}\n${PENDING}`,
+    later: () => {
+      if (sent || files === undefined) return undefined;
+      sent = true;
+      return { kind: 'map', request: REQUEST, text: mapLines(files, maxChars) };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// What the map keeps of each file between runs, so that a map of a folder read before is made without parsing: its
+// definitions and the words it uses, valid while the file's size and modification time are the same. Kept by whoever
+// makes the executor (state/map-cache.ts keeps it in deepwork's state folder), read back as unknown and checked.
+
+import { isRecord } from '../../common/unknown.ts';
+import { allQueries } from '../outline/languages.ts';
+import type { MapDef } from './graph.ts';
+
+// Where the map's cache lives: read whole when a run starts, written whole when a map is done.
+export type MapStore = { load(): unknown; save(data: unknown): void };
+
+// One file as the map knows it. `refs`: the words it uses and how often, as `word count word count`.
+export type Entry = { size: number; mtime: number; defs: MapDef[]; refs: string };
+
+// Files kept at most: a cache past this keeps those of the latest map.
+export const KEPT_FILES = 10_000;
+
+// The cache's format and the queries that made it: either changed, every file is read again.
+const FORMAT = `1:${hash(allQueries())}`;
+
+export function readCache(data: unknown): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  if (!isRecord(data) || data.format !== FORMAT || !isRecord(data.files)) return entries;
+  for (const [rel, value] of Object.entries(data.files)) {
+    const entry = entryOf(value);
+    if (entry !== undefined) entries.set(rel, entry);
+  }
+  return entries;
+}
+
+// The cache as it is written: `[size, mtime, [[name, first, last, depth], …], refs]` per file.
+export function writeCache(entries: ReadonlyMap<string, Entry>): unknown {
+  const files: Record<string, unknown> = {};
+  for (const [rel, e] of entries)
+    files[rel] = [e.size, e.mtime, e.defs.map((d) => [d.name, d.first, d.last, d.depth]), e.refs];
+  return { format: FORMAT, files };
+}
+
+function entryOf(value: unknown): Entry | undefined {
+  if (!Array.isArray(value) || value.length !== 4) return undefined;
+  const [size, mtime, defs, refs] = value as unknown[];
+  if (typeof size !== 'number' || typeof mtime !== 'number' || typeof refs !== 'string' || !Array.isArray(defs))
+    return undefined;
+  const out: MapDef[] = [];
+  for (const d of defs) {
+    if (!Array.isArray(d) || d.length !== 4) return undefined;
+    const [name, first, last, depth] = d as unknown[];
+    if (typeof name !== 'string' || typeof first !== 'number' || typeof last !== 'number' || typeof depth !== 'number')
+      return undefined;
+    out.push({ name, first, last, depth });
+  }
+  return { size, mtime, defs: out, refs };
+}
+
+export function refsText(refs: ReadonlyArray<readonly [string, number]>): string {
+  return refs.map(([word, count]) => `${word} ${count}`).join(' ');
+}
+
+// FNV-1a, as 8 hex digits: a fingerprint of the queries, not a security measure.
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}

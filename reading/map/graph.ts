@@ -1,0 +1,230 @@
+// The map's ranking: files as the nodes of a graph whose edges run from a file that uses a name to each file that
+// defines it, ranked by PageRank personalised by what is in play — the files the user attached, the files and names the
+// question mentions — after aider's repository map (the idea, not its code). A file's definitions are ranked by the
+// share of rank that reaches it through each of their names.
+
+// A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
+export type MapDef = { name: string; first: number; last: number; depth: number };
+// One file of the graph: what it defines, and the words it uses with how often, as `word count word count`.
+export type MapSource = { rel: string; defs: readonly MapDef[]; refs: string };
+// What the question puts in play: the identifiers and words it holds, and the attached files.
+export type Focus = { words: ReadonlySet<string>; attached: ReadonlySet<string> };
+// A ranked file with its definitions, the most used first (those no other file uses, in the order they come).
+export type RankedFile = { rel: string; rank: number; defs: MapDef[] };
+
+// Lower than the web's 0.85: a walk that starts again more often stays nearer to what the question is about.
+const DAMPING = 0.75;
+const ITERATIONS = 40;
+// A name defined in more files than this says little about any of them (`init`, `render`); in more than TOO_COMMON,
+// nothing worth its edges (a hundred files each defining `subscribe` would tie every user of it to all of them).
+const COMMON_DEFINERS = 5;
+const TOO_COMMON = 20;
+// What a test file's rank is taken at, when the question is not about tests: its folders (and fixtures and test data)
+// or its name says it is one.
+const TEST_FACTOR = 0.3;
+const TEST_PATH = /(^|\/)(tests?|__tests__|spec|test-?data|fixtures?)\/|[._-](test|spec)\.[^/]+$|_test\.go$/i;
+// Declarations of code that lives elsewhere (Python's stubs, TypeScript's .d.ts, a vendored typeshed) name what
+// everything uses, `str`, `Any`, `Promise`, and are rarely where an answer lies: their rank is taken at this, unless
+// the question is about stubs or types' declarations.
+const STUB_FACTOR = 0.1;
+const STUB_PATH = /\.pyi$|\.d\.[cm]?ts$|(^|\/)typeshed\//i;
+
+// The words of a name, lower-cased: `tokenMatches` and `token_matches` are token, matches.
+function partsOf(name: string): string[] {
+  return name
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z\d]+/)
+    .filter((part) => part.length >= 3);
+}
+
+// A word written as code: camelCase, PascalCase with a capital inside, snake_case, with digits (`runLoop`, `MAX_SIZE`).
+function codeLike(word: string): boolean {
+  return /[A-Z]/.test(word.slice(1)) || /[_$\d]/.test(word);
+}
+
+// The `limit` files ranked first for `focus`, the attached ones left out (they are in the message whole).
+export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = Infinity): RankedFile[] {
+  const n = sources.length;
+  if (n === 0) return [];
+  const index = new Map(sources.map((s, i) => [s.rel, i]));
+  // Names a file defines where other files may use them: at its top level, and a class's members.
+  const definers = new Map<string, number[]>();
+  sources.forEach((s, i) => {
+    for (const d of s.defs) {
+      if (d.depth > 1 || d.name.length < 3) continue;
+      const name = keyOf(d.name);
+      const list = definers.get(name) ?? [];
+      if (list.at(-1) !== i) list.push(i);
+      definers.set(name, list);
+    }
+  });
+  // Lower-cased, and plurals as their singular too: `secrets` finds `isSecret`.
+  const lowered = new Set([...focus.words].flatMap((w) => [w.toLowerCase(), w.toLowerCase().replace(/e?s$/, '')]));
+  const code = new Set([...focus.words].filter(codeLike));
+
+  // Edges, flat: from a file to each definer of each name it uses, weighted by how telling the name is and how much it
+  // is used. (An object per edge spent more time in the collector than the ranking took.)
+  const edges: Edges = { from: [], to: [], name: [], weight: [] };
+  const out = new Float64Array(n);
+  sources.forEach((s, from) => {
+    eachRef(s.refs, (word, countAt) => {
+      const to = definers.get(word);
+      if (to === undefined || to.length > TOO_COMMON) return;
+      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(numberAt(s.refs, countAt));
+      for (const j of to) {
+        if (j === from) continue;
+        edges.from.push(from);
+        edges.to.push(j);
+        edges.name.push(word);
+        edges.weight.push(weight);
+        out[from] = (out[from] ?? 0) + weight;
+      }
+    });
+  });
+
+  const personal = personalisation(sources, focus, { lowered, code }, index, definers);
+  // Each edge's share of its file's rank, worked out once.
+  const from = Int32Array.from(edges.from);
+  const to = Int32Array.from(edges.to);
+  const share = Float64Array.from(edges.weight, (w, e) => w / (out[edges.from[e] ?? 0] || 1));
+  const rank = pageRank(n, from, to, share, out, personal);
+
+  // Tests use everything and are rarely where an answer lies, unless the question is about them.
+  const tests = [...lowered].some((w) => /test|spec|fixture/.test(w)) ? 1 : TEST_FACTOR;
+  const stubs = [...lowered].some((w) => /stub|typeshed|pyi|declaration/.test(w)) ? 1 : STUB_FACTOR;
+  const factor = (rel: string) => (TEST_PATH.test(rel) ? tests : 1) * (STUB_PATH.test(rel) ? stubs : 1);
+  const top = sources
+    .map((s, i) => ({ s, i, rank: (rank[i] ?? 0) * factor(s.rel) }))
+    .filter((f) => !focus.attached.has(f.s.rel))
+    .sort((a, b) => b.rank - a.rank || (a.s.rel < b.s.rel ? -1 : 1))
+    .slice(0, limit);
+
+  // Each shown file's definitions by the rank its users pass on through their names.
+  const shown = new Map(top.map((f) => [f.i, new Map<string, number>()]));
+  for (let e = 0; e < from.length; e++) {
+    const names = shown.get(to[e] ?? 0);
+    const name = edges.name[e] ?? '';
+    names?.set(name, (names.get(name) ?? 0) + (rank[from[e] ?? 0] ?? 0) * (share[e] ?? 0));
+  }
+  return top.map(({ s, i, rank: r }) => {
+    const names = shown.get(i) ?? new Map<string, number>();
+    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? 1 : 0);
+    const defs = s.defs
+      .map((d, order) => ({ d, order, score: names.get(keyOf(d.name)) ?? 0 }))
+      .sort(
+        (a, b) => mentioned(b.d) - mentioned(a.d) || b.score - a.score || a.d.depth - b.d.depth || a.order - b.order,
+      )
+      .map((x) => x.d);
+    return { rel: s.rel, rank: r, defs };
+  });
+}
+
+type Edges = { from: number[]; to: number[]; name: string[]; weight: number[] };
+
+// The words of `refs` (`word count word count`, as the cache keeps them), each with where its count begins: most
+// words name nothing defined and are passed over, so a count is read only when wanted (numberAt).
+function eachRef(refs: string, use: (word: string, countAt: number) => void): void {
+  let at = 0;
+  while (at < refs.length) {
+    const space = refs.indexOf(' ', at);
+    if (space === -1) return;
+    const next = refs.indexOf(' ', space + 1);
+    use(refs.slice(at, space), space + 1);
+    at = next === -1 ? refs.length : next + 1;
+  }
+}
+
+// The decimal number that begins at `at`.
+function numberAt(text: string, at: number): number {
+  let n = 0;
+  for (let i = at; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+// A definition's name as the words of other files name it: the last part of `Server::start` or `App.Web`.
+export function keyOf(name: string): string {
+  const parts = name.split(/::|\.|\\|->/);
+  return parts.at(-1)?.trim() ?? name;
+}
+
+// How much one use of `word` ties a file to its definers: names the question mentions most (written as code more
+// than a plain word that happens to name something), private-looking and common names least, long distinctive names
+// (`createExecutor`, `max_reply_chars`) more, short plain ones less.
+function weightOf(word: string, definers: number, mentioned: ReadonlySet<string>, code: ReadonlySet<string>): number {
+  let weight = 1;
+  if (code.has(word)) weight *= 10;
+  else if (mentioned.has(word)) weight *= 3;
+  if (word.startsWith('_')) weight *= 0.1;
+  if (definers > COMMON_DEFINERS) weight *= 0.1;
+  if (word.length >= 8 && /[a-z][A-Z]|_[a-z]/.test(word)) weight *= 3;
+  // A short plain word (`text`, `open`, `write`) names something in one file and means something else in the rest.
+  else if (word.length <= 5 && /^[a-z]+$/.test(word)) weight *= 0.3;
+  return weight;
+}
+
+// Where a random reader starts again: the attached files, the files whose names the question says, and the files
+// defining a name it says. With none, anywhere.
+function personalisation(
+  sources: readonly MapSource[],
+  focus: Focus,
+  { lowered, code }: { lowered: ReadonlySet<string>; code: ReadonlySet<string> },
+  index: ReadonlyMap<string, number>,
+  definers: ReadonlyMap<string, number[]>,
+): Float64Array {
+  const p = new Float64Array(sources.length);
+  for (const rel of focus.attached) {
+    const i = index.get(rel);
+    if (i !== undefined) p[i] = (p[i] ?? 0) + 1;
+  }
+  sources.forEach((s, i) => {
+    const parts = s.rel.toLowerCase().split('/');
+    const name = parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '';
+    if (lowered.has(name) || parts.slice(0, -1).some((part) => lowered.has(part))) p[i] = (p[i] ?? 0) + 1;
+  });
+  for (const word of focus.words)
+    for (const i of definers.get(word) ?? []) p[i] = (p[i] ?? 0) + (code.has(word) ? 1 : 0.3);
+  // A plain word of the question that is part of a name (`token` of `tokenMatches`, `new_token`) points there a little.
+  for (const [name, files] of definers) {
+    if (!partsOf(name).some((part) => lowered.has(part) && part !== name.toLowerCase())) continue;
+    for (const i of files) p[i] = (p[i] ?? 0) + 0.2;
+  }
+  const sum = p.reduce((a, b) => a + b, 0);
+  if (sum === 0) return p.fill(1 / sources.length);
+  return p.map((v) => v / sum);
+}
+
+// PageRank by power iteration over the edges (`share`: each edge's part of its source's rank); a file that uses no
+// defined name hands its rank back to where readers start again.
+function pageRank(
+  n: number,
+  from: Int32Array,
+  to: Int32Array,
+  share: Float64Array,
+  out: Float64Array,
+  personal: Float64Array,
+): Float64Array {
+  let rank = Float64Array.from(personal);
+  for (let round = 0; round < ITERATIONS; round++) {
+    const next = new Float64Array(n);
+    for (let e = 0; e < from.length; e++) {
+      const t = to[e] ?? 0;
+      next[t] = (next[t] ?? 0) + DAMPING * (rank[from[e] ?? 0] ?? 0) * (share[e] ?? 0);
+    }
+    let dangling = 0;
+    for (let i = 0; i < n; i++) if ((out[i] ?? 0) === 0) dangling += rank[i] ?? 0;
+    let change = 0;
+    for (let i = 0; i < n; i++) {
+      const value = (next[i] ?? 0) + (1 - DAMPING + DAMPING * dangling) * (personal[i] ?? 0);
+      change += Math.abs(value - (rank[i] ?? 0));
+      next[i] = value;
+    }
+    rank = next;
+    if (change < 1e-6) break;
+  }
+  return rank;
+}

@@ -1,0 +1,197 @@
+// The map of the code as the executor makes it: the folder's source files from the run's walk, their definitions and
+// the words they use (from the cache when a file's size and time are unchanged, else parsed in the background by the
+// parser's worker), ranked for the question (graph.ts). Bounded: at most MAX_FILES files, each at most MAX_FILE_BYTES,
+// the likeliest chosen first when a folder has more.
+
+import fs from 'node:fs';
+import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
+import { resolvePath, type Sandbox } from '../sandbox.ts';
+import { readPathOf } from '../walk.ts';
+import { readText } from '../text.ts';
+import { languageOf, type Language } from '../outline/languages.ts';
+import type { Folder } from '../answer/step.ts';
+import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
+import { rankFiles, type MapDef } from './graph.ts';
+
+export type Mapper = {
+  // A map for the question; undefined when the folder has too few source files for one to help.
+  map(focus: MapFocus): MapJob | undefined;
+  // Writes what was learned since the cache was last written: when a map is done, and when the run ends.
+  flush(): void;
+};
+
+// Fewer source files than this: the tree names them all, and a map adds little.
+export const MIN_FILES = 8;
+// Files read for one map, at most, and the size of each: a larger file is more often generated than read.
+export const MAX_FILES = 1_000;
+const MAX_FILE_BYTES = 256 << 10;
+// What the parser reads from cold within about a second here (its start, a grammar or two, the parse).
+const SOON_BYTES = 128 << 10;
+// More entries than this in the walk: more than a tree shows, so the map takes part of the tree's room.
+const BIG_FOLDER = 500;
+// Files and definitions handed on for the map's text; it is cut to its room there.
+const RANKED_FILES = 25;
+const DEFS_PER_FILE = 8;
+// Minified and bundled files define much and say little.
+const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
+
+type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
+
+export function createMapper(box: Sandbox, folder: Folder, store: MapStore | undefined): Mapper {
+  let cache: Map<string, Entry> | undefined;
+  let dirty = false;
+  let generation = 0;
+  const entries = () => {
+    if (cache === undefined) {
+      let data: unknown;
+      try {
+        data = store?.load();
+      } catch {
+        data = undefined;
+      }
+      cache = readCache(data);
+    }
+    return cache;
+  };
+  const flush = () => {
+    if (!dirty || store === undefined || cache === undefined) return;
+    dirty = false;
+    const walked = new Set(folder.files().map((e) => e.rel));
+    const kept = [...cache].filter(([rel]) => walked.has(rel)).slice(-KEPT_FILES);
+    try {
+      store.save(writeCache(new Map(kept)));
+    } catch {
+      // The map is a help: a state folder that cannot be written costs the next run a cold map, not this run.
+    }
+  };
+
+  return {
+    map(focus) {
+      const run = ++generation;
+      const words = wordsOf(focus.question);
+      const attached = new Set(
+        focus.files.flatMap((f) => {
+          const place = resolvePath(box, f.replace(/:\d+(-\d*)?$/, ''));
+          return place.kind === 'file' ? [place.rel] : [];
+        }),
+      );
+      const chosen = candidates(box, folder, words, attached);
+      if (chosen === undefined) return undefined;
+      const known = entries();
+      const missing = chosen.filter((c) => !fresh(known.get(c.rel), c));
+      const missingBytes = missing.reduce((n, c) => n + c.size, 0);
+      const languages = new Set(missing.map((c) => c.language)).size;
+      const files = (async (): Promise<MapFile[]> => {
+        for (const c of missing) {
+          if (run !== generation) break;
+          const entry = await parsed(folder, c);
+          if (entry === undefined) break;
+          known.set(c.rel, entry);
+          dirty = true;
+        }
+        flush();
+        return ranked(chosen, known, words, attached);
+      })();
+      return { soon: missingBytes <= SOON_BYTES && languages <= 2, big: folder.entries().length > BIG_FOLDER, files };
+    },
+    flush,
+  };
+}
+
+function fresh(entry: Entry | undefined, c: Candidate): boolean {
+  return entry !== undefined && entry.size === c.size && entry.mtime === c.mtime;
+}
+
+// A file's entry, parsed in the background; one that cannot be read or parsed is kept as defining nothing, so that it
+// is not tried again while it is unchanged. Undefined when the run ended meanwhile.
+async function parsed(folder: Folder, c: Candidate): Promise<Entry | undefined> {
+  const empty: Entry = { size: c.size, mtime: c.mtime, defs: [], refs: '' };
+  const read = readText(c.real, MAX_FILE_BYTES);
+  if (read.kind !== 'text') return empty;
+  const outcome = await folder.parsers().parse(c.language, read.text, { refs: true, background: true });
+  if (outcome.kind === 'ended') return undefined;
+  if (outcome.kind === 'failed') return empty;
+  // What other files may name: definitions at the top or in a class, not a function's helpers, nor `impl` blocks
+  // (which name a type defined elsewhere).
+  const defs: MapDef[] = outcome.defs
+    .filter((d) => d.kind !== 'impl' && !d.local)
+    .map(({ name, first, last, depth }) => ({ name, first, last, depth }));
+  return { ...empty, defs, refs: refsText(outcome.refs ?? []) };
+}
+
+// The identifiers and words of a question, three characters or more, but for the words every question has.
+function wordsOf(question: string): Set<string> {
+  return new Set((question.match(/[A-Za-z_$][\w$]{2,}/g) ?? []).filter((w) => !COMMON_WORDS.has(w.toLowerCase())));
+}
+
+const COMMON_WORDS: ReadonlySet<string> = new Set(
+  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong'.split(
+    ' ',
+  ),
+);
+
+// The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
+// MAX_FILE_BYTES; when there are more than MAX_FILES, those the question or the attached files point at first, then the
+// shallowest. Undefined when there are fewer than MIN_FILES.
+function candidates(
+  box: Sandbox,
+  folder: Folder,
+  words: ReadonlySet<string>,
+  attached: ReadonlySet<string>,
+): Candidate[] | undefined {
+  const source = folder.files().filter((e) => languageOf(e.rel) !== undefined && !BUNDLED.test(e.rel));
+  if (source.length < MIN_FILES) return undefined;
+  let chosen = source;
+  if (source.length > MAX_FILES) {
+    const lowered = [...new Set([...words].map((w) => w.toLowerCase()))];
+    const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
+    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login"); looked at only in
+    // the paths that hold it at all.
+    const names = (rel: string) => {
+      const lower = rel.toLowerCase();
+      return lowered.some((w) => lower.includes(w) && lower.split('/').some((p) => p.replace(/\.[^.]*$/, '') === w));
+    };
+    const score = (rel: string) =>
+      (attached.has(rel) ? 4 : 0) +
+      (folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) +
+      (names(rel) ? 2 : 0);
+    chosen = source
+      .map((e, order) => ({ e, order, score: score(e.rel), depth: depthOf(e.rel) }))
+      .sort((a, b) => b.score - a.score || a.depth - b.depth || a.order - b.order)
+      .slice(0, MAX_FILES)
+      .map((x) => x.e);
+  }
+  return chosen.flatMap((e) => {
+    const real = readPathOf(box, e);
+    const language = languageOf(e.rel);
+    try {
+      const stat = fs.statSync(real);
+      if (language === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
+      return [{ rel: e.rel, real, language, size: stat.size, mtime: stat.mtimeMs }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function depthOf(rel: string): number {
+  let n = 0;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) n++;
+  return n;
+}
+
+function ranked(
+  chosen: readonly Candidate[],
+  known: ReadonlyMap<string, Entry>,
+  words: ReadonlySet<string>,
+  attached: ReadonlySet<string>,
+): MapFile[] {
+  const sources = chosen.flatMap((c) => {
+    const entry = known.get(c.rel);
+    return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
+  });
+  return rankFiles(sources, { words, attached }, RANKED_FILES).map((f) => ({
+    path: f.rel,
+    defs: f.defs.slice(0, DEFS_PER_FILE).map(({ name, first, last }) => ({ name, first, last })),
+  }));
+}

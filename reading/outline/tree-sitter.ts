@@ -1,0 +1,151 @@
+// The narrow wrapper over web-tree-sitter as @vscode/tree-sitter-wasm ships it (the runtime and the grammars built
+// together): loaded only in the parser's worker, checked when loaded, and giving out plain data — a definition's
+// places and kind — rather than the library's objects, whose memory lives in WebAssembly and must be freed.
+
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import { definitionsQuery, type Language } from './languages.ts';
+
+// Where a node lies: string indexes (web-tree-sitter reads the text as UTF-16, so these index the JS string) and
+// zero-based rows; `endColumn` 0 means the node ends at the start of row `endRow`.
+export type Place = { start: number; end: number; startRow: number; endRow: number; endColumn: number };
+
+// One match of a language's definitions query. `parent`: the definition's parent when it is a wrapper that its lines
+// begin at (`export`, decorators).
+export type Found = {
+  kind: string;
+  type: string;
+  place: Place;
+  name: Place;
+  body: Place | undefined;
+  parent: { type: string; place: Place } | undefined;
+};
+
+// `gaveUp`: the time ran out while parsing or querying; `errors`: the tree holds code the grammar could not read;
+// `capped`: the query stopped at the most definitions asked for.
+export type Definitions = { found: Found[]; errors: boolean; gaveUp: 'parse' | 'query' | undefined; capped: boolean };
+
+type Runtime = typeof TreeSitter;
+
+let runtime: Promise<Runtime> | undefined;
+const grammars = new Map<Language, Promise<{ parser: TreeSitter.Parser; query: TreeSitter.Query }>>();
+
+// The package's folder of .wasm files, found as Node finds the package.
+function wasmFolder(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('@vscode/tree-sitter-wasm'));
+}
+
+// The runtime, once: required as the CommonJS module it is, and checked to be what its types say before it is used.
+function load(): Promise<Runtime> {
+  runtime ??= (async () => {
+    const folder = wasmFolder();
+    const loaded: unknown = createRequire(import.meta.url)('@vscode/tree-sitter-wasm');
+    if (!isRuntime(loaded)) throw new Error('@vscode/tree-sitter-wasm is not the web-tree-sitter runtime it should be');
+    await loaded.Parser.init({ locateFile: (file: string) => path.join(folder, file) });
+    return loaded;
+  })();
+  return runtime;
+}
+
+function isRuntime(value: unknown): value is Runtime {
+  if (typeof value !== 'object' || value === null) return false;
+  const { Parser, Language, Query } = value as Record<string, unknown>;
+  return (
+    typeof Parser === 'function' &&
+    typeof (Parser as { init?: unknown }).init === 'function' &&
+    typeof Language === 'function' &&
+    typeof (Language as { load?: unknown }).load === 'function' &&
+    typeof Query === 'function'
+  );
+}
+
+function grammar(language: Language): Promise<{ parser: TreeSitter.Parser; query: TreeSitter.Query }> {
+  let loaded = grammars.get(language);
+  if (loaded === undefined) {
+    loaded = (async () => {
+      const ts = await load();
+      const lang = await ts.Language.load(path.join(wasmFolder(), `tree-sitter-${language}.wasm`));
+      const parser = new ts.Parser();
+      parser.setLanguage(lang);
+      return { parser, query: new ts.Query(lang, definitionsQuery(language)) };
+    })();
+    // A grammar that failed to load is tried again next time, not remembered as failed.
+    loaded.catch(() => grammars.delete(language));
+    grammars.set(language, loaded);
+  }
+  return loaded;
+}
+
+// Characters of text queried at a time: the query stops once `max` definitions are found, so a minified file of
+// hundreds of thousands costs what is kept.
+const CHUNK = 1 << 18;
+
+// What a parse is asked for: within `ms` for the parse and as much again for the query (a text that makes the parser
+// or the query slow — deep nesting, pages of garbage — is given up on, and the caller says so); at most about `max`
+// definitions; only those on `rows` (zero-based, the last excluded) and those around them, when given.
+export type Ask = { ms: number; max: number; rows: { from: number; to: number } | undefined };
+
+export async function definitions(language: Language, text: string, ask: Ask): Promise<Definitions> {
+  const { parser, query } = await grammar(language);
+  const parseStart = performance.now();
+  const tree = parser.parse(text, null, { progressCallback: () => performance.now() - parseStart > ask.ms });
+  if (tree === null) {
+    parser.reset();
+    return { found: [], errors: true, gaveUp: 'parse', capped: false };
+  }
+  try {
+    const queryStart = performance.now();
+    let late = false;
+    const progressCallback = () => {
+      late ||= performance.now() - queryStart > ask.ms;
+      return late;
+    };
+    const rows =
+      ask.rows === undefined
+        ? {}
+        : { startPosition: { row: ask.rows.from, column: 0 }, endPosition: { row: ask.rows.to, column: 0 } };
+    const found: Found[] = [];
+    // web-tree-sitter reads the text as UTF-16: a node's indexes count its code units, a query's range its bytes.
+    for (let at = 0; at < text.length && !late && found.length < ask.max; at += CHUNK) {
+      const range = { startIndex: at * 2, endIndex: (at + CHUNK) * 2 };
+      for (const match of query.matches(tree.rootNode, { ...range, ...rows, progressCallback })) {
+        const one = foundOf(match);
+        if (one !== undefined) found.push(one);
+      }
+    }
+    return {
+      found,
+      errors: tree.rootNode.hasError,
+      gaveUp: late ? 'query' : undefined,
+      capped: found.length >= ask.max,
+    };
+  } finally {
+    tree.delete();
+  }
+}
+
+// A definition as plain data; a match without one (a pattern's other captures alone) is none.
+function foundOf(match: TreeSitter.QueryMatch): Found | undefined {
+  const def = match.captures.find((c) => c.name.startsWith('definition.'));
+  const name = match.captures.find((c) => c.name === 'name');
+  if (def === undefined || name === undefined) return undefined;
+  const body =
+    match.captures.find((c) => c.name === 'body')?.node ??
+    match.captures.find((c) => c.name === 'value')?.node.childForFieldName('body') ??
+    undefined;
+  const parent = def.node.parent;
+  return {
+    kind: def.name.slice('definition.'.length),
+    type: def.node.type,
+    place: placeOf(def.node),
+    name: placeOf(name.node),
+    body: body === undefined || body === null ? undefined : placeOf(body),
+    parent: parent === null ? undefined : { type: parent.type, place: placeOf(parent) },
+  };
+}
+
+function placeOf(node: TreeSitter.Node): Place {
+  const { startIndex: start, endIndex: end, startPosition, endPosition } = node;
+  return { start, end, startRow: startPosition.row, endRow: endPosition.row, endColumn: endPosition.column };
+}

@@ -1,0 +1,290 @@
+// The map of the code in the first message (reading/map/, protocol/code-map.ts): files ranked by a graph of who uses
+// what, personalised by the question and the attached files; made from a cache when the files are unchanged; waited
+// for about a second, else sent with the next step's results; never at the cost of the instructions or the question.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createExecutor, type Executor } from '../reading/executor.ts';
+import { rankFiles, type MapSource } from '../reading/map/graph.ts';
+import { readCache } from '../reading/map/cache.ts';
+import type { MapStore } from '../reading/map/cache.ts';
+import { mapBudget, mapLines } from '../protocol/code-map.ts';
+import { runLoop, windowOf } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import type { Bridge, MapFile, Reader } from '../protocol/contract.ts';
+import { tempFolder } from './helpers.ts';
+
+function source(rel: string, defs: string[], uses: Record<string, number>): MapSource {
+  return {
+    rel,
+    defs: defs.map((name, i) => ({ name, first: i * 10 + 1, last: i * 10 + 5, depth: 0 })),
+    refs: Object.entries(uses)
+      .map(([word, count]) => `${word} ${count}`)
+      .join(' '),
+  };
+}
+
+// A known graph: the app uses the server and the store; the server uses the store and the logger; the logger and the
+// mailer use nothing; the report uses the mailer.
+const GRAPH = [
+  source('src/app.ts', ['startApp'], { startServer: 2, openStore: 1 }),
+  source('src/server.ts', ['startServer', 'handleRequest'], { openStore: 3, logLine: 4 }),
+  source('src/store.ts', ['openStore', 'readRecord'], { logLine: 1 }),
+  source('src/logger.ts', ['logLine'], {}),
+  source('src/mailer.ts', ['sendMail', 'renderTemplate'], {}),
+  source('src/report.ts', ['buildReport'], { sendMail: 5, renderTemplate: 2 }),
+];
+
+describe('rankFiles', () => {
+  it('ranks first the file that defines a name the question holds, with that name first', () => {
+    const [top] = rankFiles(GRAPH, { words: new Set(['why', 'renderTemplate', 'blank']), attached: new Set() });
+    assert.equal(top?.rel, 'src/mailer.ts');
+    assert.equal(top?.defs[0]?.name, 'renderTemplate');
+  });
+
+  it("ranks an attached file's neighbours high, and leaves the attached file out", () => {
+    const ranked = rankFiles(GRAPH, { words: new Set(), attached: new Set(['src/report.ts']) });
+    assert.equal(ranked[0]?.rel, 'src/mailer.ts');
+    assert.ok(!ranked.some((f) => f.rel === 'src/report.ts'));
+    const unrelated = rankFiles(GRAPH, { words: new Set(), attached: new Set(['src/app.ts']) }).map((f) => f.rel);
+    assert.ok(unrelated.indexOf('src/server.ts') < unrelated.indexOf('src/mailer.ts'), unrelated.join());
+    assert.ok(unrelated.indexOf('src/store.ts') < unrelated.indexOf('src/report.ts'), unrelated.join());
+  });
+
+  it('takes stubs, declarations and test data at a fraction of their rank, unless the question is about them', () => {
+    // Every module uses what the stubs declare; the stubs would otherwise lead any map.
+    const stubbed = [
+      source('typeshed/stdlib/builtins.pyi', ['Any', 'Sequence'], {}),
+      source('types/index.d.ts', ['Options'], {}),
+      source('test-data/fixtures/list.py', ['makeList'], { Any: 3 }),
+      source('pkg/checker.py', ['check_return'], { Any: 5, Sequence: 3, Options: 2, format_error: 2 }),
+      source('pkg/messages.py', ['format_error'], { Any: 4, Options: 1 }),
+      source('pkg/main.py', ['run_main'], { check_return: 1, Sequence: 2, Options: 3 }),
+    ];
+    const plain = rankFiles(stubbed, { words: new Set(), attached: new Set() }).map((f) => f.rel);
+    assert.deepEqual(plain.slice(0, 2).sort(), ['pkg/checker.py', 'pkg/messages.py'], plain.join());
+    for (const rel of ['typeshed/stdlib/builtins.pyi', 'types/index.d.ts', 'test-data/fixtures/list.py'])
+      assert.ok(plain.indexOf(rel) > plain.indexOf('pkg/main.py'), plain.join());
+    const asked = rankFiles(stubbed, { words: new Set(['stub', 'Any']), attached: new Set() }).map((f) => f.rel);
+    assert.equal(asked[0], 'typeshed/stdlib/builtins.pyi', asked.join());
+  });
+
+  it('ranks by what is used most when nothing is in play, and takes a name in a path as a pointer', () => {
+    assert.equal(rankFiles(GRAPH, { words: new Set(), attached: new Set() })[0]?.rel, 'src/logger.ts');
+    assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
+  });
+});
+
+describe('the map in the message', () => {
+  it("gives the map a small share of the window, less with files attached, and none when it would crowd what's fixed", () => {
+    const window = windowOf(64_000);
+    assert.equal(mapBudget(window, 6_000, false, 0), 8_000);
+    assert.equal(mapBudget(window, 6_000, true, 0), 4_000);
+    assert.equal(mapBudget(window, 6_000, false, 1_500), 9_500);
+    assert.equal(mapBudget(window, 55_500, false, 0), 0);
+    assert.equal(mapBudget(windowOf(4_000), 2_700, false, 0), 0);
+  });
+
+  it('lists files and definitions with their lines within its characters', () => {
+    const files: MapFile[] = [
+      {
+        path: 'src/a.ts',
+        defs: [
+          { name: 'run', first: 3, last: 9 },
+          { name: 'LIMIT', first: 1, last: 1 },
+        ],
+      },
+      { path: 'src/b.ts', defs: [{ name: 'other', first: 5, last: 7 }] },
+    ];
+    const text = mapLines(files, 1_000) ?? '';
+    assert.ok(text.endsWith('\nsrc/a.ts: run 3-9, LIMIT 1\nsrc/b.ts: other 5-7'), text);
+    assert.ok(!(mapLines(files, text.length - 5) ?? '').includes('src/b.ts'));
+    assert.equal(mapLines(files, 50), undefined);
+  });
+});
+
+// A folder of the GRAPH's shape as real TypeScript files, and two more that define little, to pass the map's minimum.
+function graphFolder(): string {
+  const files: Record<string, string> = {
+    'README.md': '# a project\n',
+    'src/util.ts': 'export const unused = 1;\n',
+    'src/config.ts': 'export const port = 8080;\n',
+  };
+  for (const s of GRAPH) {
+    const defs = s.defs.map((d) => `export function ${d.name}() {\n  return 1;\n}\n`).join('\n');
+    const uses = [...s.refs.matchAll(/(\w+) (\d+)/g)]
+      .map(([, word, count]) => `${Array.from({ length: Number(count) }, () => `${word}();`).join(' ')}\n`)
+      .join('');
+    files[s.rel] = `${defs}\nexport function main_${s.rel.slice(4, -3)}() {\n${uses}}\n`;
+  }
+  return tempFolder(files);
+}
+
+function scripted(replies: string[]): Bridge & { seen: string[]; onFirst?: () => void } {
+  const seen: string[] = [];
+  const bridge: Bridge & { seen: string[]; onFirst?: () => void } = {
+    label: 'scripted',
+    seen,
+    chat: (message) => {
+      seen.push(message);
+      if (seen.length === 1) bridge.onFirst?.();
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
+    },
+  };
+  return bridge;
+}
+
+// A store in memory, counting what it was asked.
+function memoryStore(): MapStore & { data: unknown; saves: number } {
+  const store = {
+    data: undefined as unknown,
+    saves: 0,
+    load: () => store.data,
+    save: (data: unknown) => {
+      store.data = JSON.parse(JSON.stringify(data));
+      store.saves++;
+    },
+  };
+  return store;
+}
+
+async function firstMessage(executor: Reader, question: string, files: string[] = []): Promise<string> {
+  const bridge = scripted(['The answer.']);
+  await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question, steps: 2, files, mapWait: 120_000 });
+  return bridge.seen[0] ?? '';
+}
+
+function mapOf(message: string): string[] {
+  const at = message.indexOf('=== MAP OF THE CODE ===\n');
+  if (at === -1) return [];
+  return (
+    message
+      .slice(at)
+      .split('\n\n')[0]
+      ?.split('\n')
+      .slice(2)
+      .map((line) => line.slice(0, line.indexOf(':'))) ?? []
+  );
+}
+
+describe('the map of the code', () => {
+  const root = graphFolder();
+
+  it('sends the map in the first message, the file defining what the question names first', async () => {
+    const store = memoryStore();
+    const executor = createExecutor(root, { mapStore: () => store });
+    try {
+      const first = await firstMessage(executor, 'Why does renderTemplate leave the mail blank?');
+      assert.ok(first.indexOf('=== PROJECT FOLDER ===') < first.indexOf('=== MAP OF THE CODE ==='));
+      assert.ok(first.indexOf('=== MAP OF THE CODE ===') < first.indexOf('=== QUESTION ==='));
+      assert.match(first, /\nsrc\/mailer\.ts: renderTemplate 5-7, sendMail 1-3, /);
+      assert.equal(mapOf(first)[0], 'src/mailer.ts');
+      assert.equal(store.saves, 1, 'what it read is kept');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it("ranks the attached file's neighbours first, and makes the map from the cache while files are unchanged", async () => {
+    const store = memoryStore();
+    const executor = createExecutor(root, { mapStore: () => store });
+    try {
+      await firstMessage(executor, 'Warm it up.');
+    } finally {
+      await executor.close();
+    }
+    const again = createExecutor(root, { mapStore: () => store });
+    try {
+      const job = again.map?.({ question: 'q', files: [] });
+      assert.equal(job?.soon, true, 'all of it is in the cache');
+      const first = await firstMessage(again, 'Why is the report empty?', ['src/report.ts']);
+      assert.equal(mapOf(first)[0], 'src/mailer.ts');
+      assert.ok(!mapOf(first).includes('src/report.ts'), 'the attached file is in the message already');
+      assert.equal(store.saves, 1, 'nothing new to keep');
+      fs.writeFileSync(
+        path.join(root, 'src/logger.ts'),
+        'export function logLine() {}\nexport function logError() {}\n',
+      );
+      const changed = again.map?.({ question: 'q', files: [] });
+      assert.equal(changed?.soon, true);
+      await changed?.files;
+      assert.equal(store.saves, 2, 'the changed file was read again and kept');
+      const kept = readCache(store.data).get('src/logger.ts');
+      assert.deepEqual(
+        kept?.defs.map((d) => d.name),
+        ['logLine', 'logError'],
+      );
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('reads a damaged cache as empty', () => {
+    for (const data of [undefined, 'x', { format: 'other', files: {} }, { format: 1, files: { a: [1, 2, 3] } }])
+      assert.equal(readCache(data).size, 0);
+  });
+
+  it('says in the first message that a map not ready follows, and sends it with the next results', async () => {
+    let ready: (files: MapFile[]) => void = () => {};
+    const pending = new Promise<MapFile[]>((resolve) => {
+      ready = resolve;
+    });
+    const executor = createExecutor(root);
+    const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
+    const bridge = scripted(['=== NEED: src/app.ts ===', 'The answer.']);
+    bridge.onFirst = () => ready([{ path: 'src/mailer.ts', defs: [{ name: 'sendMail', first: 1, last: 3 }] }]);
+    try {
+      await runLoop({ bridge, executor: reader, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
+    } finally {
+      await executor.close();
+    }
+    const [first, second] = bridge.seen;
+    assert.match(
+      first ?? '',
+      /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it follows with the results of your first requests\.\]/,
+    );
+    assert.match(
+      second ?? '',
+      /=== RESULT MAP OF THE CODE: ready now ===\n.*\nsrc\/mailer\.ts: sendMail 1-3\n=== END RESULT ===/,
+    );
+    assert.ok(
+      (second ?? '').indexOf('=== RESULT NEED src/app.ts') < (second ?? '').indexOf('=== RESULT MAP OF THE CODE'),
+    );
+  });
+
+  it('sends no map for a folder with few source files, nor in a window too small for one', async () => {
+    const small = tempFolder({ 'a.ts': 'export function a() {}\n', 'b.ts': 'export function b() {}\n' });
+    const executor: Executor = createExecutor(small);
+    try {
+      assert.equal(executor.map?.({ question: 'q', files: [] }), undefined);
+      assert.ok(!(await firstMessage(executor, 'q')).includes('MAP OF THE CODE'));
+    } finally {
+      await executor.close();
+    }
+    // A window the instructions, the tree and the question nearly fill: the map gives way, and the message fits.
+    const tight = createExecutor(root);
+    const bridge = scripted(['The answer.']);
+    const sent: Array<{ tokens: number; budget: number }> = [];
+    try {
+      const texts = loadTexts(tight.limits);
+      await runLoop({
+        bridge,
+        executor: tight,
+        texts,
+        question: 'q',
+        steps: 1,
+        contextTokens: 2_000,
+        mapWait: 120_000,
+        onEvent: (e) => {
+          if (e.kind === 'sending') sent.push({ tokens: e.tokens, budget: e.budget });
+        },
+      });
+    } finally {
+      await tight.close();
+    }
+    assert.ok((sent[0]?.tokens ?? Infinity) <= (sent[0]?.budget ?? 0), JSON.stringify(sent));
+    assert.ok(!(bridge.seen[0] ?? '').includes('MAP OF THE CODE'));
+  });
+});

@@ -1,0 +1,382 @@
+// OUTLINE (protocol/kinds/outline.ts, reading/answer/outline.ts, reading/outline/): a file's definitions parsed by
+// tree-sitter in the parser's worker, through the path rule and the one reader, within the step's limits; and the
+// loop sending them to the model.
+
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createExecutor, type ExecutorOptions } from '../reading/executor.ts';
+import { createParsers } from '../reading/outline/parsers.ts';
+import { parseReply } from '../protocol/parse.ts';
+import { renderResults } from '../protocol/results.ts';
+import { outline } from '../protocol/kinds/outline.ts';
+import { runLoop } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import type { Bridge } from '../protocol/contract.ts';
+import { tempFolder, thirtyThousandFiles } from './helpers.ts';
+
+const TS = `import fs from 'node:fs';
+
+export const LIMIT = 10;
+
+export interface Reader {
+  answer(requests: string[]): Promise<string>;
+}
+
+export class Store implements Reader {
+  constructor(readonly root: string) {}
+  async answer(requests: string[]): Promise<string> {
+    return requests.join();
+  }
+}
+
+export async function runLoop(
+  input: { steps: number },
+  label: string,
+): Promise<number> {
+  const outcome = (stop: string): number => {
+    return stop.length;
+  };
+  return outcome(label);
+}
+`;
+
+const PY = `MAX_SIZE = 10
+counter = 0
+
+@dataclass
+class Server(Base):
+    def start(self, host: str,
+              port: int) -> None:
+        def inner():
+            pass
+        return inner()
+
+def main(argv):
+    Server().start("x", 1)
+`;
+
+const GO = `package main
+
+const Version = "1.0"
+
+type Server struct {
+	Port int
+}
+
+func (s *Server) Start(host string) error {
+	return nil
+}
+
+func main() {}
+`;
+
+const root = tempFolder({
+  'src/store.ts': TS,
+  'src/server.py': PY,
+  'src/main.go': GO,
+  'src/notes.md': '# Notes\n',
+  'src/data.json': '{}\n',
+  '.env.ts': 'export const KEY = 1;\n',
+  'keys/deploy.ts': `export const k = 1;\n-----BEGIN RSA PRIVATE KEY-----\n${'A'.repeat(64)}\n-----END RSA PRIVATE KEY-----\n`,
+  'dist/bundle.js': 'function built() {}\n',
+  '.gitignore': 'dist/\n',
+  'logo.js': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0, 1, 2]),
+});
+
+async function ask(reply: string, options: ExecutorOptions = {}, folder = root): Promise<string> {
+  const executor = createExecutor(folder, options);
+  try {
+    return renderResults(await executor.answer(parseReply(reply).requests));
+  } finally {
+    await executor.close();
+  }
+}
+
+describe('OUTLINE', () => {
+  it('reads its targets: paths, masks whose braces hold commas, ranges', () => {
+    const cases: Array<[string, string[]]> = [
+      ['src/app.ts', ['src/app.ts']],
+      ['`src/a.ts`, ./src/b.ts', ['src/a.ts', 'src/b.ts']],
+      ['src/{a,b}/*.ts, lib/', ['src/{a,b}/*.ts', 'lib/']],
+      ['big.js:200-400', ['big.js:200-400']],
+    ];
+    for (const [payload, targets] of cases) assert.deepEqual(outline.read(payload, 1)?.targets, targets, payload);
+    assert.equal(outline.read(' , ', 1), undefined);
+  });
+
+  it("lists a TypeScript file's definitions, nested, each with the lines NEED takes and its header", async () => {
+    const text = await ask('=== OUTLINE: src/store.ts ===');
+    assert.equal(
+      text,
+      [
+        '=== RESULT OUTLINE src/store.ts: 24 lines, 8 definitions ===',
+        'src/store.ts:3 export const LIMIT = 10;',
+        'src/store.ts:5-7 export interface Reader',
+        '  src/store.ts:6 answer(requests: string[]): Promise<string>',
+        'src/store.ts:9-14 export class Store implements Reader',
+        '  src/store.ts:10 constructor(readonly root: string)',
+        '  src/store.ts:11-13 async answer(requests: string[]): Promise<string>',
+        'src/store.ts:16-24 export async function runLoop(input: { steps: number }, label: string): Promise<number>',
+        '  src/store.ts:20-22 const outcome = (stop: string): number =>',
+        '=== END RESULT ===',
+      ].join('\n'),
+    );
+  });
+
+  it('reads Python (decorators, constants named so) and Go (receivers, type and const) as well', async () => {
+    const text = await ask('=== OUTLINE: src/server.py, src/main.go ===');
+    assert.ok(
+      text.includes(
+        [
+          '=== RESULT OUTLINE src/server.py: 13 lines, 5 definitions ===',
+          'src/server.py:1 MAX_SIZE = 10',
+          'src/server.py:4-10 @dataclass class Server(Base):',
+          '  src/server.py:6-10 def start(self, host: str, port: int) -> None:',
+          '    src/server.py:8-9 def inner():',
+          'src/server.py:12-13 def main(argv):',
+        ].join('\n'),
+      ),
+      text,
+    );
+    assert.ok(
+      text.includes(
+        [
+          'src/main.go:3 const Version = "1.0"',
+          'src/main.go:5-7 type Server struct',
+          'src/main.go:9-11 func (s *Server) Start(host string) error',
+          'src/main.go:13 func main()',
+        ].join('\n'),
+      ),
+      text,
+    );
+  });
+
+  it('outlines the files a mask or a folder matches, and names those it has no grammar for', async () => {
+    const text = await ask('=== OUTLINE: src/ ===');
+    assert.match(text, /^=== RESULT OUTLINE src\/: 5 files matched, 3 outlined, 17 definitions ===\n/);
+    assert.ok(text.includes('src/main.go (13 lines, 4 definitions)\n  src/main.go:3 const Version = "1.0"\n'), text);
+    assert.ok(text.includes('[not outlined: src/data.json: no outline for .json files; use FIND or NEED]'), text);
+    assert.ok(text.includes('[not outlined: src/notes.md: no outline for .md files; use FIND or NEED]'), text);
+  });
+
+  it('answers a file it has no grammar for, a missing path, a secret, a key and a binary file as NEED does', async () => {
+    const text = await ask(
+      '=== OUTLINE: src/notes.md, src/stor.ts, .env.ts, keys/deploy.ts, logo.js, ../outside.ts ===',
+    );
+    for (const line of [
+      '=== RESULT OUTLINE src/notes.md: no outline for .md files; use FIND or NEED ===',
+      '=== RESULT OUTLINE src/stor.ts: no such file; closest existing paths: src/store.ts',
+      '=== RESULT OUTLINE .env.ts: withheld: looks like a secret ===',
+      '=== RESULT OUTLINE keys/deploy.ts: withheld: it holds a private key (line 2) ===',
+      '=== RESULT OUTLINE logo.js: it is binary (a PNG image) ===',
+      '=== RESULT OUTLINE ../outside.ts: refused: ".." leads out of the project folder ===',
+    ])
+      assert.ok(text.includes(line), `${line}\n---\n${text}`);
+  });
+
+  it('keeps a mask to the walk (no ignored or secret files), and to the one reader (no key)', async () => {
+    const text = await ask('=== OUTLINE: **/*.{ts,js} ===');
+    assert.ok(text.includes('src/store.ts ('), text);
+    for (const hidden of ['dist/bundle.js', '.env.ts', 'export const k']) assert.ok(!text.includes(hidden), hidden);
+    assert.ok(text.includes('[not outlined: keys/deploy.ts: it holds a private key (line 2)]'), text);
+  });
+
+  it('outlines a range of lines of a file, and refuses a range on a mask', async () => {
+    const text = await ask('=== OUTLINE: src/store.ts:9-15 ===\n=== OUTLINE: src/*.ts:1-5 ===');
+    assert.ok(
+      text.startsWith(
+        '=== RESULT OUTLINE src/store.ts:9-15: lines 9-15, 3 definitions ===\nsrc/store.ts:9-14 export class Store implements Reader\n',
+      ),
+      text,
+    );
+    assert.ok(text.includes('refused: a range of lines takes one file, not a mask or a folder'), text);
+  });
+
+  it("cuts a file's outline at the step's characters and names the request that shows the rest", async () => {
+    const text = await ask('=== OUTLINE: src/store.ts ===', { limits: { outlineChars: 200 } });
+    assert.ok(text.includes('src/store.ts:9-14 export class Store implements Reader\n'), text);
+    assert.ok(!text.includes('runLoop'), text);
+    assert.match(
+      text,
+      /\[cut: 4 more definitions not shown, over this step's limit, from line 10 on; ask === OUTLINE: src\/store\.ts:10- === for them\]/,
+    );
+    const rest = await ask('=== OUTLINE: src/store.ts:10- ===');
+    assert.ok(rest.includes('src/store.ts:16-24 export async function runLoop('), rest);
+  });
+
+  it("leaves a file for the next step when the step's characters are used up", async () => {
+    const text = await ask('=== OUTLINE: src/store.ts, src/main.go ===', { limits: { outlineChars: 500 } });
+    assert.ok(
+      text.includes('  src/store.ts:20-22 const outcome = (stop: string): number =>\n=== END RESULT ==='),
+      text,
+    );
+    assert.ok(
+      text.endsWith(
+        "=== RESULT OUTLINE src/main.go: not outlined: over this step's 500 characters; ask for it again in the next step ===",
+      ),
+      text,
+    );
+  });
+
+  it('keeps to top-level definitions, then to the files that fit, when a mask outlines more than a step takes', async () => {
+    const nested = await ask('=== OUTLINE: src/*.{ts,py,go} ===', { limits: { outlineChars: 900 } });
+    assert.ok(nested.includes('[nested definitions (methods, inner functions) left out'), nested);
+    assert.ok(!nested.includes('def inner'), nested);
+    assert.ok(nested.includes('src/store.ts:9-14 export class Store'), nested);
+    const files = await ask('=== OUTLINE: src/*.{ts,py,go} ===', { limits: { outlineChars: 250 } });
+    assert.match(
+      files,
+      /\[cut: 2 more files not outlined, over this step's 250 characters: src\/server\.py, src\/store\.ts;/,
+    );
+    const counted = await ask('=== OUTLINE: src/*.{ts,py,go} ===', { limits: { outlineFiles: 1 } });
+    assert.match(
+      counted,
+      /\[cut: 2 more files not outlined, over this step's 1 file outlined: src\/server\.py, src\/store\.ts;/,
+    );
+  });
+});
+
+describe('OUTLINE within bounds', () => {
+  it('outlines at most a step of files of a mask matching 30,000, and says how many were left', async () => {
+    const many = thirtyThousandFiles('deepwork-outline-many-');
+    const text = await ask('=== OUTLINE: **/*.ts ===', {}, many);
+    assert.match(
+      text,
+      /^=== RESULT OUTLINE \*\*\/\*\.ts: 30,000 files matched, 300 outlined, 0 definitions ===\n\[no definitions in: pkg0\/mod0\/file0\.ts, .* and 290 more\]\n/,
+    );
+    assert.match(
+      text,
+      /\[cut: 29,700 more files not outlined, over this step's 300 files outlined: pkg0\/mod3\/file0\.ts, .* and 29,690 more; OUTLINE a narrower mask or one file for them\]/,
+    );
+  });
+
+  it('names a file over the size deepwork reads whole without reading it', async () => {
+    const folder = tempFolder({ 'small.ts': 'export const a = 1;\n' });
+    fs.truncateSync(path.join(folder, 'small.ts'), 17 << 20);
+    const text = await ask('=== OUTLINE: small.ts ===', {}, folder);
+    assert.equal(text, '=== RESULT OUTLINE small.ts: it is 17 MB, over the 16 MB deepwork reads whole ===');
+  });
+});
+
+describe('OUTLINE on hostile input', () => {
+  const nested = 2_000;
+  const hostile = tempFolder({
+    'garbage.js': Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(33 + ((i * 7919) % 90))).join(''),
+    'min.js': Array.from(
+      { length: 80_000 },
+      (_, i) => `function f${i}(a){return a+${i}}var v${i}=function(b){return b};`,
+    )
+      .join('')
+      .slice(0, 5 << 20),
+    'deep.js': `${'function f() {\n'.repeat(nested)}${'}\n'.repeat(nested)}`,
+    'ok.py': 'def fine():\n    pass\n',
+  });
+
+  it('outlines garbage, a 5 MB minified file and deeply nested code within bounds, and goes on', async () => {
+    const executor = createExecutor(hostile);
+    const outline = async (path: string) =>
+      renderResults(await executor.answer([{ kind: 'outline', line: 0, targets: [path] }]));
+    try {
+      assert.match(
+        await outline('garbage.js'),
+        /^=== RESULT OUTLINE garbage\.js: 1 line, no definitions ===\n\[the parser met code it could not read/,
+      );
+      const min = await outline('min.js');
+      assert.ok(min.length < 62_000, `${min.length} characters`);
+      assert.match(min, /^=== RESULT OUTLINE min\.js: 1 line, 20,000\+ definitions ===\nmin\.js:1 function f0\(a\)\n/);
+      assert.match(min, /they lie on line 1 with those above, so FIND a name to see where it is\]/);
+      const deep = await outline('deep.js');
+      assert.match(
+        deep,
+        /^=== RESULT OUTLINE deep\.js: 4,000 lines, 2,000 definitions ===\ndeep\.js:1-4000 function f\(\)\n/,
+      );
+      assert.match(deep, /\[1,994 definitions nested deeper than this outline shows left out; NEED their lines\]/);
+      assert.equal(
+        await outline('ok.py'),
+        '=== RESULT OUTLINE ok.py: 2 lines, 1 definition ===\nok.py:1-2 def fine():\n=== END RESULT ===',
+      );
+    } finally {
+      await executor.close();
+    }
+  });
+
+  // A worker that dies on a file holding CRASH, and parses any other as the real one does.
+  const modules = tempFolder({}, 'deepwork-parse-modules-');
+  const real = new URL('../reading/outline/parse-worker.js', import.meta.url).href;
+  const crashing = path.join(modules, 'crashing.mjs');
+  fs.writeFileSync(
+    crashing,
+    [
+      `import ${JSON.stringify(real)};`,
+      "import { parentPort } from 'node:worker_threads';",
+      "parentPort.on('message', (m) => { if (m.text.includes('CRASH')) process.exit(3); });",
+    ].join('\n'),
+  );
+
+  it('reports a parser that dies on a file as that file failed, and parses the next with a fresh one', async () => {
+    const folder = tempFolder({ 'a.js': 'CRASH();\n', 'b.js': 'function b() {}\n' });
+    const text = await ask('=== OUTLINE: a.js, b.js ===', { parsers: { module: pathToFileURL(crashing) } }, folder);
+    assert.ok(
+      text.includes(
+        '=== RESULT OUTLINE a.js: the parser failed on it (the parser stopped (exit 3)); use FIND or NEED ===',
+      ),
+      text,
+    );
+    assert.ok(text.includes('=== RESULT OUTLINE b.js: 1 line, 1 definition ===\nb.js:1 function b()\n'), text);
+  });
+
+  it('gives up on a parser that does not answer, and on one that does not start', async () => {
+    const silent = path.join(modules, 'silent.mjs');
+    fs.writeFileSync(
+      silent,
+      "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => {});\n",
+    );
+    const parsers = createParsers({ module: pathToFileURL(silent), hardMs: 1 });
+    after(() => parsers.close());
+    assert.deepEqual(await parsers.parse('javascript', 'x', { refs: false }), {
+      kind: 'failed',
+      reason: 'it took over 0 s',
+    });
+    const broken = path.join(modules, 'broken.mjs');
+    fs.writeFileSync(broken, "throw new Error('cannot load');\n");
+    const none = createParsers({ module: pathToFileURL(broken) });
+    after(() => none.close());
+    const failed = await none.parse('javascript', 'x', { refs: false });
+    assert.equal(failed.kind, 'failed');
+    assert.match(
+      failed.kind === 'failed' ? failed.reason : '',
+      /^the parser (did not start|stopped): Error: cannot load/,
+    );
+  });
+});
+
+describe('OUTLINE in the loop', () => {
+  it('is answered in the next message, and taught in the first', async () => {
+    const seen: string[] = [];
+    const replies = ['=== OUTLINE: src/main.go ===', 'Start is at src/main.go:9-11.'];
+    const bridge: Bridge = {
+      label: 'scripted',
+      chat: (message) => {
+        seen.push(message);
+        return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
+      },
+    };
+    const executor = createExecutor(root);
+    try {
+      const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
+      assert.equal(outcome.reply, 'Start is at src/main.go:9-11.');
+    } finally {
+      await executor.close();
+    }
+    assert.ok(seen[0]?.includes('=== OUTLINE: src/app.ts ===\n  lists a file'), 'the instructions teach it');
+    assert.ok(
+      seen[1]?.includes(
+        '=== RESULT OUTLINE src/main.go: 13 lines, 4 definitions ===\nsrc/main.go:3 const Version = "1.0"\n',
+      ),
+      seen[1],
+    );
+  });
+});
