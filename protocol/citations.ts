@@ -18,7 +18,8 @@ export type Miscitation = { cited: string; path: string; line: number; end?: num
   | { problem: 'name-absent' }
 );
 
-type Citation = { cited: string; path: string; line: number; end?: number; name?: string };
+// `also`: more lines cited with the first, `src/app.ts:10,19`.
+type Citation = { cited: string; path: string; line: number; end?: number; also?: number[]; name?: string };
 
 // Citations checked in one answer: a longer list is checked as far as this.
 export const MAX_CITATIONS = 40;
@@ -35,10 +36,10 @@ const CODE = new Set(
   ),
 );
 
-// A path, then `:120`, `:120-188`, `#L120`, `#L120-L188`, or ` line 120` / `lines 120-188` (also in Russian). A path in
+// A path, then `:120`, `:120-188` (and more lines after commas, `:10,19`), `#L120`, `#L120-L188`, or ` line 120` / `lines 120-188` (also in Russian). A path in
 // backticks may have its locator after the closing backtick.
 const CITATION =
-  /(?<![\w/.@:$-])((?:[\w.@$-]+\/)*[\w@$-][\w.@$-]*\.([A-Za-z][\w]{0,9}))`?(?::(\d+)(?:\s*[-–]\s*(\d+))?|#L(\d+)(?:-L?(\d+))?|,?\s+\(?(?:lines?|строк[аи]?|стр\.)\s+(\d+)(?:\s*[-–]\s*(\d+))?)(?![\w.]\w)/g;
+  /(?<![\w/.@:$-])((?:[\w.@$-]+\/)*[\w@$-][\w.@$-]*\.([A-Za-z][\w]{0,9}))`?(?::(\d+)(?:\s*[-–]\s*(\d+))?((?:,\d+(?:[-–]\d+)?)*)|#L(\d+)(?:-L?(\d+))?|,?\s+\(?(?:lines?|строк[аи]?|стр\.)\s+(\d+)(?:\s*[-–]\s*(\d+))?)(?![\w.]\w)/g;
 
 // A name in backticks: `parse`, `Parser.parse`, `parse()`, `Foo::bar`; its last part is what is looked for.
 const NAME = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*)(?:\([^`]*\))?`/g;
@@ -76,17 +77,19 @@ export function findCitations(answer: string): Citation[] {
 function citationsOf(line: string): Citation[] {
   const cites: (Citation & { from: number; to: number })[] = [];
   for (const m of line.matchAll(CITATION)) {
-    const [whole, rawPath = '', ext = '', ...numbers] = m;
+    const [whole, rawPath = '', ext = '', colon, colonEnd, list = '', ...others] = m;
     const path = tidyPath(rawPath);
     if (!path.includes('/') && !CODE.has(ext.toLowerCase())) continue;
-    const [start, end] = numbers.filter((n) => n !== undefined).map(Number);
+    const [start, end] = [colon, colonEnd, ...others].filter((n) => n !== undefined).map(Number);
     if (start === undefined) continue;
+    const also = list.split(',').flatMap((part) => (part === '' ? [] : part.split(/[-–]/).map(Number)));
     const from = m.index;
     cites.push({
       cited: whole.replaceAll('`', '').trim(),
       path,
       line: start,
       ...(end !== undefined && end > start ? { end } : {}),
+      ...(also.length > 0 ? { also } : {}),
       from,
       to: from + whole.length,
     });
@@ -138,15 +141,53 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     if (file.kind !== 'text') return [];
     const lines = file.text.split('\n');
     if (lines.at(-1) === '') lines.pop();
-    const last = c.end ?? c.line;
-    if (c.line < 1 || last > lines.length) return [{ ...c, problem: 'past-end', lines: lines.length }];
+    const { also = [], ...cited } = c;
+    const spans: [number, number][] = [[c.line, c.end ?? c.line], ...also.map((n): [number, number] => [n, n])];
+    if (spans.some(([first, last]) => first < 1 || last > lines.length))
+      return [{ ...cited, problem: 'past-end', lines: lines.length }];
     if (c.name === undefined) return [];
     const word = new RegExp(`(?<![\\w$])${escapeRegExp(c.name)}(?![\\w$])`);
-    const near = lines.slice(Math.max(0, c.line - 1 - NEAR), last + NEAR);
-    if (near.some((l) => word.test(l))) return [];
+    const nearName = ([first, last]: [number, number]) =>
+      lines.slice(Math.max(0, first - 1 - NEAR), last + NEAR).some((l) => word.test(l));
+    if (spans.some(nearName)) return [];
+    // Lines inside the name's definition cite it too: its body, its return, its docstring.
+    const bodies = definitionsOf(lines, c.name).map((at) => [at, bodyEnd(lines, at)]);
+    if (spans.some(([first, last]) => bodies.some(([at = 0, end = 0]) => first >= at && last <= end))) return [];
     const at = whereDefined(lines, c.name, word);
-    return [at === undefined ? { ...c, problem: 'name-absent' } : { ...c, problem: 'name-elsewhere', ...at }];
+    return [at === undefined ? { ...cited, problem: 'name-absent' } : { ...cited, problem: 'name-elsewhere', ...at }];
   });
+}
+
+// A line that defines `name`: `def name`, `function name`, `class name`, `name(…) {`, `name = (` and the like.
+function definitionPattern(name: string): RegExp {
+  return new RegExp(
+    `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(?<![\\w$.])${escapeRegExp(name)}\\s*(\\([^)]*\\)\\s*\\{|=\\s*(async\\s*)?(\\(|function))`,
+  );
+}
+
+// The lines (1-based) that define `name`, in order.
+function definitionsOf(lines: readonly string[], name: string): number[] {
+  const definition = definitionPattern(name);
+  return lines.flatMap((l, i) => (definition.test(l) ? [i + 1] : []));
+}
+
+// The last line (1-based) of the definition on line `at`, by indentation: the lines after it that are blank or indented
+// deeper, a signature's closing `)` at its own depth, and a closing `}` at its depth, which ends it.
+function bodyEnd(lines: readonly string[], at: number): number {
+  const depth = (l: string) => l.length - l.trimStart().length;
+  const own = depth(lines[at - 1] ?? '');
+  let end = at;
+  for (let i = at; i < lines.length; i++) {
+    const l = lines[i] ?? '';
+    const text = l.trim();
+    if (text === '') continue;
+    if (depth(l) > own || /^[)\]]/.test(text)) {
+      end = i + 1;
+      continue;
+    }
+    return text.startsWith('}') ? i + 1 : end;
+  }
+  return end;
 }
 
 // The line (1-based) a name is defined on, or first appears on; undefined when it is not in the file.
@@ -155,11 +196,8 @@ function whereDefined(
   name: string,
   word: RegExp,
 ): { at: number; defined: boolean } | undefined {
-  const definition = new RegExp(
-    `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(?<![\\w$.])${escapeRegExp(name)}\\s*(\\([^)]*\\)\\s*\\{|=\\s*(async\\s*)?(\\(|function))`,
-  );
-  const defined = lines.findIndex((l) => definition.test(l));
-  if (defined >= 0) return { at: defined + 1, defined: true };
+  const [defined] = definitionsOf(lines, name);
+  if (defined !== undefined) return { at: defined, defined: true };
   const used = lines.findIndex((l) => word.test(l));
   return used >= 0 ? { at: used + 1, defined: false } : undefined;
 }

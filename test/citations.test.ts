@@ -21,7 +21,36 @@ const parser = [
   '',
 ].join('\n');
 
+// A Python module shaped as the ones a model cited inside of (requests' sessions.py, mypy's main.py): a stub of `send`
+// in a protocol class, the real `send` further down with a multi-line signature and a docstring.
+const sessions = [
+  'class Adapter(Protocol):',
+  '    def send(self, request) -> Response: ...',
+  '',
+  'class Session:',
+  '    def send(',
+  '        self,',
+  '        request,',
+  '    ) -> Response:',
+  '        """Prepares nothing; sends what it is given."""',
+  '        adapter = self.get_adapter(request.url)',
+  '        hooks = request.hooks',
+  '        timeout = self.timeout',
+  '        start = now()',
+  '        response = adapter.transmit(request, timeout)',
+  '        response.elapsed = now() - start',
+  '        dispatch(hooks, response)',
+  '        return response',
+  '',
+  '    def close(self):',
+  '        pass',
+  '        # nothing held',
+  '        # nothing to free',
+  '        # done',
+].join('\n');
+
 const root = tempFolder({
+  'src/sessions.py': sessions,
   'src/parse.js': parser,
   'src/lex.js': 'export function lex(text) {\n  return text.split(/\\s+/);\n}\n',
   '.env': 'TOKEN=secret\n',
@@ -150,6 +179,34 @@ describe('checkCitations', () => {
       ],
     );
     assert.deepEqual(wrong[0]?.problem === 'past-end' ? wrong[0].lines : undefined, 10);
+  });
+
+  it("takes lines inside a name's definition as citing it: its body, its signature, its return", () => {
+    assert.deepEqual(
+      check(
+        [
+          'The adapter is used in `send` (src/sessions.py:14), which returns at src/sessions.py:17 for `Session.send`.',
+          '`send` takes the request (src/sessions.py:6-8); `build` returns its tokens at src/parse.js:9.',
+        ].join('\n'),
+      ),
+      [],
+    );
+    // Past the body, and in another definition, the name is still elsewhere.
+    assert.deepEqual(
+      check('`send` closes the session at src/sessions.py:22.').map((m) => [m.cited, m.problem]),
+      [['src/sessions.py:22', 'name-elsewhere']],
+    );
+  });
+
+  it('reads lines listed after a comma, `src/parse.js:1,4`, and passes the name when it is near any of them', () => {
+    assert.deepEqual(findCitations('`lex` is imported and used at src/parse.js:1,4-5.'), [
+      { cited: 'src/parse.js:1,4-5', path: 'src/parse.js', line: 1, also: [4, 5], name: 'lex' },
+    ]);
+    assert.deepEqual(check('`build` is src/parse.js:1,8.'), []);
+    assert.deepEqual(
+      check('`build` is src/parse.js:1,30.').map((m) => m.problem),
+      ['past-end'],
+    );
   });
 
   it('does not judge what it may not read, nor a bare file name the folder does not hold at the top', () => {
