@@ -53,6 +53,20 @@ describe('rankFiles', () => {
     assert.ok(unrelated.indexOf('src/store.ts') < unrelated.indexOf('src/report.ts'), unrelated.join());
   });
 
+  it('puts first the definitions the question says a word of, in the singular or the plural', () => {
+    const files = [
+      source('src/mailer.ts', ['sendMail', 'queueMails', 'renderTemplates'], {}),
+      source('src/report.ts', ['buildReport'], { sendMail: 5, queueMails: 4, renderTemplates: 1 }),
+      source('src/app.ts', ['startApp'], { buildReport: 1 }),
+    ];
+    const [top] = rankFiles(files, { words: new Set(['why', 'template', 'blank']), attached: new Set() });
+    assert.equal(top?.rel, 'src/mailer.ts');
+    assert.deepEqual(
+      top?.defs.map((d) => d.name),
+      ['renderTemplates', 'sendMail', 'queueMails'],
+    );
+  });
+
   it('takes stubs, declarations and test data at a fraction of their rank, unless the question is about them', () => {
     // Every module uses what the stubs declare; the stubs would otherwise lead any map.
     const stubbed = [

@@ -38,6 +38,17 @@ function partsOf(name: string): string[] {
     .filter((part) => part.length >= 3);
 }
 
+// Whether the question's words (lower-cased, with their singulars) hold a word of `name`, in the singular or not:
+// `redirect` is a word of `resolve_redirects`, `cookie` of `extract_cookies_to_jar`.
+function saysPartOf(name: string, lowered: ReadonlySet<string>): boolean {
+  return partsOf(name).some((part) => forms(part).some((form) => lowered.has(form)));
+}
+
+// A word as written and in the singular, either way English makes it: `templates`, `template`; `classes`, `class`.
+function forms(word: string): string[] {
+  return [word, word.replace(/s$/, ''), word.replace(/es$/, '')];
+}
+
 // A word written as code: camelCase, PascalCase with a capital inside, snake_case, with digits (`runLoop`, `MAX_SIZE`).
 function codeLike(word: string): boolean {
   return /[A-Z]/.test(word.slice(1)) || /[_$\d]/.test(word);
@@ -60,7 +71,7 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
     }
   });
   // Lower-cased, and plurals as their singular too: `secrets` finds `isSecret`.
-  const lowered = new Set([...focus.words].flatMap((w) => [w.toLowerCase(), w.toLowerCase().replace(/e?s$/, '')]));
+  const lowered = new Set([...focus.words].flatMap((w) => forms(w.toLowerCase())));
   const code = new Set([...focus.words].filter(codeLike));
 
   // Edges, flat: from a file to each definer of each name it uses, weighted by how telling the name is and how much it
@@ -109,7 +120,8 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
   }
   return top.map(({ s, i, rank: r }) => {
     const names = shown.get(i) ?? new Map<string, number>();
-    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? 1 : 0);
+    // The names the question says first, then those it says a word of (`redirect` of `resolve_redirects`).
+    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? 2 : saysPartOf(keyOf(d.name), lowered) ? 1 : 0);
     const defs = s.defs
       .map((d, order) => ({ d, order, score: names.get(keyOf(d.name)) ?? 0 }))
       .sort(
@@ -190,7 +202,7 @@ function personalisation(
     for (const i of definers.get(word) ?? []) p[i] = (p[i] ?? 0) + (code.has(word) ? 1 : 0.3);
   // A plain word of the question that is part of a name (`token` of `tokenMatches`, `new_token`) points there a little.
   for (const [name, files] of definers) {
-    if (!partsOf(name).some((part) => lowered.has(part) && part !== name.toLowerCase())) continue;
+    if (name.length === 0 || !saysPartOf(name, lowered) || lowered.has(name.toLowerCase())) continue;
     for (const i of files) p[i] = (p[i] ?? 0) + 0.2;
   }
   const sum = p.reduce((a, b) => a + b, 0);
