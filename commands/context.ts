@@ -9,16 +9,23 @@ import { configPathOf, homeOf, isApi, loadConfig, normalizeHost, STEPS, type Con
 import type { SandboxOptions } from '../reading/sandbox.ts';
 import type { Io } from '../console/output.ts';
 import type { Flags } from '../console/args.ts';
+import type { Lang } from '../console/language.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const;
 
 // A command's run: the console, the flags and the question as parsed, the folder deepwork runs in, what is piped in
 // (read when a question needs it), and the environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME,
-// an API key's variable).
+// an API key's variable). `words`, `afterFiles`: the question's words, and which followed --files (console/args.ts);
+// `lang`: the language the person is spoken to in. `confirm`: asks the person on the terminal and gives the line they
+// typed (undefined when stdin or stderr is not a terminal: nothing is asked then).
 export type Context = {
   io: Io;
   flags: Flags;
   question: string;
+  words: readonly string[];
+  afterFiles: readonly number[];
+  lang: Lang;
+  confirm?: (prompt: string) => Promise<string>;
   cwd: string;
   stdin: () => Promise<Buffer | undefined>;
   env: NodeJS.ProcessEnv;

@@ -14,8 +14,9 @@ const EVERY: readonly Command[] = ['ask', 'apply', 'undo', 'ui', 'check', 'selft
 export const FLAGS = {
   files: {
     type: 'string',
+    short: 'f',
     value: 'a.js,b.js',
-    what: 'send these files with the question (each must exist and be readable)',
+    what: 'send these files with the question: paths or masks ("src/*.js"), comma- or space-separated (each must exist and be readable)',
     for: ['ask'],
   },
   apply: {
@@ -23,7 +24,18 @@ export const FLAGS = {
     what: 'write the proposed files (the old versions go to a backup set first)',
     for: ['ask'],
   },
-  diff: { type: 'boolean', what: 'show a unified diff of each proposed file', for: ['ask', 'apply'] },
+  diff: {
+    type: 'boolean',
+    what: 'show a unified diff of each proposed file (coloured on a terminal; NO_COLOR, FORCE_COLOR)',
+    for: ['ask', 'apply'],
+  },
+  'dry-run': { type: 'boolean', what: 'list and diff what apply would write; write nothing', for: ['apply'] },
+  yes: {
+    type: 'boolean',
+    short: 'y',
+    what: 'write without asking first (on a terminal, --apply and apply show the list and ask)',
+    for: ['ask', 'apply'],
+  },
   force: {
     type: 'boolean',
     what: 'also write files held back for looking elided ("rest unchanged")',
@@ -61,6 +73,11 @@ export const FLAGS = {
     what: 'the model to ask for (config: deepseekModel; env DEEPWORK_MODEL)',
     for: ['ask', 'ui', 'check'],
   },
+  'no-stream': {
+    type: 'boolean',
+    what: 'do not show the reply as it arrives, only the waiting line (it streams on stderr when stdout is not a terminal)',
+    for: ['ask'],
+  },
   demo: { type: 'boolean', what: 'an offline demo bridge instead of a model, to see the loop', for: ['ask'] },
   paste: {
     type: 'boolean',
@@ -93,6 +110,12 @@ export const FLAGS = {
   },
   check: { type: 'boolean', what: 'is the bridge up, and its model? exit 0 ready, 3 idle, 1 down', for: ['check'] },
   selftest: { type: 'boolean', what: 'built-in checks; sends nothing anywhere', for: ['selftest'] },
+  lang: {
+    type: 'string',
+    value: 'en|ru',
+    what: "the language deepwork speaks to you (else the locale: LC_ALL, LC_MESSAGES, LANG; on Windows the system's)",
+    for: EVERY,
+  },
   version: { type: 'boolean', short: 'v', what: 'the version', for: EVERY },
   help: { type: 'boolean', short: 'h', what: 'this help', for: EVERY },
 } as const satisfies Record<string, Spec>;
@@ -120,7 +143,9 @@ const NAMES: Record<Command, string> = {
   version: 'deepwork version',
 };
 
-export type Parsed = { command: Command; flags: Flags; question: string };
+// `words`: the question's words; `afterFiles`: the indexes of those that came right after --files' value, which may be
+// more files (`--files a.js b.js`: the shell split them), for the question to tell (commands/files.ts).
+export type Parsed = { command: Command; flags: Flags; question: string; words: string[]; afterFiles: number[] };
 
 // The command, its flags and the question. Every mistake is a USAGE error that names the word and the fix.
 export function parseCommandLine(argv: readonly string[]): Parsed {
@@ -139,6 +164,17 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
     t.kind === 'positional' ? [{ value: t.value, quoted: terminator !== -1 && i > terminator }] : [],
   );
   const first = words[0];
+  // The question's words that follow --files and its value with nothing between.
+  const afterFiles: number[] = [];
+  let following = false;
+  let positional = 0;
+  for (const [i, token] of parsed.tokens.entries()) {
+    if (token.kind === 'option') following = token.name === 'files' && token.value !== undefined;
+    else if (token.kind === 'positional') {
+      if (following && (terminator === -1 || i < terminator)) afterFiles.push(positional);
+      positional++;
+    } else following = false;
+  }
 
   let command: Command;
   let question = '';
@@ -191,7 +227,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
       }
     }
   }
-  return { command, flags, question };
+  return { command, flags, question, words: command === 'ask' ? words.map((w) => w.value) : [], afterFiles };
 }
 
 // Node's parseArgs errors in deepwork's words: an unknown flag with the closest known one, a flag that needs a value.
