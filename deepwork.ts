@@ -34,7 +34,7 @@ export async function main(
   stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined),
   env: NodeJS.ProcessEnv = process.env,
   where: Omit<Parameters<typeof languageOf>[1], 'env'> = HERE,
-  confirm?: (prompt: string) => Promise<string>,
+  confirm?: (prompt: string) => Promise<string | undefined>,
 ): Promise<number> {
   // Before the flags are understood, a failure is still printed as JSON when --json was asked for, and in the
   // language asked for (a wrong --lang is told in English).
@@ -127,12 +127,17 @@ export function run(argv: string[]): void {
   );
 }
 
-// One line typed on the terminal, the prompt on stderr; Ctrl-D or Ctrl-C gives the empty answer (no).
-function askOnTerminal(prompt: string): Promise<string> {
+// One line typed on the terminal, the prompt on stderr; Ctrl-D gives the empty answer (no), Ctrl-C undefined.
+function askOnTerminal(prompt: string): Promise<string | undefined> {
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   return new Promise((resolve) => {
     let answered = false;
-    rl.on('SIGINT', () => rl.close());
+    rl.on('SIGINT', () => {
+      answered = true;
+      process.stderr.write('\n');
+      resolve(undefined);
+      rl.close();
+    });
     rl.once('close', () => {
       if (!answered) process.stderr.write('\n');
       resolve('');

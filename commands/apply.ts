@@ -28,8 +28,10 @@ export async function run(context: Context): Promise<number> {
       backupSet: undefined,
     };
     if (write.json) printJson(io, filesJson(preview));
-    else show(io, listFiles(io, preview, dryRun ? 'dry-run' : 'proposed', write.diff || dryRun));
-    if (dryRun || !(await confirmWrite(context, preview, write.force || write.trust.length > 0))) return EXIT.ok;
+    else show(io, listFiles(io, preview, dryRun ? 'dry-run' : 'asking', write.diff || dryRun));
+    if (dryRun) return EXIT.ok;
+    const said = await confirmWrite(context, preview, write.force || write.trust.length > 0);
+    if (said !== 'yes') return said === 'stopped' ? EXIT.interrupted : EXIT.ok;
   }
   const { report, code } = await writeFiles(box, saved.files, config.backupDir, write);
   if (write.json) printJson(io, filesJson(report));

@@ -167,13 +167,14 @@ async function ask(
       ...(outcome.note === undefined ? [] : [outcome.note]),
       ...(outcome.miscited.length === 0 ? [] : [steps.miscitedNote(outcome.miscited)]),
       ...(report.files.length > 0
-        ? [listFiles(io, report, q.apply && !asking ? 'written' : 'proposed', q.write.diff)]
+        ? [listFiles(io, report, asking ? 'asking' : q.apply ? 'written' : 'proposed', q.write.diff)]
         : []),
     ];
     printAnswer(io, answerParts(outcome.reply, report, outcome.leftOutFrom, lang), after);
   }
   if (asking) {
-    if (!(await confirmWrite(context, report, q.write.force || q.write.trust.length > 0))) return EXIT.ok;
+    const said = await confirmWrite(context, report, q.write.force || q.write.trust.length > 0);
+    if (said !== 'yes') return said === 'stopped' ? EXIT.interrupted : code;
     ({ report, code } = await writeFiles(executor.box, outcome.proposals, config.backupDir, q.write));
     io.out('');
     show(io, listFiles(io, report, 'written', false));

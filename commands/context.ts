@@ -17,7 +17,7 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } a
 // (read when a question needs it), and the environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME,
 // an API key's variable). `words`, `afterFiles`: the question's words, and which followed --files (console/args.ts);
 // `lang`: the language the person is spoken to in. `confirm`: asks the person on the terminal and gives the line they
-// typed (undefined when stdin or stderr is not a terminal: nothing is asked then).
+// typed, undefined for Ctrl-C (the function is undefined when stdin or stderr is not a terminal: nothing is asked).
 export type Context = {
   io: Io;
   flags: Flags;
@@ -25,7 +25,7 @@ export type Context = {
   words: readonly string[];
   afterFiles: readonly number[];
   lang: Lang;
-  confirm?: (prompt: string) => Promise<string>;
+  confirm?: (prompt: string) => Promise<string | undefined>;
   cwd: string;
   stdin: () => Promise<Buffer | undefined>;
   env: NodeJS.ProcessEnv;

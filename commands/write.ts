@@ -22,26 +22,26 @@ export function writeOf(flags: Flags): Write {
   };
 }
 
-// On a terminal, before writing: the list has been shown; asks whether to write the files it would write. False, said
-// why, when there is nothing to write or the person says no (anything but y, yes, д, да; Ctrl-D; Ctrl-C).
+// On a terminal, before writing: the list has been shown; asks whether to write the files it would write. `no`, said
+// why, when there is nothing to write or the person says no (anything but y, yes, д, да; Ctrl-D); `stopped`: Ctrl-C.
 // `held`: the held back files are written too (--force, --trust).
 export async function confirmWrite(
   context: Pick<Context, 'io' | 'lang' | 'confirm'>,
   report: ApplyReport,
   held: boolean,
-): Promise<boolean> {
+): Promise<'yes' | 'no' | 'stopped'> {
   const { io, lang, confirm } = context;
   const writable = report.files.filter(
     (f) => f.status === 'new' || f.status === 'changed' || (held && f.status === 'held back'),
   ).length;
   if (writable === 0) {
     io.err(consoleTexts.nothingToWrite[lang]);
-    return false;
+    return 'no';
   }
-  const answer = (await confirm?.(`\n${consoleTexts.confirm[lang](writable)}`)) ?? '';
-  if (/^\s*(?:y|yes|д|да)\s*$/iu.test(answer)) return true;
+  const answer = await confirm?.(`\n${consoleTexts.confirm[lang](writable)}`);
+  if (answer !== undefined && /^\s*(?:y|yes|д|да)\s*$/iu.test(answer)) return 'yes';
   io.err(consoleTexts.declined[lang]);
-  return false;
+  return answer === undefined ? 'stopped' : 'no';
 }
 
 export async function writeFiles(

@@ -42,9 +42,9 @@ function own(text: string, colour: boolean): string {
   return colour && safe !== '' ? `${SGR.bold[0]}${safe}${SGR.bold[1]}` : safe;
 }
 
-// `written`: after an apply; `proposed`: the proposals of a question asked without --apply; `dry-run`: what apply
-// would write.
-export type ListKind = 'written' | 'proposed' | 'dry-run';
+// `written`: after an apply; `proposed`: the proposals of a question asked without --apply; `asking`: before the
+// question whether to write them; `dry-run`: what apply would write.
+export type ListKind = 'written' | 'proposed' | 'asking' | 'dry-run';
 
 // The proposals, one line each (`diff` adds each file's diff); an apply stopped with Ctrl-C counts the files it did
 // not reach on one line.
@@ -70,7 +70,9 @@ export function listFiles(io: Pick<Io, 'lang' | 'colour'>, report: ApplyReport, 
       return diff && f.diff !== undefined ? `${text}\n${paintDiff(f.diff, colour)}` : text;
     });
   if (stopped.length > 0) lines.push(own(`  ${status.stopped.padEnd(width)} ${t.stoppedRest(stopped.length)}`, colour));
-  const head = kind === 'written' ? t.writtenHead : kind === 'dry-run' ? t.dryRunHead : t.proposedHead;
+  const head = { written: t.writtenHead, proposed: t.proposedHead, asking: t.askingHead, 'dry-run': t.dryRunHead }[
+    kind
+  ];
   const backup = report.backupSet === undefined ? [] : [own(t.backupSaved(report.backupSet), colour)];
   return { shown: [own(head, colour), ...lines, ...backup].join('\n') };
 }

@@ -75,7 +75,7 @@ function onTerminal(
       screen += d.toString();
       if (reply !== undefined && !typed && screen.includes(reply.when)) {
         typed = true;
-        child.stdin.write(`${reply.answer}\r`);
+        child.stdin.write(reply.answer);
       }
     });
     child.on('close', (code) => {
@@ -201,16 +201,20 @@ describe('deepwork apply: a look before writing (issue 29.9)', () => {
     }
   });
 
-  it('asks on a terminal, writes nothing on "n", and writes on "y"', async () => {
+  it('asks on a terminal, writes nothing on "n" or Ctrl-C (exit 130), and writes on "y"', async () => {
     const { dir, config, close } = await projectWithRun();
     try {
-      const no = await onTerminal(['apply'], dir, config, { reply: { when: '[y/N]', answer: 'n' } });
+      const no = await onTerminal(['apply'], dir, config, { reply: { when: '[y/N]', answer: 'n\r' } });
       assert.equal(no.code, 0, no.screen);
-      assert.match(no.screen, /changed +math\.js \+1 -1/);
+      assert.match(no.screen, /Proposed files \(written if you say so below\):/);
+      assert.match(no.screen, /\n(?:\x1b\[1m)? {2}changed +math\.js \+1 -1/);
       assert.match(no.screen, /Write these 2 files\? \[y\/N\]/);
       assert.match(no.screen, /Nothing written\. deepwork apply asks again; --yes writes without asking\./);
       assert.equal(fs.readFileSync(path.join(dir, 'math.js'), 'utf8'), MATH);
-      const yes = await onTerminal(['apply'], dir, config, { reply: { when: '[y/N]', answer: 'y' } });
+      const stopped = await onTerminal(['apply'], dir, config, { reply: { when: '[y/N]', answer: '\x03' } });
+      assert.equal(stopped.code, 130, stopped.screen);
+      assert.equal(fs.existsSync(path.join(dir, 'notes.md')), false);
+      const yes = await onTerminal(['apply'], dir, config, { reply: { when: '[y/N]', answer: 'y\r' } });
       assert.equal(yes.code, 0, yes.screen);
       assert.match(yes.screen, /changed +math\.js \+1 -1 {2}written/);
       assert.match(fs.readFileSync(path.join(dir, 'math.js'), 'utf8'), /a \+ b/);

@@ -81,6 +81,10 @@ export const consoleTexts = {
     'Proposed files (not written; --apply writes them, or `deepwork apply` now):',
     'Предложенные файлы (не записаны; их запишет --apply или `deepwork apply` сейчас):',
   ),
+  askingHead: both(
+    'Proposed files (written if you say so below):',
+    'Предложенные файлы (запишутся, если вы согласитесь ниже):',
+  ),
   dryRunHead: both(
     'Would write (a dry run: nothing is written; deepwork apply writes them):',
     'Было бы записано (пробный прогон: ничего не записано; запишет deepwork apply):',
