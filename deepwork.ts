@@ -44,7 +44,7 @@ export async function main(
   try {
     lang = languageOf(langFlagIn(argv), { ...where, env });
     io = forPeople(raw, env, lang);
-    const { command, flags, question, words, afterFiles } = parseCommandLine(argv);
+    const { command, flags, question, words, afterFiles } = parseCommandLine(argv, lang);
     json = flags.json === true;
     if (command === 'version') {
       io.out(`deepwork ${version()}`);

@@ -16,7 +16,8 @@ import { listFiles, show } from '../console/lists.ts';
 import { stepLog } from '../console/steps.ts';
 import { consoleTexts } from '../common/strings/console.js';
 import { stepTexts } from '../common/strings/steps.js';
-import { textsIn } from '../common/strings/language.js';
+import { textsIn, type Lang } from '../common/strings/language.js';
+import { usageTexts } from '../common/strings/usage.js';
 import { PIPED_CHARS } from '../console/stdin.ts';
 import { createConsolePaste } from '../console/paste.ts';
 import { createBridge } from '../bridge/choose.ts';
@@ -40,7 +41,7 @@ export async function run(context: Context): Promise<number> {
     folder,
   };
   if (flags.paste === true && flags.demo === true)
-    throw new DeepworkError('USAGE', '--paste and --demo are two bridges; give one of them.');
+    throw new DeepworkError('USAGE', usageTexts.pasteAndDemo[context.lang]);
   if (flags.paste === true) {
     // The terminal is where the replies come in, so nothing piped is read as text with the question.
     const paste = createConsolePaste({
@@ -96,7 +97,7 @@ async function ask(
   const executor = createExecutor(q.folder, { ...box, onLargeFolder: (entries) => io.err(t.largeFolder(entries)) });
   const attached = q.files.length > 0 ? await readAttached(executor, q.files, lang) : undefined;
   const { earlier, conversationId } = q.continues
-    ? earlierTurns(config.stateDir, executor.box.root)
+    ? earlierTurns(config.stateDir, executor.box.root, lang)
     : { earlier: [], conversationId: newConversationId() };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
@@ -183,18 +184,10 @@ async function ask(
 }
 
 // The conversation `--continue` continues: the folder's last run's.
-function earlierTurns(stateDir: string, root: string): { earlier: Turn[]; conversationId: string } {
+function earlierTurns(stateDir: string, root: string, lang: Lang): { earlier: Turn[]; conversationId: string } {
   const saved = loadRun(stateDir, root);
-  if (saved === undefined)
-    throw new DeepworkError(
-      'USAGE',
-      'There is no earlier conversation in this folder to continue: ask without --continue.',
-    );
-  if (saved.conversation === undefined || saved.conversation.length === 0) {
-    throw new DeepworkError(
-      'USAGE',
-      'The last run in this folder was kept by an older deepwork, without its conversation: ask without --continue.',
-    );
-  }
+  if (saved === undefined) throw new DeepworkError('USAGE', usageTexts.noEarlier[lang]);
+  if (saved.conversation === undefined || saved.conversation.length === 0)
+    throw new DeepworkError('USAGE', usageTexts.olderRun[lang]);
   return { earlier: saved.conversation, conversationId: saved.conversationId ?? newConversationId() };
 }

@@ -9,6 +9,7 @@ import { DeepworkError } from '../common/errors.ts';
 import type { Result } from '../protocol/results.ts';
 import type { Executor } from '../reading/executor.ts';
 import { consoleTexts } from '../common/strings/console.js';
+import { usageTexts } from '../common/strings/usage.js';
 import { textsIn } from '../common/strings/language.js';
 import type { Context } from './context.ts';
 import { listOf } from './context.ts';
@@ -19,7 +20,9 @@ const LOOKS_LIKE_PATH = /^[^\s]*(?:[/\\][^\s]*|\.[A-Za-z0-9]{1,8})$/;
 
 // The paths and masks named, and the question without the words taken as files. A word after --files that reads as
 // a path but is no file is refused rather than sent as part of the question.
-export function filesAndQuestion(context: Pick<Context, 'flags' | 'words' | 'afterFiles' | 'question' | 'cwd'>): {
+export function filesAndQuestion(
+  context: Pick<Context, 'flags' | 'words' | 'afterFiles' | 'question' | 'cwd' | 'lang'>,
+): {
   files: string[];
   question: string;
 } {
@@ -36,18 +39,14 @@ export function filesAndQuestion(context: Pick<Context, 'flags' | 'words' | 'aft
       files.push(...named);
       taken.add(i);
     } else if (LOOKS_LIKE_PATH.test(word)) {
-      throw new DeepworkError(
-        'USAGE',
-        `"${word}" follows --files, but there is no such file, so it is not known whether it is a file or part of the question. Name files with commas (--files a.js,b.js) and put the question in quotes.`,
-      );
+      throw new DeepworkError('USAGE', usageTexts.notAFile[context.lang](word));
     } else break;
   }
   const question = context.words
     .filter((_, i) => !taken.has(i))
     .join(' ')
     .trim();
-  if (question === '')
-    throw new DeepworkError('USAGE', 'No question given. Ask like this: deepwork "where is the login checked?"');
+  if (question === '') throw new DeepworkError('USAGE', usageTexts.noQuestion[context.lang]);
   return { files, question };
 }
 
@@ -79,10 +78,7 @@ export async function readAttached(
     const [listed] = await executor.answer([{ kind: 'list', mask: name, line: 0 }]);
     if (listed?.kind !== 'list' || listed.total === 0) problems.push(`  ${t.fileNoMatch(name)}`);
     else if (listed.total > MASK_FILES || listed.paths.length < listed.total)
-      throw new DeepworkError(
-        'USAGE',
-        `--files ${name} matches ${listed.total} files; at most ${MASK_FILES} go from one mask. Narrow it, or let the model ask for files itself.`,
-      );
+      throw new DeepworkError('USAGE', usageTexts.maskTooWide[lang](name, listed.total, MASK_FILES));
     else paths.push(...listed.paths);
   }
   const unique = [...new Set(paths)];

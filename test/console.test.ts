@@ -177,7 +177,17 @@ describe('the console in Russian (issue 29.12)', () => {
       assert.match(undo.stdout, /Для этой папки записанных наборов нет\./);
       const wrong = await deepwork(['undo', 'list'], dir, config, { LANG: 'ru_RU.UTF-8' });
       assert.equal(wrong.code, 2);
+      assert.match(wrong.stderr, /^deepwork: deepwork undo не принимает больше слов, а получил "list"\./);
       assert.match(wrong.stderr, /\nКоманды и флаги: deepwork --help\.\n$/);
+      const help = await deepwork(['--help'], dir, config, { LANG: 'ru_RU.UTF-8' });
+      assert.match(help.stdout, /^deepwork: чат-модель читает код этой папки/);
+      assert.match(help.stdout, /\n {6}--dry-run {17}показать список и diff того, что запишет apply/);
+      assert.match(help.stdout, /\nКоды выхода:\n {2}0 {4}готово/);
+      assert.deepEqual(
+        help.stdout.split('\n').filter((line) => line.length > 100),
+        [],
+        'no line over 100 columns',
+      );
     } finally {
       await close();
     }
