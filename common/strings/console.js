@@ -182,3 +182,83 @@ export const consoleTexts = {
     (path, what) => `${path}: двоичный (${what}); --files отправляет текст`,
   ),
 };
+
+// Copy and paste at the terminal (--paste): where each message is, what to do with it, what came back.
+export const pasteTexts = {
+  where: both(
+    (/** @type {string | undefined} */ clipboard, /** @type {string | undefined} */ file) =>
+      [clipboard === undefined ? '' : `on ${clipboard}`, file === undefined ? '' : `in ${file}`]
+        .filter((w) => w !== '')
+        .join(' and '),
+    (clipboard, file) =>
+      [clipboard === undefined ? '' : `в буфере обмена (${clipboard})`, file === undefined ? '' : `в файле ${file}`]
+        .filter((w) => w !== '')
+        .join(' и '),
+  ),
+  nowhere: both('nowhere: it could not be written', 'нигде: его не удалось записать'),
+  unwritable: both(
+    (/** @type {number} */ n, /** @type {string} */ where) =>
+      `Message ${n} could not be written to ${where}, and there is no clipboard to put it on. Check stateDir in config.json.`,
+    (n, where) =>
+      `Сообщение ${n} не удалось записать в ${where}, а буфера обмена, куда его положить, нет. Проверьте stateDir в config.json.`,
+  ),
+  pasteHere: both(
+    'paste the reply here and end it with a line holding only a dot.',
+    'вставьте ответ сюда и завершите его строкой, в которой только точка.',
+  ),
+  copyOrPaste: both(
+    (/** @type {string} */ tool) =>
+      `copy the chat's whole reply with its Copy button: ${tool} is watched, and the reply is taken from it as soon as it is there. Or paste the reply here and end it with a line holding only a dot.`,
+    (tool) =>
+      `скопируйте весь ответ чата его кнопкой «Копировать»: deepwork следит за ${tool} и возьмёт ответ, как только он там появится. Или вставьте ответ сюда и завершите его строкой, в которой только точка.`,
+  ),
+  anyChat: both('any web chat', 'любой веб-чат'),
+  sameChat: both(
+    'the same chat (it holds what came before; type new on a line of its own for a message that stands on its own, for a new chat)',
+    'тот же чат (он помнит предыдущее; наберите new отдельной строкой, чтобы получить сообщение для нового чата)',
+  ),
+  message: both(
+    (
+      /** @type {number} */ n,
+      /** @type {number} */ chars,
+      /** @type {string} */ where,
+      /** @type {string} */ into,
+      /** @type {string} */ how,
+    ) => `deepwork: message ${n} (${counted.en(chars, 'character')}) is ${where}. Paste it into ${into}; then ${how}`,
+    (n, chars, where, into, how) =>
+      `deepwork: сообщение ${n} (${counted.ru(chars, 'символ', 'символа', 'символов')}) — ${where}. Вставьте его в ${into}; затем ${how}`,
+  ),
+  standalone: both(
+    (/** @type {number} */ chars, /** @type {string} */ where, /** @type {string} */ how) =>
+      `deepwork: the message that stands on its own (${counted.en(chars, 'character')}) is ${where}. Paste it into a new chat; then ${how}`,
+    (chars, where, how) =>
+      `deepwork: отдельное сообщение (${counted.ru(chars, 'символ', 'символа', 'символов')}) — ${where}. Вставьте его в новый чат; затем ${how}`,
+  ),
+  took: both(
+    (/** @type {number} */ chars, /** @type {string | undefined} */ from, /** @type {number} */ typed) =>
+      `deepwork: took a reply of ${counted.en(chars, 'character')}${from === undefined ? '' : ` from ${from}`}${typed === 0 ? '' : `; the ${typed === 1 ? 'line' : `${number.en(typed)} lines`} typed here before it ${typed === 1 ? 'is' : 'are'} left out`}.`,
+    (chars, from, typed) =>
+      `deepwork: ответ принят, ${counted.ru(chars, 'символ', 'символа', 'символов')}${from === undefined ? '' : ` из ${from}`}${typed === 0 ? '' : `; набранное здесь до него (${counted.ru(typed, 'строка', 'строки', 'строк')}) не вошло`}.`,
+  ),
+  notAReply: both(
+    (/** @type {'whole' | 'piece'} */ part, /** @type {number} */ chars) =>
+      `deepwork: the clipboard holds ${part === 'whole' ? 'the message deepwork put there' : `a piece of the message deepwork put there (${counted.en(chars, 'character')})`}, not the chat's reply: left alone. Copy the chat's whole reply with its Copy button, or paste it here and end it with a line holding only a dot.`,
+    (part, chars) =>
+      `deepwork: в буфере обмена ${part === 'whole' ? 'сообщение, которое туда положил deepwork' : `часть сообщения, которое туда положил deepwork (${counted.ru(chars, 'символ', 'символа', 'символов')})`}, а не ответ чата: не трогаю. Скопируйте весь ответ чата его кнопкой «Копировать» или вставьте его сюда и завершите строкой, в которой только точка.`,
+  ),
+  noClipboard: both(
+    'deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.',
+    'deepwork: здесь нет программы для буфера обмена; вставьте ответ и завершите его строкой, в которой только точка.',
+  ),
+  inputEnded: both(
+    (/** @type {number} */ n) =>
+      `Standard input ended before the reply to message ${n} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`,
+    (n) =>
+      `Стандартный ввод кончился раньше, чем пришёл ответ на сообщение ${n}: с --paste ответы читаются с терминала. Запустите в терминале или подайте на вход каждый ответ, завершённый строкой, в которой только точка.`,
+  ),
+  echo: both(
+    (/** @type {number} */ n) =>
+      `deepwork: what was pasted here is the reply already taken from the clipboard: left out. The reply to message ${n} is awaited.`,
+    (n) => `deepwork: вставленное здесь — ответ, уже взятый из буфера обмена: пропущен. Ждём ответ на сообщение ${n}.`,
+  ),
+};
