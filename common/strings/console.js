@@ -262,3 +262,30 @@ export const pasteTexts = {
     (n) => `deepwork: вставленное здесь — ответ, уже взятый из буфера обмена: пропущен. Ждём ответ на сообщение ${n}.`,
   ),
 };
+
+// deepwork ui at the terminal.
+export const pultTexts = {
+  link: both(
+    (/** @type {number} */ minutes) =>
+      `deepwork: the link above opens the pult in one page, once, within ${counted.en(minutes, 'minute')}; run deepwork ui again for another.`,
+    (minutes) =>
+      `deepwork: ссылка выше открывает пульт в одной странице, один раз, в течение ${counted.ru(minutes, 'минуты', 'минут', 'минут')}; за новой запустите deepwork ui снова.`,
+  ),
+  reused: both(
+    'deepwork: a pult for this folder is already running there; opening it.',
+    'deepwork: пульт этой папки там уже работает; открываю его.',
+  ),
+  moved: both(
+    (/** @type {number} */ from, /** @type {string} */ to) =>
+      `deepwork: port ${from} is taken by another program, so the pult is on ${to}.`,
+    (from, to) => `deepwork: порт ${from} занят другой программой, поэтому пульт на порту ${to}.`,
+  ),
+  noBrowser: both(
+    'deepwork: could not start the default browser; open the link above.',
+    'deepwork: не удалось запустить браузер по умолчанию; откройте ссылку выше.',
+  ),
+  serving: both(
+    (/** @type {string} */ folder) => `deepwork: the pult serves ${folder}; Ctrl-C stops it.`,
+    (folder) => `deepwork: пульт работает с папкой ${folder}; Ctrl-C останавливает его.`,
+  ),
+};
