@@ -4,11 +4,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DeepworkError, messageOf } from './common/errors.ts';
 import { forPeople, printJson, type Io } from './console/output.ts';
 import { parseCommandLine, type Command as CommandName } from './console/args.ts';
 import { readPiped } from './console/stdin.ts';
+import { HERE, langFlagIn, languageOf, type Lang } from './console/language.ts';
+import { consoleTexts } from './common/strings/console.js';
 import { EXIT, type Command, type Context } from './commands/context.ts';
 
 // Every command but --version, each its own module.
@@ -30,26 +33,41 @@ export async function main(
   cwd = process.cwd(),
   stdin: () => Promise<Buffer | undefined> = () => Promise.resolve(undefined),
   env: NodeJS.ProcessEnv = process.env,
+  where: Omit<Parameters<typeof languageOf>[1], 'env'> = HERE,
+  confirm?: (prompt: string) => Promise<string | undefined>,
 ): Promise<number> {
-  const io = forPeople(raw, env);
-  // Before the flags are understood, a failure is still printed as JSON when --json was asked for.
+  // Before the flags are understood, a failure is still printed as JSON when --json was asked for, and in the
+  // language asked for (a wrong --lang is told in English).
+  let lang: Lang = 'en';
+  let io = forPeople(raw, env, lang);
   let json = argv.includes('--json');
   try {
-    const { command, flags, question } = parseCommandLine(argv);
+    lang = languageOf(langFlagIn(argv), { ...where, env });
+    io = forPeople(raw, env, lang);
+    const { command, flags, question, words, afterFiles } = parseCommandLine(argv, lang);
     json = flags.json === true;
     if (command === 'version') {
       io.out(`deepwork ${version()}`);
       return EXIT.ok;
     }
-    const context: Context = { io, flags, question, cwd, stdin, env };
+    const context: Context = {
+      io,
+      flags,
+      question,
+      words,
+      afterFiles,
+      cwd,
+      stdin,
+      env,
+      lang,
+      ...(confirm === undefined ? {} : { confirm }),
+    };
     return await (await COMMANDS[command]()).run(context);
   } catch (error) {
     if (error instanceof DeepworkError) {
       const code = error.code === 'USAGE' ? EXIT.usage : error.code === 'ABORTED' ? EXIT.interrupted : EXIT.failure;
       if (json) printJson(io, { error: { code: error.code, message: error.message } });
-      io.err(
-        `deepwork: ${error.message}${error.code === 'USAGE' ? '\nRun deepwork --help for the commands and flags.' : ''}`,
-      );
+      io.err(`deepwork: ${error.message}${error.code === 'USAGE' ? `\n${consoleTexts.usagePointer[lang]}` : ''}`);
       return code;
     }
     throw error;
@@ -96,7 +114,9 @@ export function run(argv: string[]): void {
     process.stderr.write('', () => process.exit(EXIT.failure));
   });
   // Inside the promise, so that a throw before main() runs (process.cwd() in a deleted folder) is caught as well.
-  new Promise<number>((resolve) => resolve(main(argv, io, process.cwd(), readPiped))).then(
+  // A question is asked only where a person can answer it: stdin and stderr both a terminal.
+  const confirm = process.stdin.isTTY === true && process.stderr.isTTY === true ? askOnTerminal : undefined;
+  new Promise<number>((resolve) => resolve(main(argv, io, process.cwd(), readPiped, process.env, HERE, confirm))).then(
     (code) => {
       process.exitCode = code;
     },
@@ -105,6 +125,29 @@ export function run(argv: string[]): void {
       process.exitCode = EXIT.failure;
     },
   );
+}
+
+// One line typed on the terminal, the prompt on stderr; Ctrl-D gives the empty answer (no), Ctrl-C undefined.
+function askOnTerminal(prompt: string): Promise<string | undefined> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  return new Promise((resolve) => {
+    let answered = false;
+    rl.on('SIGINT', () => {
+      answered = true;
+      process.stderr.write('\n');
+      resolve(undefined);
+      rl.close();
+    });
+    rl.once('close', () => {
+      if (!answered) process.stderr.write('\n');
+      resolve('');
+    });
+    rl.question(prompt, (line) => {
+      answered = true;
+      resolve(line);
+      rl.close();
+    });
+  });
 }
 
 function unexpectedFailure(error: unknown, env: NodeJS.ProcessEnv): string {

@@ -6,37 +6,43 @@ import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
-import type { Result } from '../protocol/results.ts';
-import { describeMiscitation, type Miscitation } from '../protocol/citations.ts';
-import { createExecutor, type Executor } from '../reading/executor.ts';
-import { runQuestion, type EditTally } from '../app/question.ts';
+import { createExecutor } from '../reading/executor.ts';
+import { runQuestion } from '../app/question.ts';
 import { previewFiles, type ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../saved/runs.ts';
 import { newConversationId } from '../saved/conversations.ts';
 import { mapStore } from '../saved/map-cache.ts';
-import { answerParts, filesJson, listFiles, printAnswer, printJson, stepLog } from '../console/output.ts';
+import { answerParts, filesJson, printAnswer, printJson } from '../console/output.ts';
+import { listFiles, show } from '../console/lists.ts';
+import { stepLog } from '../console/steps.ts';
+import { consoleTexts } from '../common/strings/console.js';
+import { stepTexts } from '../common/strings/steps.js';
+import { textsIn, type Lang } from '../common/strings/language.js';
+import { usageTexts } from '../common/strings/usage.js';
 import { PIPED_CHARS } from '../console/stdin.ts';
 import { createConsolePaste } from '../console/paste.ts';
 import { createBridge } from '../bridge/choose.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { chatLimits } from '../bridge/chat-sites.ts';
-import { EXIT, listOf, projectFolder, settingsOf, type Context, type Settings } from './context.ts';
-import { writeFiles, writeOf, type Write } from './write.ts';
+import { EXIT, projectFolder, settingsOf, type Context, type Settings } from './context.ts';
+import { confirmWrite, writeFiles, writeOf, type Write } from './write.ts';
+import { filesAndQuestion, readAttached } from './files.ts';
 
 export async function run(context: Context): Promise<number> {
   const { flags, io } = context;
   const settings = settingsOf(context);
   const folder = projectFolder(context.cwd, flags['any-folder'] === true);
+  const named = filesAndQuestion(context);
   const question = {
-    text: context.question,
-    files: listOf(flags.files),
+    text: named.question,
+    files: named.files,
     continues: flags.continue === true,
     apply: flags.apply === true,
     write: writeOf(flags),
     folder,
   };
   if (flags.paste === true && flags.demo === true)
-    throw new DeepworkError('USAGE', '--paste and --demo are two bridges; give one of them.');
+    throw new DeepworkError('USAGE', usageTexts.pasteAndDemo[context.lang]);
   if (flags.paste === true) {
     // The terminal is where the replies come in, so nothing piped is read as text with the question.
     const paste = createConsolePaste({
@@ -85,36 +91,37 @@ async function ask(
   { config, box }: Settings,
   q: Question,
   piped: string | undefined,
-  { io, flags }: Context,
+  context: Context,
 ): Promise<number> {
+  const { io, flags, lang } = context;
+  const t = textsIn(consoleTexts, lang);
   const executor = createExecutor(q.folder, {
     ...box,
     mapStore: (root) => mapStore(config.stateDir, root),
-    onLargeFolder: (entries) =>
-      io.err(
-        `deepwork: this folder holds more than ${formatCount(entries)} files and folders (not counting .gitignore'd ones), so walking it takes a while. Is it the project folder? Ctrl-C stops.`,
-      ),
+    onLargeFolder: (entries) => io.err(t.largeFolder(entries)),
   });
-  const attached = q.files.length > 0 ? await checkAttached(executor, q.files) : undefined;
+  const attached = q.files.length > 0 ? await readAttached(executor, q.files, lang) : undefined;
   const { earlier, conversationId } = q.continues
-    ? earlierTurns(config.stateDir, executor.box.root)
+    ? earlierTurns(config.stateDir, executor.box.root, lang)
     : { earlier: [], conversationId: newConversationId() };
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
-  // With --paste the person types replies on the terminal while a step waits: nothing may be redrawn over them.
-  const log = stepLog(io, config.steps, { typing: flags.paste === true });
-  io.err(
-    `deepwork: ${bridge.label}; folder ${executor.box.root}; at most ${config.steps} step${config.steps === 1 ? '' : 's'}`,
-  );
+  // With --paste the person types replies on the terminal while a step waits: nothing may be redrawn over them. The
+  // reply streams on stderr only where the answer is not printed on the same terminal after it (issue 29.7).
+  const log = stepLog(io, config.steps, {
+    typing: flags.paste === true,
+    stream: flags['no-stream'] !== true && io.outTTY !== true,
+  });
+  io.err(t.started(bridge.label, executor.box.root, config.steps));
   let result: Awaited<ReturnType<typeof runQuestion>>;
   try {
     result = await runQuestion({
       bridge,
       executor,
       question: q.text,
-      files: q.files,
-      ...(attached === undefined ? {} : { attached }),
+      files: attached?.paths ?? [],
+      ...(attached === undefined ? {} : { attached: attached.results }),
       piped,
       steps: config.steps,
       contextTokens: config.contextTokens,
@@ -131,15 +138,18 @@ async function ask(
     await executor.close();
   }
   const { outcome, saveError, edits } = result;
-  if (edits !== undefined) io.err(editsLine(edits));
-  if (saveError !== undefined) {
+  const steps = textsIn(stepTexts, lang);
+  if (edits !== undefined) io.err(`deepwork: ${steps.edits(edits)}`);
+  if (saveError !== undefined)
     io.err(
-      `deepwork: the run's proposals could not be kept in ${config.stateDir} (${errnoOf(saveError) ?? messageOf(saveError)}); \`deepwork apply\` will not find them. Check stateDir in config.json.`,
+      `deepwork: ${steps.notSaved({ where: config.stateDir, reason: errnoOf(saveError) ?? messageOf(saveError) })}`,
     );
-  }
   let report: ApplyReport;
   let code: number = EXIT.ok;
-  if (q.apply) {
+  // On a terminal the answer and its list come first, then the question whether to write (--yes: no question).
+  const asking =
+    q.apply && outcome.proposals.length > 0 && !q.write.json && !q.write.yes && context.confirm !== undefined;
+  if (q.apply && !asking) {
     ({ report, code } = await writeFiles(executor.box, outcome.proposals, config.backupDir, q.write));
   } else if (outcome.proposals.length === 0) {
     report = { files: [], backupSet: undefined };
@@ -161,70 +171,28 @@ async function ask(
     // The note is the loop's, not the model's: it is printed after the answer, as deepwork's own line.
     const after = [
       ...(outcome.note === undefined ? [] : [outcome.note]),
-      ...(outcome.miscited.length === 0 ? [] : [miscitedNote(outcome.miscited)]),
-      ...(report.files.length > 0 ? [listFiles(report, q.apply, q.write.diff)] : []),
+      ...(outcome.miscited.length === 0 ? [] : [steps.miscitedNote(outcome.miscited)]),
+      ...(report.files.length > 0
+        ? [listFiles(io, report, asking ? 'asking' : q.apply ? 'written' : 'proposed', q.write.diff)]
+        : []),
     ];
-    printAnswer(io, answerParts(outcome.reply, report, outcome.leftOutFrom), after);
+    printAnswer(io, answerParts(outcome.reply, report, outcome.leftOutFrom, lang), after);
+  }
+  if (asking) {
+    const said = await confirmWrite(context, report, q.write.force || q.write.trust.length > 0);
+    if (said !== 'yes') return said === 'stopped' ? EXIT.interrupted : code;
+    ({ report, code } = await writeFiles(executor.box, outcome.proposals, config.backupDir, q.write));
+    io.out('');
+    show(io, listFiles(io, report, 'written', false));
   }
   return code;
 }
 
-// The files named with --files, read: each readable text inside the folder, or a usage error that says which are not
-// and why, before anything is sent (with a web chat every wasted run costs minutes). What was read is what is sent.
-async function checkAttached(executor: Executor, files: readonly string[]): Promise<Result[]> {
-  const results = await executor.answer([{ kind: 'need', paths: [...files], line: 0 }]);
-  const problems = results.flatMap((r): string[] => {
-    switch (r.kind) {
-      case 'missing':
-        return [
-          `  ${r.path}: no such file${r.closest.length > 0 ? ` (did you mean ${r.closest.slice(0, 3).join(', ')}?)` : ''}`,
-        ];
-      case 'refused':
-        return [`  ${r.path}: ${r.reason}`];
-      case 'withheld':
-        return [`  ${r.path}: withheld, ${r.reason}`];
-      case 'binary':
-        return [`  ${r.path}: binary (${r.what}); --files sends text`];
-      default:
-        return [];
-    }
-  });
-  if (problems.length > 0) {
-    throw new DeepworkError(
-      'USAGE',
-      `--files names ${problems.length === 1 ? 'a file' : 'files'} that cannot be sent, so nothing was sent:\n${problems.join('\n')}`,
-    );
-  }
-  return results;
-}
-
 // The conversation `--continue` continues: the folder's last run's.
-function earlierTurns(stateDir: string, root: string): { earlier: Turn[]; conversationId: string } {
+function earlierTurns(stateDir: string, root: string, lang: Lang): { earlier: Turn[]; conversationId: string } {
   const saved = loadRun(stateDir, root);
-  if (saved === undefined)
-    throw new DeepworkError(
-      'USAGE',
-      'There is no earlier conversation in this folder to continue: ask without --continue.',
-    );
-  if (saved.conversation === undefined || saved.conversation.length === 0) {
-    throw new DeepworkError(
-      'USAGE',
-      'The last run in this folder was kept by an older deepwork, without its conversation: ask without --continue.',
-    );
-  }
+  if (saved === undefined) throw new DeepworkError('USAGE', usageTexts.noEarlier[lang]);
+  if (saved.conversation === undefined || saved.conversation.length === 0)
+    throw new DeepworkError('USAGE', usageTexts.olderRun[lang]);
   return { earlier: saved.conversation, conversationId: saved.conversationId ?? newConversationId() };
-}
-
-// The places the answer cites that do not match the files, as deepwork's own line after the answer.
-function miscitedNote(miscited: readonly Miscitation[]): string {
-  const some =
-    miscited.length === 1 ? 'One place this answer cites does' : `${miscited.length} places this answer cites do`;
-  return `[deepwork: ${some} not match the files: ${miscited.map(describeMiscitation).join('; ')}.]`;
-}
-
-// How the run's EDITs went, and its model's over all runs: which models are better asked for whole files.
-function editsLine({ model, run, all }: EditTally): string {
-  const total = all.applied + all.missed;
-  const share = Math.round((100 * all.applied) / Math.max(1, total));
-  return `deepwork: EDITs: ${formatCount(run.applied)} of ${formatCount(run.applied + run.missed)} applied in this run; ${model}'s over all runs: ${formatCount(all.applied)} of ${formatCount(total)} (${share}%)`;
 }

@@ -9,16 +9,24 @@ import { configPathOf, homeOf, isApi, loadConfig, normalizeHost, STEPS, type Con
 import type { SandboxOptions } from '../reading/sandbox.ts';
 import type { Io } from '../console/output.ts';
 import type { Flags } from '../console/args.ts';
+import type { Lang } from '../console/language.ts';
+import { usageTexts } from '../common/strings/usage.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, idle: 3, interrupted: 130 } as const;
 
 // A command's run: the console, the flags and the question as parsed, the folder deepwork runs in, what is piped in
 // (read when a question needs it), and the environment (DEEPWORK_HOST, DEEPWORK_MODEL, DEEPWORK_CONFIG, DEEPWORK_HOME,
-// an API key's variable).
+// an API key's variable). `words`, `afterFiles`: the question's words, and which followed --files (console/args.ts);
+// `lang`: the language the person is spoken to in. `confirm`: asks the person on the terminal and gives the line they
+// typed, undefined for Ctrl-C (the function is undefined when stdin or stderr is not a terminal: nothing is asked).
 export type Context = {
   io: Io;
   flags: Flags;
   question: string;
+  words: readonly string[];
+  afterFiles: readonly number[];
+  lang: Lang;
+  confirm?: (prompt: string) => Promise<string | undefined>;
   cwd: string;
   stdin: () => Promise<Buffer | undefined>;
   env: NodeJS.ProcessEnv;
@@ -31,7 +39,12 @@ export type Settings = { config: Config; configFile: string; box: SandboxOptions
 
 export function settingsOf(context: Context): Settings {
   const where = configPathOf(context.flags.config, context.cwd, context.env);
-  const config = withFlags(loadConfig(where.file, where.explicit, homeOf(context.env)), context.flags, context.env);
+  const config = withFlags(
+    loadConfig(where.file, where.explicit, homeOf(context.env)),
+    context.flags,
+    context.env,
+    context.lang,
+  );
   return { config, configFile: where.file, box: sandboxOf(config, where.file) };
 }
 
@@ -49,7 +62,7 @@ function sandboxOf(config: Config, configFile: string): SandboxOptions {
 }
 
 // The config, then the environment, then the flags: each later one wins.
-function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv): Config {
+function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv, lang: Lang): Config {
   const result = { ...config };
   const fromEnv = (name: string) => (env[name]?.trim() === '' ? undefined : env[name]?.trim());
   if (flags.api !== undefined) {
@@ -60,12 +73,13 @@ function withFlags(config: Config, flags: Flags, env: NodeJS.ProcessEnv): Config
       );
     result.api = flags.api;
   }
+  const wholeNumber = numberIn(lang);
   if (flags.steps !== undefined) result.steps = wholeNumber('--steps', flags.steps, STEPS.min, STEPS.max);
   const host = flags.host ?? fromEnv('DEEPWORK_HOST');
   if (host !== undefined) result.deepseekHost = hostOf(host, flags.host !== undefined ? '--host' : 'DEEPWORK_HOST');
   const model = flags.model ?? fromEnv('DEEPWORK_MODEL');
   if (model !== undefined) result.deepseekModel = model;
-  if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, ' (0: any free one)');
+  if (flags.port !== undefined) result.port = wholeNumber('--port', flags.port, 0, 65535, usageTexts.anyFreePort[lang]);
   if (flags['context-tokens'] !== undefined)
     result.contextTokens = wholeNumber('--context-tokens', flags['context-tokens'], 2_048, 9_999_999);
   return result;
@@ -82,11 +96,13 @@ function hostOf(text: string, source: string): string {
 }
 
 // A flag's number: decimal digits only (`1e9`, `0x10` and ` 4` are refused), within its range.
-function wholeNumber(flag: string, text: string, min: number, max: number, note = ''): number {
-  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max))
-    throw new DeepworkError('USAGE', `${flag} must be a whole number from ${min}${note} to ${max}, not "${text}".`);
-  return value;
+function numberIn(lang: Lang) {
+  return (flag: string, text: string, min: number, max: number, note = ''): number => {
+    const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+    if (!(value >= min && value <= max))
+      throw new DeepworkError('USAGE', usageTexts.wholeNumber[lang](flag, min, note, max, text));
+    return value;
+  };
 }
 
 // The folder to work in. A filesystem root or the home folder itself is refused: walking it reads the whole disk or

@@ -4,23 +4,23 @@
 import fs from 'node:fs';
 import { messageOf } from '../common/errors.ts';
 import { configPathOf, homeOf, loadConfig } from '../app/config.ts';
-import { helpText } from '../console/args.ts';
+import { helpText, type Places } from '../console/help.ts';
 import { EXIT, type Context } from './context.ts';
 
 export function run(context: Context): Promise<number> {
   const where = configPathOf(context.flags.config, context.cwd, context.env);
-  let places: { config: string; state: string; backups: string; note?: string };
+  let places: Places;
   try {
     const config = loadConfig(where.file, where.explicit, homeOf(context.env));
     places = {
       config: where.file,
       state: config.stateDir,
       backups: config.backupDir,
-      ...(fs.existsSync(where.file) ? {} : { note: 'not there: the defaults apply' }),
+      ...(fs.existsSync(where.file) ? {} : { problem: 'absent' as const }),
     };
   } catch (error) {
-    places = { config: where.file, state: '?', backups: '?', note: `it does not load: ${messageOf(error)}` };
+    places = { config: where.file, state: '?', backups: '?', problem: { unloadable: messageOf(error) } };
   }
-  context.io.out(helpText(places));
+  context.io.out(helpText(places, context.lang));
   return Promise.resolve(EXIT.ok);
 }

@@ -8,6 +8,8 @@ import { CODE_LIFE_MS } from '../ui/security.ts';
 import { checkConfigured, createBridge } from '../bridge/choose.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { chatLimits } from '../bridge/chat-sites.ts';
+import { pultTexts } from '../common/strings/console.js';
+import { textsIn } from '../common/strings/language.js';
 import { EXIT, projectFolder, settingsOf, type Context } from './context.ts';
 
 export async function run(context: Context): Promise<number> {
@@ -36,18 +38,13 @@ export async function run(context: Context): Promise<number> {
     chatLimits: chatLimits(config.pasteSite, config.pasteMaxChars, config.pasteChatChars),
   });
   io.out(launched.oneTimeUrl());
-  io.err(
-    `deepwork: the link above opens the pult in one page, once, within ${CODE_LIFE_MS / 60_000} minutes; run deepwork ui again for another.`,
-  );
-  if (launched.reused) io.err('deepwork: a pult for this folder is already running there; opening it.');
-  if (launched.movedFrom !== undefined)
-    io.err(
-      `deepwork: port ${launched.movedFrom} is taken by another program, so the pult is on ${new URL(launched.url).port}.`,
-    );
-  if (flags['no-open'] !== true && !(await openInBrowser(launched.oneTimeUrl())))
-    io.err('deepwork: could not start the default browser; open the link above.');
+  const t = textsIn(pultTexts, context.lang);
+  io.err(t.link(CODE_LIFE_MS / 60_000));
+  if (launched.reused) io.err(t.reused);
+  if (launched.movedFrom !== undefined) io.err(t.moved(launched.movedFrom, new URL(launched.url).port));
+  if (flags['no-open'] !== true && !(await openInBrowser(launched.oneTimeUrl()))) io.err(t.noBrowser);
   if (launched.pult === undefined) return EXIT.ok;
-  io.err(`deepwork: the pult serves ${executor.box.root}; Ctrl-C stops it.`);
+  io.err(t.serving(executor.box.root));
   const pult = launched.pult;
   await new Promise<void>((resolve) => {
     const stop = () => {

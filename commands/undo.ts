@@ -4,11 +4,13 @@ import { DeepworkError } from '../common/errors.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { undoLast } from '../writing/undo.ts';
 import { setsOf } from '../writing/backup-sets.ts';
-import { listSets, printJson, undoneReport } from '../console/output.ts';
+import { printJson } from '../console/output.ts';
+import { listSets, undoneReport } from '../console/lists.ts';
+import { consoleTexts } from '../common/strings/console.js';
 import { EXIT, settingsOf, type Context } from './context.ts';
 
 export async function run(context: Context): Promise<number> {
-  const { io, flags } = context;
+  const { io, flags, lang } = context;
   const { config, box: options } = settingsOf(context);
   const json = flags.json === true;
   const box = createSandbox(context.cwd, options);
@@ -24,16 +26,12 @@ export async function run(context: Context): Promise<number> {
         })),
       });
     } else {
-      io.out(`Backup sets of ${box.root}, kept in ${config.backupDir}:\n${listSets(sets)}`);
+      io.out(`${consoleTexts.setsHead[lang](box.root, config.backupDir)}\n${listSets(io, sets)}`);
     }
     return EXIT.ok;
   }
   const report = undoLast(box, config.backupDir);
-  if (report.set === undefined)
-    throw new DeepworkError(
-      'NOT_FOUND',
-      `No applied set of this folder to undo (backups are kept in ${config.backupDir}).`,
-    );
+  if (report.set === undefined) throw new DeepworkError('NOT_FOUND', consoleTexts.noUndo[lang](config.backupDir));
   if (json)
     printJson(io, {
       set: report.set.name,
@@ -44,6 +42,6 @@ export async function run(context: Context): Promise<number> {
       })),
       ...(report.later.length > 0 ? { later: report.later } : {}),
     });
-  else io.out(undoneReport({ ...report, set: report.set }));
+  else io.out(undoneReport(io, { ...report, set: report.set }));
   return report.later.length > 0 || report.files.some((f) => f.action === 'failed') ? EXIT.failure : EXIT.ok;
 }

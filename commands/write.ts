@@ -6,10 +6,11 @@ import { applyFiles, type ApplyReport } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import type { Sandbox } from '../reading/sandbox.ts';
 import type { Flags } from '../console/args.ts';
-import { EXIT, listOf } from './context.ts';
+import { consoleTexts } from '../common/strings/console.js';
+import { EXIT, listOf, type Context } from './context.ts';
 
-// What the flags say about writing: --force, --trust, --diff, --json.
-export type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean };
+// What the flags say about writing: --force, --trust, --diff, --json, --yes (write without asking).
+export type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean; yes: boolean };
 
 export function writeOf(flags: Flags): Write {
   return {
@@ -17,7 +18,30 @@ export function writeOf(flags: Flags): Write {
     trust: listOf(flags.trust),
     diff: flags.diff === true,
     json: flags.json === true,
+    yes: flags.yes === true,
   };
+}
+
+// On a terminal, before writing: the list has been shown; asks whether to write the files it would write. `no`, said
+// why, when there is nothing to write or the person says no (anything but y, yes, д, да; Ctrl-D); `stopped`: Ctrl-C.
+// `held`: the held back files are written too (--force, --trust).
+export async function confirmWrite(
+  context: Pick<Context, 'io' | 'lang' | 'confirm'>,
+  report: ApplyReport,
+  held: boolean,
+): Promise<'yes' | 'no' | 'stopped'> {
+  const { io, lang, confirm } = context;
+  const writable = report.files.filter(
+    (f) => f.status === 'new' || f.status === 'changed' || (held && f.status === 'held back'),
+  ).length;
+  if (writable === 0) {
+    io.err(consoleTexts.nothingToWrite[lang]);
+    return 'no';
+  }
+  const answer = await confirm?.(`\n${consoleTexts.confirm[lang](writable)}`);
+  if (answer !== undefined && /^\s*(?:y|yes|д|да)\s*$/iu.test(answer)) return 'yes';
+  io.err(consoleTexts.declined[lang]);
+  return answer === undefined ? 'stopped' : 'no';
 }
 
 export async function writeFiles(

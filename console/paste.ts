@@ -9,12 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { DeepworkError, errnoOf, messageOf, stopped } from '../common/errors.ts';
-import { formatCount } from '../common/text.ts';
 import { chatWarning, cleanReply, createPasteBridge, newChat, sizeWarning, type PasteStep } from '../bridge/paste.ts';
 import type { ChatSite } from '../bridge/chat-sites.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import { clipboardOf, watchClipboard } from './clipboard.ts';
 import type { Io } from './output.ts';
+import { pasteTexts } from '../common/strings/console.js';
+import { textsIn } from '../common/strings/language.js';
 
 // The messages of one run, as files: in a folder of the run's own under `parent`, named after the project (another
 // project's run, or another at the same time, never overwrites them), readable by this user only (a message holds the
@@ -119,6 +120,7 @@ export function createConsolePaste(options: {
   input: NodeJS.ReadableStream;
 }): ConsolePaste {
   const { io } = options;
+  const t = textsIn(pasteTexts, io.lang ?? 'en');
   const clipboard = clipboardOf(options.env);
   const files = messageFiles(options.folder, options.project);
   const lines = terminalLines(options.input);
@@ -141,9 +143,7 @@ export function createConsolePaste(options: {
       clipboard !== undefined &&
       (file !== undefined || process.platform !== 'win32') &&
       clipboard.copy(text, file ?? '');
-    const where = [copied ? `on ${clipboard?.name ?? 'the clipboard'}` : '', file === undefined ? '' : `in ${file}`]
-      .filter((w) => w !== '')
-      .join(' and ');
+    const where = t.where(copied && clipboard !== undefined ? clipboard.name : undefined, file);
     return { file, copied, unwritten, where };
   };
 
@@ -152,29 +152,16 @@ export function createConsolePaste(options: {
   const serve = (step: PasteStep, n: number) => {
     const message = handOut(step.message, n);
     if (!message.copied && message.file === undefined) {
-      step.fail(
-        new DeepworkError(
-          'STATE_INVALID',
-          `Message ${n} could not be written to ${message.unwritten}, and there is no clipboard to put it on. Check stateDir in config.json.`,
-        ),
-      );
+      step.fail(new DeepworkError('STATE_INVALID', t.unwritable(n, message.unwritten)));
       return;
     }
     const warning = sizeWarning(step.message.length, options.limits.messageChars) ?? chatWarning(step);
     if (warning !== undefined) io.err(`deepwork: ${warning}`);
     // The clipboard is watched when it took the message: then it works.
     const watched = message.copied ? clipboard : undefined;
-    const how =
-      watched === undefined
-        ? 'paste the reply here and end it with a line holding only a dot.'
-        : `copy the chat's whole reply with its Copy button: ${watched.name} is watched, and the reply is taken from it as soon as it is there. Or paste the reply here and end it with a line holding only a dot.`;
-    const into =
-      step.standalone === undefined
-        ? 'any web chat'
-        : 'the same chat (it holds what came before; type new on a line of its own for a message that stands on its own, for a new chat)';
-    io.err(
-      `deepwork: message ${n} (${formatCount(step.message.length)} characters) is ${message.where}. Paste it into ${into}; then ${how}`,
-    );
+    const how = watched === undefined ? t.pasteHere : t.copyOrPaste(watched.name);
+    const into = step.standalone === undefined ? t.anyChat : t.sameChat;
+    io.err(t.message(n, step.message.length, message.where, into, how));
 
     const done = new AbortController();
     const signal = AbortSignal.any([step.signal, done.signal, closing.signal]);
@@ -190,7 +177,7 @@ export function createConsolePaste(options: {
     const aside = (line: string) => io.err(io.isTTY ? `\n${line}` : line);
     // Takes a reply as it came; false when it is none (empty, the chat's "too long" notice): `say` says so, and the wait
     // goes on.
-    const take = (text: string, from: string, say: (line: string) => void): boolean => {
+    const take = (text: string, from: string | undefined, say: (line: string) => void): boolean => {
       if (ended) return true;
       let reply: string;
       try {
@@ -200,12 +187,8 @@ export function createConsolePaste(options: {
         return false;
       }
       ended = true;
-      const left =
-        typed === undefined
-          ? ''
-          : `; the ${typed.length === 1 ? 'line' : `${formatCount(typed.length)} lines`} typed here before it ${typed.length === 1 ? 'is' : 'are'} left out`;
       done.abort();
-      say(`deepwork: took a reply of ${formatCount(reply.length)} characters${from}${left}.`);
+      say(t.took(reply.length, from, typed?.length ?? 0));
       step.supply(reply, fresh);
       return true;
     };
@@ -221,8 +204,7 @@ export function createConsolePaste(options: {
       if (own.includes(squeezed)) return 'whole';
       return own.some((m) => m.includes(squeezed)) ? 'piece' : undefined;
     };
-    const notAReply = (part: 'whole' | 'piece', chars: number) =>
-      `deepwork: the clipboard holds ${part === 'whole' ? 'the message deepwork put there' : `a piece of the message deepwork put there (${formatCount(chars)} characters)`}, not the chat's reply: left alone. Copy the chat's whole reply with its Copy button, or paste it here and end it with a line holding only a dot.`;
+    const notAReply = t.notAReply;
 
     if (watched !== undefined)
       watchClipboard(watched, signal, (text) => {
@@ -231,37 +213,31 @@ export function createConsolePaste(options: {
         // Deepwork's own message, put back (the message for a new chat): nothing to say.
         if (part === 'whole') return;
         if (part === 'piece') aside(notAReply(part, text.length));
-        else if (take(text, ` from ${watched.name}`, aside)) echo = text;
+        else if (take(text, watched.name, aside)) echo = text;
       });
 
     const newChatAsked = (standalone: { message: string }) => {
       const given = handOut(standalone.message, `${n}-new`);
       own.push(squeeze(standalone.message));
       fresh = true;
-      io.err(
-        `deepwork: the message that stands on its own (${formatCount(standalone.message.length)} characters) is ${given.where || 'nowhere: it could not be written'}. Paste it into a new chat; then ${how}`,
-      );
+      io.err(t.standalone(standalone.message.length, given.where || t.nowhere, how));
     };
     // Enter on an empty line: the clipboard as it is.
     const fromClipboard = async () => {
       if (clipboard === undefined) {
-        io.err('deepwork: there is no clipboard tool here; paste the reply and end it with a line holding only a dot.');
+        io.err(t.noClipboard);
         return;
       }
       const text = (await clipboard.read(signal)) ?? '';
       if (signal.aborted) throw stopped();
       const part = squeeze(text) === '' ? undefined : ownPart(text);
-      if (part === undefined) take(text, ` from ${clipboard.name}`, io.err);
+      if (part === undefined) take(text, clipboard.name, io.err);
       else io.err(notAReply(part, text.length));
     };
     const readTyped = async () => {
       while (!ended) {
         const first = await lines.next(signal);
-        if (first === undefined)
-          throw new DeepworkError(
-            'BAD_REQUEST',
-            `Standard input ended before the reply to message ${n} came: with --paste, replies are read from the terminal. Run it in a terminal, or pipe each reply ended by a line holding only a dot.`,
-          );
+        if (first === undefined) throw new DeepworkError('BAD_REQUEST', t.inputEnded(n));
         const word = first.trim();
         if (word.toLowerCase() === 'new' && step.standalone !== undefined) newChatAsked(step.standalone);
         else if (word === '') await fromClipboard();
@@ -278,10 +254,8 @@ export function createConsolePaste(options: {
           typed = undefined;
           if (echo !== undefined && squeeze(echo).includes(squeeze(text))) {
             echo = undefined;
-            io.err(
-              `deepwork: what was pasted here is the reply already taken from the clipboard: left out. The reply to message ${n} is awaited.`,
-            );
-          } else take(text, '', io.err);
+            io.err(t.echo(n));
+          } else take(text, undefined, io.err);
         }
       }
     };

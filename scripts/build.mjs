@@ -58,9 +58,16 @@ const PAGE = [
     .filter((name) => name.endsWith('.js'))
     .sort(),
 ];
+// The texts the page shares with the console, as they are written (tsc re-prints them): the page imports them from
+// ../../common/strings/, which ui/server.ts serves from beside the code.
+const STRINGS = fs
+  .readdirSync(path.join(root, 'common', 'strings'))
+  .filter((name) => name.endsWith('.js'))
+  .sort();
 const ASSETS = [
   ['protocol/instructions.md', ['protocol/instructions.md', 'bundle/instructions.md']],
   ...PAGE.map((name) => [`ui/page/${name}`, [`ui/page/${name}`, `bundle/page/${name}`]]),
+  ...STRINGS.map((name) => [`common/strings/${name}`, [`common/strings/${name}`]]),
 ];
 for (const [source, targets] of ASSETS) {
   for (const target of targets) {

@@ -9,7 +9,7 @@ import { createSandbox } from '../reading/sandbox.ts';
 import { setsOf } from '../writing/backup-sets.ts';
 import type { FsOps } from '../writing/atomic.ts';
 import { undoLast } from '../writing/undo.ts';
-import { listFiles, listSets } from '../console/output.ts';
+import { listFiles, listSets } from '../console/lists.ts';
 import type { EditBlock, FileBlock } from '../protocol/parse.ts';
 import { tempFolder } from './helpers.ts';
 
@@ -625,12 +625,12 @@ describe('writes and undo against a hostile model', () => {
     assert.equal(written.length, 7);
     assert.equal(report.files.filter((f) => f.status === 'stopped').length, 13);
     assert.match(
-      listFiles(report, true, false),
+      listFiles({}, report, 'written', false).shown,
       /\n {2}stopped {4}13 more files not written: Ctrl-C stopped the apply before them; they are as they were/,
     );
     const [set] = setsOf(backupDir, box.root);
     assert.ok(set !== undefined);
-    assert.match(listSets([set]), /cut short: 7 of 20 files written/);
+    assert.match(listSets({}, [set]), /cut short: 7 of 20 files written/);
     const undone = undoLast(box, backupDir);
     assert.deepEqual(
       undone.files.map((f) => f.action),

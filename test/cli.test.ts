@@ -111,7 +111,7 @@ describe('deepwork "question"', () => {
     assert.equal(run.stdout, framed('loadConfig returns 1.'));
     assert.match(
       run.stderr,
-      /step 1\/8: sending [\d,]+ characters, about [\d,]+ tokens of the 55,808 a message may take \(the window holds 64,000\)\nstep 1\/8: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\nstep 2\/8: sending/,
+      /Step 1\/8: sending [\d,]+ characters, about [\d,]+ tokens of the 55,808 a message may take \(the window holds 64,000\)\.\nStep 1\/8: reply of 20 characters in [\d.]+ m?s; asks NEED app\.js\.\nStep 1\/8: answered 1 request with [\d,]+ characters\.\nStep 2\/8: sending/,
     );
     assert.equal(fake.chats[0]?.model, 'm');
   });
@@ -477,7 +477,7 @@ describe('an OpenAI-compatible server', () => {
     assert.match(run.stderr, /deepwork: deepseek-chat at http:\/\/127\.0\.0\.1:\d+\/v1 \(OpenAI-compatible\)/);
     assert.match(
       run.stderr,
-      /tokens of the 119,808 a message may take \(the window holds 128,000\)\n/,
+      /tokens of the 119,808 a message may take \(the window holds 128,000\)\.\n/,
       'the preset window of deepseek-chat, 128,000, less 8,192 for the reply',
     );
     assert.equal(fake.requests.length, 2);
@@ -532,7 +532,7 @@ describe('an OpenAI-compatible server', () => {
       folder,
       { env: { DEEPWORK_TEST_KEY: KEY } },
     );
-    assert.match(run.stderr, /step 1\/1: the server cut the reply at its output limit/);
+    assert.match(run.stderr, /Step 1\/1: the server cut the reply at its output limit/);
     assert.equal(fs.readFileSync(path.join(folder, 'app.js'), 'utf8'), 'export const answer = 42;\n');
   });
 
@@ -881,7 +881,7 @@ describe('writing proposed files from the command line', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stderr,
-      /the run's proposals could not be kept in .*a-file\/state \(ENOTDIR\); `deepwork apply` will not find them/,
+      /The run could not be kept in .*a-file\/state \(ENOTDIR\); deepwork apply will not find it\. Check stateDir in config\.json\./,
     );
     assert.match(run.stdout, /`app\.js` line 1/);
   });
@@ -1183,7 +1183,7 @@ describe('the command line against hostile input', () => {
       assert.equal(run.code, 0, run.stderr);
     }
     const list = await deepwork(['undo', '--list'], dir);
-    if (run.code === 130) assert.match(list.stdout, new RegExp(`cut short: ${written.length} of 3000 files written`));
+    if (run.code === 130) assert.match(list.stdout, new RegExp(`cut short: ${written.length} of 3,000 files written`));
     const undo = await deepwork(['undo'], dir);
     assert.equal(undo.code, 0, undo.stderr);
     const still = Object.keys(files).filter((rel) => fs.readFileSync(path.join(dir, rel), 'utf8') !== files[rel]);

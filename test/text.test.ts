@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { countLines, formatCount } from '../common/text.ts';
-import { forPeople, printAnswer, receivedSoFar, stepLog, type AnswerPart } from '../console/output.ts';
+import { forPeople, printAnswer, type AnswerPart } from '../console/output.ts';
+import { stepLog } from '../console/steps.ts';
+import { stepTexts } from '../common/strings/steps.js';
+import { textsIn } from '../common/strings/language.js';
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {
@@ -16,12 +19,19 @@ describe('countLines', () => {
   });
 });
 
-describe('receivedSoFar (the waiting line)', () => {
-  it('shows the reasoning while the model thinks, then the answer as it arrives', () => {
-    assert.equal(receivedSoFar(0, 0), '');
-    assert.equal(receivedSoFar(0, 1200), ', thinking, 1,200 characters');
-    assert.equal(receivedSoFar(350, 1200), ', thinking, 1,200 characters, 350 characters so far');
-    assert.equal(receivedSoFar(350, 0), ', 350 characters so far');
+describe('the waiting line (common/strings/steps.js)', () => {
+  it('shows the reasoning while the model thinks, then the answer as it arrives, in both languages', () => {
+    const en = textsIn(stepTexts, 'en').waiting;
+    const ru = textsIn(stepTexts, 'ru').waiting;
+    assert.equal(en({ step: 2, ms: 4_400, thinking: 0, received: 0 }), 'Step 2: waiting 4 s…');
+    assert.equal(
+      en({ step: 2, ms: 61_000, thinking: 1200, received: 350 }),
+      'Step 2: waiting 1 min 1 s, thinking, 1,200 characters, 350 characters so far…',
+    );
+    assert.equal(
+      ru({ step: 2, ms: 4_400, thinking: 1201, received: 352 }),
+      'Шаг 2: ожидание 4 с, размышления: 1\u00a0201 символ, получено 352 символа…',
+    );
   });
 });
 
@@ -43,13 +53,13 @@ describe('the step log on a terminal', () => {
     assert.deepEqual(
       written.filter((w) => !w.startsWith('err:\r\x1b[K')),
       [
-        'err:step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400)',
+        'err:Step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400).',
         'err:\r\x1b[2m',
         'stream:Hel',
         'stream:lo \\x1b]52;c;cGF5bG9hZA==\\x07',
         'stream:\n',
         'err:\r\x1b[0m',
-        'err:step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
+        'err:Step 1/4: reply of 30 characters in 1.2 s; no requests: the answer.',
       ],
     );
   });
@@ -83,9 +93,9 @@ describe('the step log on a terminal', () => {
     log.event({ kind: 'replied', step: 1, chars: 30, ms: 1200, requests: [], files: [] });
     log.stop();
     assert.deepEqual(written, [
-      'step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400)',
-      'step 1/4: a note',
-      'step 1/4: reply of 30 characters in 1.2 s; no requests: the answer',
+      'Step 1/4: sending 100 characters, about 30 tokens of the 1,000 a message may take (the window holds 1,400).',
+      'Step 1/4: a note',
+      'Step 1/4: reply of 30 characters in 1.2 s; no requests: the answer.',
     ]);
   });
 });

@@ -161,14 +161,23 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       assert.match(csp, /(^|; )script-src 'self'(;|$)/);
       assert.equal(await fresh.locator('script').count(), 1);
       assert.equal(await fresh.locator('script[type="module"][src="/main.js"]').count(), 1);
-      // Every module of the page folder, and nothing else, is fetched: one page, no module left unused.
+      // Every module of the page folder, and of the texts it shares with the console (common/strings/) those it
+      // uses, and nothing else, is fetched: one page, no module of its own left unused.
       const modules = fs
         .readdirSync(new URL('../ui/page/', import.meta.url))
         .filter((name) => name.endsWith('.js'))
-        .map((name) => `/${name}`)
-        .sort();
+        .map((name) => `/${name}`);
+      const shared = fs
+        .readdirSync(new URL('../common/strings/', import.meta.url))
+        .filter((name) => name.endsWith('.js'))
+        .map((name) => `/common/strings/${name}`);
       assert.ok(modules.length > 5, modules.join(', '));
-      assert.deepEqual([...scripts.keys()].sort(), modules);
+      const fetched = [...scripts.keys()];
+      assert.deepEqual(fetched.filter((name) => !name.startsWith('/common/strings/')).sort(), modules.sort());
+      // Of the shared texts, the step log's and what it needs; the console's own are served but not fetched.
+      const sharedFetched = fetched.filter((name) => name.startsWith('/common/strings/'));
+      for (const name of sharedFetched) assert.ok(shared.includes(name), name);
+      assert.ok(sharedFetched.includes('/common/strings/steps.js'), sharedFetched.join(', '));
       for (const [name, served] of scripts)
         assert.deepEqual(served, { status: 200, type: 'text/javascript; charset=utf-8', csp }, name);
       assert.deepEqual(errors, []);
@@ -181,6 +190,10 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
         '/..%2fserver.js',
         '/%2e%2e/server.js',
         '/page/main.js',
+        '/common/errors.js',
+        '/common/strings/',
+        '/common/strings/../errors.js',
+        '/common/strings/%2e%2e/errors.js',
       ]) {
         const res = await fetch(`http://127.0.0.1:${port}${other}`, { headers: { 'x-deepwork-token': token } });
         assert.equal(res.status, 404, other);

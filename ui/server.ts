@@ -14,6 +14,8 @@ import type { BridgeCheck, Outgoing, PageMessage, Route, ServerMessage } from '.
 import { isRecord } from '../common/unknown.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
+// The texts the page shares with the console (common/strings/), which its modules import from /common/strings/.
+const STRINGS_DIR = new URL('../common/strings/', import.meta.url);
 // The page's modules are served by name: a plain lower-case name ending in .js, of a file the page folder holds when
 // the pult starts. The URL is only looked up in that list; nothing of it reaches the file system.
 const MODULE_NAME = /^[a-z][a-z0-9-]*\.js$/;
@@ -117,7 +119,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       res.writeHead(204);
       return void res.end();
     }
-    if (req.method === 'GET' && url.pathname === '/') return sendFile(res, 'index.html', 'text/html; charset=utf-8');
+    if (req.method === 'GET' && url.pathname === '/')
+      return sendFile(res, new URL('index.html', PAGE_DIR), 'text/html; charset=utf-8');
     const route = api[`${req.method ?? ''} ${url.pathname}`];
     if (route === undefined) return reply(res, 404, { error: `No such route: ${req.method ?? ''} ${url.pathname}` });
     let body: unknown;
@@ -226,11 +229,17 @@ function isHello(message: unknown): message is PageMessage {
   return isRecord(message) && message.type === 'hello';
 }
 
-// The page's style and every module of its script, by URL path. index.html is served at / only.
-function pageAssets(): Map<string, { file: string; type: string }> {
-  const assets = new Map([['/style.css', { file: 'style.css', type: 'text/css; charset=utf-8' }]]);
+// The page's style and every module of its script, and the shared texts' modules, by URL path. index.html is served
+// at / only.
+function pageAssets(): Map<string, { file: URL; type: string }> {
+  const script = 'text/javascript; charset=utf-8';
+  const assets = new Map([['/style.css', { file: new URL('style.css', PAGE_DIR), type: 'text/css; charset=utf-8' }]]);
   for (const name of fs.readdirSync(PAGE_DIR)) {
-    if (MODULE_NAME.test(name)) assets.set(`/${name}`, { file: name, type: 'text/javascript; charset=utf-8' });
+    if (MODULE_NAME.test(name)) assets.set(`/${name}`, { file: new URL(name, PAGE_DIR), type: script });
+  }
+  for (const name of fs.readdirSync(STRINGS_DIR)) {
+    if (MODULE_NAME.test(name))
+      assets.set(`/common/strings/${name}`, { file: new URL(name, STRINGS_DIR), type: script });
   }
   return assets;
 }
@@ -248,8 +257,8 @@ function reply(res: http.ServerResponse, status: number, value: unknown, close =
   if (close) res.once('finish', () => res.req.destroy());
 }
 
-function sendFile(res: http.ServerResponse, file: string, type: string): void {
-  const body = fs.readFileSync(new URL(file, PAGE_DIR));
+function sendFile(res: http.ServerResponse, file: URL, type: string): void {
+  const body = fs.readFileSync(file);
   res.writeHead(200, {
     'content-type': type,
     'content-security-policy': CSP,

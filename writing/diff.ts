@@ -42,7 +42,8 @@ export function diffTexts(rel: string, before: string, after: string): Change {
 // A new file's diff without the diff algorithm: every line is added.
 function wholeFile(rel: string, text: string, sign: '+'): Change {
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
-  const head = [`--- a/${rel}`, `+++ b/${rel}`, `@@ -0,0 +1,${lines.length} @@`];
+  // As git writes a new file's diff: nothing before it.
+  const head = ['--- /dev/null', `+++ b/${rel}`, `@@ -0,0 +1,${lines.length} @@`];
   const body = lines.slice(0, MAX_SHOWN).map((line) => sign + line.replace(/\r$/, ''));
   const tail = text !== '' && !text.endsWith('\n') ? ['\\ No newline at end of file'] : [];
   const diff = shown(

@@ -24,15 +24,8 @@ export function fmt(n) {
   return n.toLocaleString(locale());
 }
 
-// The Russian noun form for `n`: один файл, два файла, пять файлов (11–14 take the last).
-/** @param {number} n @param {string} one @param {string} few @param {string} many */
-export function ruPlural(n, one, few, many) {
-  const ten = n % 10;
-  const hundred = n % 100;
-  if (ten === 1 && hundred !== 11) return one;
-  if (ten >= 2 && ten <= 4 && (hundred < 12 || hundred > 14)) return few;
-  return many;
-}
+// The Russian noun form for `n`, kept with the texts the page shares with the console.
+export { ruPlural } from '../../common/strings/language.js';
 
 /** @param {number} ms */
 export function duration(ms) {

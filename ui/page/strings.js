@@ -2,14 +2,20 @@
 // (paste-strings.js) joined into it. The server's own sentences (its errors and reasons) stay English until they are
 // codes, and the page marks them so (lang="en", see dom.js).
 
-import { duration, fmt, language, ruPlural } from './language.js';
+import { textsIn } from '../../common/strings/language.js';
+import { stepTexts } from '../../common/strings/steps.js';
+import { fmt, language, ruPlural } from './language.js';
 import { pasteEn, pasteRu } from './paste-strings.js';
 
 export { duration, fmt, language, locale, setLanguage, size } from './language.js';
 
-/** @import { FileStatus, LogEntry, UndoAction, Waiting } from '../contract.ts' */
+/** @import { FileStatus, UndoAction, Waiting } from '../contract.ts' */
 // A card's badge: a file's status, `written` once its Write is done, `unknown` for a block the run no longer holds.
 /** @typedef {FileStatus | 'written' | 'unknown'} Badge */
+
+// The step log's lines, which the console prints too: one table for both (common/strings/steps.js).
+const stepsEN = textsIn(stepTexts, 'en');
+const stepsRU = textsIn(stepTexts, 'ru');
 
 const en = {
   bridge: 'Bridge',
@@ -73,34 +79,15 @@ const en = {
   questions: (/** @type {number} */ n) => (n === 1 ? '1 question' : `${n} questions`),
   withFiles: (/** @type {string} */ files) => `; with ${files}`,
   reopened: 'from a saved conversation',
-  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
-    `Step ${e.step}/${e.steps}: sending ${fmt(e.chars)} characters, about ${fmt(e.tokens)} tokens of the ${fmt(e.budget)} a message may take (the window holds ${fmt(e.window)})${e.dropped > 0 ? `; ${e.dropped} earlier result${e.dropped === 1 ? '' : 's'} dropped to fit` : ''}.`,
-  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
-    `Step ${e.step}/${e.steps}: reply of ${fmt(e.chars)} characters in ${duration(e.ms)}; ${e.requests.length > 0 ? `asks ${e.requests.join('; ')}` : 'no requests: the answer'}${e.files.length > 0 ? `; proposes ${e.files.join(', ')}` : ''}.`,
-  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
-    `Step ${e.step}/${e.steps}: answered ${e.requests} request${e.requests === 1 ? '' : 's'} with ${fmt(e.chars)} characters.`,
-  stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Step ${e.step}/${e.steps}: ${e.message}`,
-  stepMiscited: (/** @type {Extract<LogEntry, { kind: 'miscited' }>} */ e) =>
-    `Step ${e.step}/${e.steps}: ${e.citations.length === 1 ? 'a place the answer cites does' : `${e.citations.length} places the answer cites do`} not match the files${e.retry ? ' (the model is asked once to correct them)' : ''}: ${e.citations
-      .map((m) => {
-        const what = `${m.cited}${m.name === undefined ? '' : ` for ${m.name}`}`;
-        if (m.problem === 'no-file') return `${what}: there is no ${m.path}`;
-        if (m.problem === 'past-end') return `${what}: ${m.path} has ${fmt(m.lines)} line${m.lines === 1 ? '' : 's'}`;
-        if (m.problem === 'name-elsewhere')
-          return m.defined
-            ? `${what}: it is at ${m.path}:${m.at}`
-            : `${what}: ${m.path} does not define it (it first appears at line ${m.at})`;
-        return `${what}: ${m.name} is not in ${m.path}`;
-      })
-      .join('; ')}.`,
-  edits: (/** @type {Extract<LogEntry, { kind: 'edits' }>} */ e) =>
-    `EDITs: ${fmt(e.run.applied)} of ${fmt(e.run.applied + e.run.missed)} applied in this run; ${e.model}'s over all runs: ${fmt(e.all.applied)} of ${fmt(e.all.applied + e.all.missed)} (${Math.round((100 * e.all.applied) / Math.max(1, e.all.applied + e.all.missed))}%).`,
-  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
-    `Answer after ${e.steps} step${e.steps === 1 ? '' : 's'}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': the steps ran out' : ': the model repeated its requests'}.`,
-  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
-    `The run could not be kept in ${e.where} (${e.reason}); deepwork apply will not find it.`,
-  waiting: (/** @type {Waiting} */ w) =>
-    `Step ${w.step}: waiting ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} s${w.thinking > 0 ? `, thinking, ${fmt(w.thinking)} characters` : ''}${w.received > 0 ? `, ${fmt(w.received)} characters so far` : ''}…`,
+  stepSending: stepsEN.sending,
+  stepReplied: stepsEN.replied,
+  stepAnswered: stepsEN.answered,
+  stepWarning: stepsEN.warning,
+  stepMiscited: stepsEN.miscited,
+  edits: stepsEN.edits,
+  done: stepsEN.done,
+  notSaved: stepsEN.notSaved,
+  waiting: (/** @type {Waiting} */ w) => stepsEN.waiting({ ...w, ms: Date.now() - w.since }),
   stopped: 'Stopped.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
@@ -223,35 +210,15 @@ const ru = {
   questions: (/** @type {number} */ n) => `${n} ${ruPlural(n, 'вопрос', 'вопроса', 'вопросов')}`,
   withFiles: (/** @type {string} */ files) => `; с файлами ${files}`,
   reopened: 'из сохранённой беседы',
-  stepSending: (/** @type {Extract<LogEntry, { kind: 'sending' }>} */ e) =>
-    `Шаг ${e.step}/${e.steps}: отправка ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')}, около ${fmt(e.tokens)} токенов из ${fmt(e.budget)}, доступных сообщению (окно — ${fmt(e.window)})${e.dropped > 0 ? `; убрано ранних результатов: ${e.dropped}` : ''}.`,
-  stepReplied: (/** @type {Extract<LogEntry, { kind: 'replied' }>} */ e) =>
-    `Шаг ${e.step}/${e.steps}: ответ из ${fmt(e.chars)} ${ruPlural(e.chars, 'символа', 'символов', 'символов')} за ${duration(e.ms)}; ${e.requests.length > 0 ? `просит ${e.requests.join('; ')}` : 'запросов нет: это ответ'}${e.files.length > 0 ? `; предлагает ${e.files.join(', ')}` : ''}.`,
-  stepAnswered: (/** @type {Extract<LogEntry, { kind: 'answered-requests' }>} */ e) =>
-    `Шаг ${e.step}/${e.steps}: выполнено запросов: ${e.requests}, ${fmt(e.chars)} ${ruPlural(e.chars, 'символ', 'символа', 'символов')}.`,
-  stepWarning: (/** @type {Extract<LogEntry, { kind: 'warning' }>} */ e) => `Шаг ${e.step}/${e.steps}: ${e.message}`,
-  stepMiscited: (/** @type {Extract<LogEntry, { kind: 'miscited' }>} */ e) =>
-    `Шаг ${e.step}/${e.steps}: ${e.citations.length === 1 ? 'ссылка ответа не совпадает' : `ссылки ответа (${e.citations.length}) не совпадают`} с файлами${e.retry ? ' (модель попросили один раз их исправить)' : ''}: ${e.citations
-      .map((m) => {
-        const what = `${m.cited}${m.name === undefined ? '' : ` для ${m.name}`}`;
-        if (m.problem === 'no-file') return `${what}: файла ${m.path} нет`;
-        if (m.problem === 'past-end')
-          return `${what}: в ${m.path} ${fmt(m.lines)} ${ruPlural(m.lines, 'строка', 'строки', 'строк')}`;
-        if (m.problem === 'name-elsewhere')
-          return m.defined
-            ? `${what}: это ${m.path}:${m.at}`
-            : `${what}: в ${m.path} не определено (впервые встречается в строке ${m.at})`;
-        return `${what}: ${m.name} в ${m.path} нет`;
-      })
-      .join('; ')}.`,
-  edits: (/** @type {Extract<LogEntry, { kind: 'edits' }>} */ e) =>
-    `EDIT: применено ${fmt(e.run.applied)} из ${fmt(e.run.applied + e.run.missed)} в этом запуске; у ${e.model} за все запуски: ${fmt(e.all.applied)} из ${fmt(e.all.applied + e.all.missed)} (${Math.round((100 * e.all.applied) / Math.max(1, e.all.applied + e.all.missed))}%).`,
-  done: (/** @type {Extract<LogEntry, { kind: 'done' }>} */ e) =>
-    `Ответ за ${e.steps} ${ruPlural(e.steps, 'шаг', 'шага', 'шагов')}${e.stop === 'answered' ? '' : e.stop === 'steps' ? ': шаги кончились' : ': модель повторила запросы'}.`,
-  notSaved: (/** @type {Extract<LogEntry, { kind: 'not-saved' }>} */ e) =>
-    `Запуск не сохранён в ${e.where} (${e.reason}); deepwork apply его не найдёт.`,
-  waiting: (/** @type {Waiting} */ w) =>
-    `Шаг ${w.step}: ожидание ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} с${w.thinking > 0 ? `, размышляет, ${fmt(w.thinking)} символов` : ''}${w.received > 0 ? `, получено ${fmt(w.received)} символов` : ''}…`,
+  stepSending: stepsRU.sending,
+  stepReplied: stepsRU.replied,
+  stepAnswered: stepsRU.answered,
+  stepWarning: stepsRU.warning,
+  stepMiscited: stepsRU.miscited,
+  edits: stepsRU.edits,
+  done: stepsRU.done,
+  notSaved: stepsRU.notSaved,
+  waiting: (/** @type {Waiting} */ w) => stepsRU.waiting({ ...w, ms: Date.now() - w.since }),
   stopped: 'Остановлено.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
