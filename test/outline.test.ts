@@ -195,6 +195,15 @@ describe('OUTLINE', () => {
     assert.ok(text.includes('refused: a range of lines takes one file, not a mask or a folder'), text);
   });
 
+  it('outlines, with a range begun inside a definition, the definitions it lies in', async () => {
+    const inside = await ask('=== OUTLINE: src/store.ts:12-12 ===');
+    assert.ok(inside.includes('src/store.ts:9-14 export class Store implements Reader\n'), inside);
+    assert.ok(inside.includes('src/store.ts:11-13 async answer(requests: string[]): Promise<string>'), inside);
+    const tail = await ask('=== OUTLINE: src/store.ts:23-24 ===');
+    assert.ok(tail.includes('src/store.ts:16-24 export async function runLoop('), tail);
+    assert.ok(!tail.includes('outcome'), tail);
+  });
+
   it("cuts a file's outline at the step's characters and names the request that shows the rest", async () => {
     const text = await ask('=== OUTLINE: src/store.ts ===', { limits: { outlineChars: 200 } });
     assert.ok(text.includes('src/store.ts:9-14 export class Store implements Reader\n'), text);

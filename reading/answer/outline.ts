@@ -198,7 +198,8 @@ function fileOf(
   { lines, defs, errors, gaveUp, capped }: Parsed,
   range: { from: number; to: number } | undefined,
 ): OutlineFile {
-  const inRange = range === undefined ? defs : defs.filter((d) => d.first >= range.from && d.first <= range.to);
+  // The definitions begun in the range, and those it lies inside of (the method whose body it shows).
+  const inRange = range === undefined ? defs : defs.filter((d) => d.first <= range.to && d.last >= range.from);
   const symbols: OutlineSymbol[] = inRange
     .filter((d) => d.depth < OUTLINE_DEPTH)
     .map(({ name, depth, first, last, header }) => ({ name, depth, first, last, header }));

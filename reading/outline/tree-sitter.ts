@@ -114,6 +114,8 @@ export async function definitions(language: Language, text: string, ask: Ask): P
         if (one !== undefined) found.push(one);
       }
     }
+    if (ask.rows !== undefined && !late && found.length < ask.max)
+      found.push(...enclosing(tree, query, ask.rows.from, progressCallback));
     return {
       found,
       errors: tree.rootNode.hasError,
@@ -123,6 +125,28 @@ export async function definitions(language: Language, text: string, ask: Ask): P
   } finally {
     tree.delete();
   }
+}
+
+// The definitions that row `row` lies inside of, begun before it: a query over a range of rows visits only the nodes in
+// the range, so `OUTLINE checker.py:1500-1700` would leave out the method that line 1641 belongs to, begun at 1449.
+function enclosing(
+  tree: TreeSitter.Tree,
+  query: TreeSitter.Query,
+  row: number,
+  progressCallback: () => boolean,
+): Found[] {
+  let top = tree.rootNode.descendantForPosition({ row, column: 0 });
+  while (top?.parent != null && top.parent.parent !== null) top = top.parent;
+  if (top == null || top.startPosition.row >= row) return [];
+  const matches = query.matches(top, {
+    startPosition: top.startPosition,
+    endPosition: { row, column: 0 },
+    progressCallback,
+  });
+  return matches.flatMap((match) => {
+    const one = foundOf(match);
+    return one !== undefined && one.place.startRow < row && one.place.endRow >= row ? [one] : [];
+  });
 }
 
 // A definition as plain data; a match without one (a pattern's other captures alone) is none.
