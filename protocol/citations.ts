@@ -23,8 +23,14 @@ type Citation = { cited: string; path: string; line: number; end?: number; also?
 
 // Citations checked in one answer: a longer list is checked as far as this.
 export const MAX_CITATIONS = 40;
-// Lines either side of a cited line (or range) where the name cited beside it may stand.
+// Lines either side of a cited line (or range) where the name cited beside it may stand: more before it, where a call
+// whose arguments the line holds begins.
 const NEAR = 3;
+const NEAR_BEFORE = 6;
+// Words in backticks that are the language's, not a name the file defines or uses by choice.
+const KEYWORDS = new Set(
+  'None True False null nil true false undefined self this super NaN void return await async'.split(' '),
+);
 // Characters between a citation and a name on the same line for the name to count as cited beside it.
 const BESIDE = 80;
 
@@ -113,6 +119,7 @@ function citationsOf(line: string): Citation[] {
     });
     if (nearest < 0) continue;
     const name = written.split(/\.|::|#|->/).at(-1) ?? written;
+    if (KEYWORDS.has(name)) continue;
     const held = names.get(nearest);
     if (held === undefined || distance < held.distance) names.set(nearest, { name, distance });
   }
@@ -148,7 +155,7 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     if (c.name === undefined) return [];
     const word = new RegExp(`(?<![\\w$])${escapeRegExp(c.name)}(?![\\w$])`);
     const nearName = ([first, last]: [number, number]) =>
-      lines.slice(Math.max(0, first - 1 - NEAR), last + NEAR).some((l) => word.test(l));
+      lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => word.test(l));
     if (spans.some(nearName)) return [];
     // Lines inside the name's definition cite it too: its body, its return, its docstring.
     const bodies = definitionsOf(lines, c.name).map((at) => [at, bodyEnd(lines, at)]);

@@ -27,7 +27,7 @@ export type MapResults = {
 const INTRO =
   "The files most likely to matter for this question, ranked by what it names and by which code uses which, each with its main definitions and their lines. NEED path:first-last reads one; OUTLINE path lists all of a file's.";
 const PENDING =
-  '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it follows with the results of your first requests.]';
+  '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it follows with the results of the first step after it is ready. Do not wait for it: ask for what you need.]';
 const REQUEST = 'MAP OF THE CODE';
 
 export const mapResults: ResultTexts<MapResults> = {

@@ -150,19 +150,19 @@ describe('checkCitations', () => {
   });
 
   it('says a name the file only uses is not defined there, rather than sending the reader to a use', () => {
-    const [wrong] = check('`lex` is in src/parse.js:8.');
+    const [wrong] = check('`get_adapter` is in src/sessions.py:22.');
     assert.deepEqual(wrong, {
-      cited: 'src/parse.js:8',
-      path: 'src/parse.js',
-      line: 8,
-      name: 'lex',
+      cited: 'src/sessions.py:22',
+      path: 'src/sessions.py',
+      line: 22,
+      name: 'get_adapter',
       problem: 'name-elsewhere',
-      at: 1,
+      at: 10,
       defined: false,
     });
     assert.equal(
       describeMiscitation(wrong ?? assert.fail()),
-      'src/parse.js:8 for `lex`: src/parse.js does not define `lex` (it first appears at line 1); FIND it to cite its definition',
+      'src/sessions.py:22 for `get_adapter`: src/sessions.py does not define `get_adapter` (it first appears at line 10); FIND it to cite its definition',
     );
   });
 
@@ -195,6 +195,13 @@ describe('checkCitations', () => {
     assert.deepEqual(
       check('`send` closes the session at src/sessions.py:22.').map((m) => [m.cited, m.problem]),
       [['src/sessions.py:22', 'name-elsewhere']],
+    );
+  });
+
+  it("takes a line a few below a call's name as citing it (its arguments), and no keyword as a name", () => {
+    assert.deepEqual(
+      check('The URL goes to `get_adapter` (src/sessions.py:14), and `None` is never sent (src/sessions.py:16).'),
+      [],
     );
   });
 

@@ -257,7 +257,7 @@ describe('the map of the code', () => {
     const [first, second] = bridge.seen;
     assert.match(
       first ?? '',
-      /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it follows with the results of your first requests\.\]/,
+      /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it follows with the results of the first step after it is ready\. Do not wait for it: ask for what you need\.\]/,
     );
     assert.match(
       second ?? '',
