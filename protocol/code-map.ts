@@ -29,6 +29,8 @@ const INTRO =
 const PENDING =
   '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it follows with the results of the first step after it is ready. Do not wait for it: ask for what you need.]';
 const REQUEST = 'MAP OF THE CODE';
+// What stands in the map's place in the messages after the first.
+const LEFT_OUT = `${heading.map}\n[The map of the code was in the first message; it is left out of later ones to leave room for results. OUTLINE a file for its definitions.]`;
 
 export const mapResults: ResultTexts<MapResults> = {
   map: {
@@ -69,7 +71,12 @@ export function mapBudget(window: Window, fixedTokens: number, attached: boolean
 
 // What the loop does with a map: its part of the first message (the map, or the note that it follows), and the result
 // that brings it once ready, which `later` gives once.
-export type MapInMessage = { head: string | undefined; later: () => MapResults['map'] | undefined };
+export type MapInMessage = {
+  head: string | undefined;
+  later: () => MapResults['map'] | undefined;
+  // What stands in the map's place in the messages after the first, when it was sent in the first.
+  after?: string;
+};
 
 const NONE: MapInMessage = { head: undefined, later: () => undefined };
 
@@ -106,7 +113,8 @@ export async function mapInMessage(job: MapJob | undefined, maxChars: number, wa
   if (failed) return NONE;
   if (files !== undefined) {
     const text = mapLines(files, maxChars);
-    return { head: text === undefined ? undefined : `${heading.map}\n${text}`, later: () => undefined };
+    if (text === undefined) return NONE;
+    return { head: `${heading.map}\n${text}`, later: () => undefined, after: LEFT_OUT };
   }
   let sent = false;
   return {

@@ -67,6 +67,8 @@ export type Start = {
   texts: Texts;
   tree: string;
   map?: string | undefined;
+  // What stands in the map's place after the first step; undefined keeps the map.
+  mapAfter?: string | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
   question: string;
@@ -77,14 +79,24 @@ export type Start = {
 export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
   const attachedText = start.attached.map(renderResult).join('\n\n');
-  const headParts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
-  if (start.map !== undefined) headParts.push(start.map);
-  if (attachedText !== '') headParts.push(`${heading.attached}\n${attachedText}`);
-  if (start.piped !== undefined)
-    headParts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
-  const head = headParts.join('\n\n');
+  const headWith = (map: string | undefined): string => {
+    const parts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
+    if (map !== undefined) parts.push(map);
+    if (attachedText !== '') parts.push(`${heading.attached}\n${attachedText}`);
+    if (start.piped !== undefined)
+      parts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
+    return parts.join('\n\n');
+  };
+  // The map of the code leads the first step; after it the model has asked with it in view, and each later message
+  // carries a line in its place rather than the map again (its room goes to results).
+  const firstHead = headWith(start.map);
+  const laterHead = start.mapAfter === undefined ? firstHead : headWith(start.mapAfter);
   const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
-  const fixedTokens = estimateTokens(head) + estimateTokens(question);
+  const questionTokens = estimateTokens(question);
+  const firstFixed = estimateTokens(firstHead) + questionTokens;
+  const laterFixed = estimateTokens(laterHead) + questionTokens;
+  const headOf = (step: number) => (step <= 1 ? firstHead : laterHead);
+  const fixedTokensOf = (step: number) => (step <= 1 ? firstFixed : laterFixed);
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
@@ -106,7 +118,7 @@ export function createConversation(start: Start): Conversation {
     estimateTokens(tail(step, total, window.promptTokens)) + 2;
 
   const assemble = (step: number, total: number, room: number): string => {
-    const parts = [head];
+    const parts = [headOf(step)];
     for (const turn of earlier) {
       parts.push(turn.question.text);
       for (const s of turn.steps) {
@@ -168,7 +180,7 @@ export function createConversation(start: Start): Conversation {
         0,
       );
       let estimate =
-        fixedTokens +
+        fixedTokensOf(step) +
         tailTokens(step, total) +
         earlierTokens +
         steps.reduce((sum, s) => sum + cost(s.answer) + 20 + s.results.reduce((a, r) => a + cost(r), 0), 0);

@@ -135,6 +135,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     texts,
     tree,
     map: map.head,
+    mapAfter: map.after,
     attached,
     question: input.question,
     piped: input.piped,

@@ -201,6 +201,28 @@ describe('the map of the code', () => {
     }
   });
 
+  it('sends the map in the first message only: later messages carry a line in its place', async () => {
+    const executor = createExecutor(root, { mapStore: () => memoryStore() });
+    const bridge = scripted(['=== FIND: renderTemplate ===', 'The answer.']);
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'Why does renderTemplate leave the mail blank?',
+        steps: 3,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    assert.equal(mapOf(bridge.seen[0] ?? '')[0], 'src/mailer.ts');
+    const second = bridge.seen[1] ?? '';
+    assert.match(second, /=== MAP OF THE CODE ===\n\[The map of the code was in the first message; it is left out/);
+    assert.ok(!second.includes('src/mailer.ts: renderTemplate'), second);
+    assert.ok(second.includes('=== RESULT FIND renderTemplate'), second);
+  });
+
   it("ranks the attached file's neighbours first, and makes the map from the cache while files are unchanged", async () => {
     const store = memoryStore();
     const executor = createExecutor(root, { mapStore: () => store });
