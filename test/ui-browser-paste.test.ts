@@ -169,9 +169,9 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
     const message = page.locator('#bridge-message');
     assert.match(
       await message.innerText(),
-      /by copy and paste[^\n]*\nWithout a model, with nothing to start: Copy and paste \(any web chat\) demo bridge \(not a model\)$/,
+      /by copy and paste[^\n]*\nWithout a model, with nothing to start: Copy and paste \(any web chat\) Demo \(not a model\)$/,
     );
-    await message.getByRole('button', { name: 'demo bridge (not a model)' }).waitFor();
+    await message.getByRole('button', { name: 'Demo (not a model)' }).waitFor();
     await message.getByRole('button', { name: 'Copy and paste (any web chat)' }).click();
     assert.equal(await page.getByLabel('Bridge').inputValue(), 'paste');
     await page.locator('#bridge-state.ready').waitFor();

@@ -358,12 +358,12 @@ describe('the pult server under attack', () => {
     fs.writeFileSync(path.join(root, 'a.js'), 'const a = 100; // edited meanwhile\n');
     const stale = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: file.base })).body) as {
       written: boolean;
-      reason: string;
+      said: unknown;
       base: string;
       diff: string;
     };
     assert.equal(stale.written, false);
-    assert.match(stale.reason, /changed since its diff was shown/);
+    assert.deepEqual(stale.said, { code: 'changed-since-shown' });
     assert.match(stale.diff, /-const a = 100; \/\/ edited meanwhile/);
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 100; // edited meanwhile\n');
     const again = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: stale.base })).body) as {
@@ -403,7 +403,7 @@ describe('the pult session: EDIT proposals', () => {
     assert.deepEqual([file?.path, file?.status, file?.added, file?.removed], ['a.js', 'changed', 1, 1]);
     assert.match(file?.diff ?? '', /- {2}return 1;\n\+ {2}return 2;/);
     const [written] = await session.write(run.id, new Map([['a.js', file?.base ?? '']]), false);
-    assert.equal(written?.written, true, written?.reason);
+    assert.equal(written?.written, true, JSON.stringify(written?.said));
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'function a() {\n  return 2;\n}\n');
   });
 });
@@ -539,7 +539,7 @@ describe('the pult session: proposals in the answer, conversations, Write all', 
         ['c.js', true],
       ],
     );
-    assert.match(results[1]?.reason ?? '', /the file changed since its diff was shown/);
+    assert.deepEqual(results[1]?.said, { code: 'changed-since-shown' });
     assert.deepEqual(
       ['a.js', 'b.js', 'c.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')),
       ['A\n', 'b changed meanwhile\n', 'C\n'],
@@ -590,10 +590,10 @@ describe('the pult session: writes that run code and undo of an older card', () 
     );
     const ci = run.files.find((f) => f.path === '.github/workflows/ci.yml');
     assert.equal(ci?.status, 'held back');
-    assert.equal(
-      ci?.reason,
-      "it makes tools run code: GitHub runs it on push and on pull requests, with the repository's secrets; read its diff, then use Write anyway to write it",
-    );
+    assert.deepEqual(ci?.said, {
+      code: 'runs-code',
+      detail: "GitHub runs it on push and on pull requests, with the repository's secrets",
+    });
     // Write all, as the page sends it: every path with its base, no force.
     const all = await session.write(run.id, bases(run, 'a.js', '.github/workflows/ci.yml'), false);
     assert.deepEqual(

@@ -12,6 +12,7 @@ import { STEPS } from '../app/config.ts';
 import { CHALLENGE, checkCode, proofOf } from './security.ts';
 import type { Session } from './session.ts';
 import type { BridgeCheck, LinkRefusal, Route, Routes } from './contract.ts';
+import { checkView } from './said.ts';
 import type { PultOptions } from './server.ts';
 
 const TREE_LIMIT = 50_000;
@@ -47,7 +48,6 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
   const used = new Map<string, number>();
 
   let lastCheck: BridgeCheck | undefined;
-  const demoLabel = c.options.demo().label;
   // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
   // another shape, does not compile.
   return {
@@ -87,7 +87,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'GET /api/state': () => ({
       root: c.options.executor.box.root,
       rootName: path.basename(c.options.executor.box.root),
-      bridge: { label: c.options.bridge.label, host: c.options.host, model: c.options.model, demo: demoLabel },
+      bridge: { host: c.options.host, model: c.options.model },
       steps: c.options.steps,
       // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
       limits: { needChars: c.options.executor.limits.needChars, needPaths: c.options.executor.limits.needPaths },
@@ -97,11 +97,15 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       conversations: c.session.conversations(),
     }),
     'GET /api/tree': () => fileTree(c.options.executor),
-    'GET /api/check': async () => (lastCheck = await c.options.check()),
+    'GET /api/check': async () => (lastCheck = checkView(await c.options.check())),
     'POST /api/ask': (body) => {
       const input = askInput(body, c.options.steps);
       const bridge = input.bridge === 'demo' ? c.options.demo() : input.bridge === 'paste' ? 'paste' : c.options.bridge;
-      return { id: c.session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
+      const which =
+        input.bridge === 'demo'
+          ? ({ kind: 'demo' } as const)
+          : ({ kind: 'configured', host: c.options.host, model: c.options.model } as const);
+      return { id: c.session.ask(input.question, input.files, input.steps, bridge, input.follow, which).id };
     },
     // The copy-and-paste bridge: the message a run waits to have copied, and its reply as pasted.
     'GET /api/paste': (_body, url) => {
