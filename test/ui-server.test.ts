@@ -556,6 +556,71 @@ describe('the pult session: proposals in the answer, conversations, Write all', 
   });
 });
 
+describe('the pult session: cards judged against the disk as it is now (issue 29)', () => {
+  const quiet = (stateDir: string, backupDir: string, root: string, settle: () => void) => ({
+    executor: createExecutor(root, { backupDir }),
+    backupDir,
+    stateDir,
+    steps: 1,
+    contextTokens: undefined,
+    send: (m: Outgoing) => {
+      if (m.type === 'run' && m.run.state !== 'running' && !m.run.reopened) settle();
+    },
+  });
+
+  it('reopens every question of a saved conversation with its proposals, judged now, so an earlier one can be written', async () => {
+    const root = tempFolder({ 'a.js': 'a\n', 'b.js': 'b\n' });
+    const stateDir = tempFolder();
+    const backupDir = path.join(stateDir, 'backup');
+    const replies = ['=== FILE: a.js ===\nA1\n=== END ===', '=== FILE: b.js ===\nB2\n=== END ==='];
+    let n = 0;
+    const bridge = { label: 'scripted', chat: () => Promise.resolve({ text: replies[n++] ?? '' }) };
+    let settle: () => void = () => {};
+    const session = new Session(quiet(stateDir, backupDir, root, () => settle()));
+    const ask = (question: string, follow: boolean) => {
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      const run = session.ask(question, [], 1, bridge, follow);
+      return done.then(() => run);
+    };
+    const first = await ask('Change a', false);
+    await ask('Change b', true);
+
+    // deepwork started again: the first question's proposal is not the folder's last run, and still comes back.
+    const later = new Session(quiet(stateDir, backupDir, root, () => settle()));
+    later.open(first.conversation);
+    assert.deepEqual(
+      later.runs.map((r) => r.files.map((f) => [f.path, f.status])),
+      [[['a.js', 'changed']], [['b.js', 'changed']]],
+    );
+    const earlier = later.runs[0];
+    assert.ok(earlier !== undefined);
+    const [written] = await later.write(earlier.id, new Map([['a.js', earlier.files[0]?.base ?? '']]), false);
+    assert.equal(written?.written, true, JSON.stringify(written?.said));
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'A1\n');
+  });
+
+  it('judges a card again when the page looks: a SEARCH that missed applies once the file holds it', async () => {
+    const root = tempFolder({ 'c.js': 'let c = 1;\n' });
+    const stateDir = tempFolder();
+    let settle: () => void = () => {};
+    const session = new Session(quiet(stateDir, path.join(stateDir, 'backup'), root, () => settle()));
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const reply = '=== EDIT: c.js ===\n<<<<<<< SEARCH\nlet c = 2;\n=======\nlet c = 3;\n>>>>>>> REPLACE\n=== END ===';
+    const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve({ text: reply }) });
+    await done;
+    assert.deepEqual(
+      run.files.map((f) => [f.status, f.said?.code]),
+      [['failed', 'edit-failed']],
+    );
+    assert.deepEqual(session.look(), [], 'nothing changed on disk: no run is sent again');
+    fs.writeFileSync(path.join(root, 'c.js'), 'let c = 2;\n');
+    assert.deepEqual(
+      session.look().map((r) => r.files.map((f) => [f.path, f.status, f.said])),
+      [[['c.js', 'changed', undefined]]],
+    );
+  });
+});
+
 describe('the pult session: writes that run code and undo of an older card', () => {
   // A session over a temp folder whose scripted bridge answers each question with the reply the test gives it.
   async function sessionWith(files: Record<string, string>) {
