@@ -90,11 +90,11 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
 
   async function ask(page: Page, question: string, button = 'Ask') {
     await page.getByRole('button', { name: button }).waitFor();
-    const before = await page.locator('.run').count();
     await page.getByRole('textbox').first().fill(question);
     await page.getByRole('button', { name: button }).click();
-    const run = page.locator('.run').nth(before);
-    await run.and(page.locator('[data-state="answered"]')).waitFor();
+    // Each test asks its own question: its run is the one titled so.
+    const run = page.locator('.run[data-state="answered"]', { has: page.locator('h3', { hasText: question }) });
+    await run.waitFor();
     return run;
   }
 
