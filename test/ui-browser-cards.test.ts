@@ -56,6 +56,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
     'c.js': 'let c = 1;\n',
     'd.js': 'const d = 1;\n',
     'e.js': `function e() {\n\tconst e = "${LONG}";\n}\n`,
+    'src/deep/x.js': 'x\n',
   });
 
   before(async () => {
@@ -185,8 +186,31 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
         "the removed line's own number",
       );
       assert.equal(await diff.evaluate((d) => (globalThis as Styled).getComputedStyle(d).tabSize), '4');
+      // With a run to read, the tree folds away on a narrow screen; the conversations stay in sight.
+      assert.equal(await page.locator('#tree').isVisible(), false);
+      assert.equal(await page.locator('#conversations').isVisible(), true);
+      await page.getByRole('button', { name: 'Показать файлы' }).click();
+      assert.equal(await page.locator('#tree').isVisible(), true);
+      await page.getByRole('button', { name: 'Скрыть файлы' }).click();
+      // The question is said once: by its run, not again as the conversation's title above it.
+      assert.equal(await page.locator('#conversation-heading').isVisible(), false);
       await diff.scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(ARTIFACTS, 'pult-cards-420-ru-dark.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('keeps a file ticked from the filter in sight when the filter is cleared', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    try {
+      await page.goto(pult.url);
+      await page.getByLabel('Filter').fill('deep/x');
+      await page.getByRole('checkbox', { name: 'src/deep/x.js', exact: true }).check();
+      await page.getByLabel('Filter').fill('');
+      // Its folders are opened: the tick the reader just made is not hidden in a closed folder.
+      assert.equal(await page.getByRole('checkbox', { name: 'src/deep/x.js', exact: true }).isChecked(), true);
+      assert.equal(await page.getByRole('checkbox', { name: 'src/deep/x.js', exact: true }).isVisible(), true);
     } finally {
       await page.close();
     }
