@@ -13,6 +13,7 @@ import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
+import { checkBridge } from '../bridge/check.ts';
 import { tempFolder } from './helpers.ts';
 
 const executable = [
@@ -52,6 +53,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
+  const configFile = path.join(tempFolder(), 'config.json');
   const root = tempFolder({
     'c.js': 'let c = 1;\n',
     'd.js': 'const d = 1;\n',
@@ -65,6 +67,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
       chat: (content) => ({ kind: 'reply', text: REPLIES[questionOf(content)] ?? 'No.' }),
     });
     const backupDir = path.join(tempFolder(), 'backup');
+    const bridgeOf = (host: string, model: string) => createOllamaBridge({ host, model, timeoutMs: 20_000 });
     pult = await startPult(
       pultOptions({
         executor: createExecutor(root, { backupDir }),
@@ -75,6 +78,11 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
         steps: 1,
         backupDir,
         port: 0,
+        // As deepwork.ts does it, with the config file in a temp folder.
+        reconfigure: (host, model) => {
+          fs.writeFileSync(configFile, JSON.stringify({ deepseekHost: host, deepseekModel: model }));
+          return Promise.resolve({ bridge: bridgeOf(host, model), check: () => checkBridge(host, model), host, model });
+        },
       }),
     );
     browser = await chromium.launch({
@@ -211,6 +219,41 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
       // Its folders are opened: the tick the reader just made is not hidden in a closed folder.
       assert.equal(await page.getByRole('checkbox', { name: 'src/deep/x.js', exact: true }).isChecked(), true);
       assert.equal(await page.getByRole('checkbox', { name: 'src/deep/x.js', exact: true }).isVisible(), true);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('names the configured bridge short with the whole URL on hover, and changes its host and model from the header', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    try {
+      await page.goto(pult.url);
+      const port = new URL(fake.host).port;
+      const option = page.locator('#bridge-choice option[value="configured"]');
+      await page.locator('#bridge-state.idle').waitFor();
+      assert.equal(await option.innerText(), `m · 127.0.0.1:${port}`);
+      assert.equal(await option.getAttribute('title'), `m · ${fake.host}`);
+
+      await page.getByRole('button', { name: 'Change…' }).click();
+      assert.equal(await page.getByLabel('Host', { exact: true }).inputValue(), fake.host);
+      await page.getByLabel('Host', { exact: true }).fill('ftp://x');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('The host “ftp://x” is not an http:// or https:// address.', { exact: false }).waitFor();
+      assert.equal(fs.existsSync(configFile), false, 'nothing saved');
+
+      // Nothing listens on port 9: the new bridge is down, and the state says where.
+      await page.getByLabel('Host', { exact: true }).fill('127.0.0.1:9');
+      await page.getByLabel('Model', { exact: true }).fill('other');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.locator('#bridge-form').waitFor({ state: 'hidden' });
+      assert.equal(await option.innerText(), 'other · 127.0.0.1:9');
+      await page.locator('#bridge-state.down').waitFor();
+      assert.match(await page.locator('#bridge-message').innerText(), /^Nothing answers at http:\/\/127\.0\.0\.1:9 /);
+      assert.deepEqual(JSON.parse(fs.readFileSync(configFile, 'utf8')), {
+        deepseekHost: 'http://127.0.0.1:9',
+        deepseekModel: 'other',
+      });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-bridge-changed.png') });
     } finally {
       await page.close();
     }

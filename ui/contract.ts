@@ -53,6 +53,12 @@ export type Said =
   | { code: 'nothing-to-undo'; set: string | undefined }
   | { code: 'undo-blocked'; later: Array<{ path: string; set: string }> }
   | { code: 'no-conversation'; id: string }
+  // A change of the configured bridge refused: a host that is not an http(s) URL, no model, a pult started without a
+  // config file to save to (tests), or the file could not be written.
+  | { code: 'bad-host'; host: string; detail: string }
+  | { code: 'bad-model' }
+  | { code: 'no-settings' }
+  | { code: 'not-saved'; detail: string }
   // Why a run failed (RunView.error), or why the bridge is down (BridgeCheck.said): nothing listens at `origin`, its
   // name does not resolve, no whole answer in time, the model's window too small, a model the bridge does not know.
   | { code: 'not-listening'; origin: string; errno: string }
@@ -304,6 +310,8 @@ export type Routes = {
   'POST /api/stop': { query: undefined; body: Record<string, never>; response: { stopped: boolean } };
   // One file answers its FileView; several answer them all.
   'POST /api/write': { query: undefined; body: WriteRequest; response: FileView | { files: FileView[] } };
+  // The configured bridge's host and model, changed and saved to the config file.
+  'POST /api/bridge': { query: undefined; body: { host: string; model: string }; response: BridgeSettings };
   'POST /api/conversation/new': { query: undefined; body: Record<string, never>; response: Conversations };
   'POST /api/conversation/open': { query: undefined; body: { id: string }; response: Conversations };
   // Without `set`, the last set.

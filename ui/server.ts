@@ -30,6 +30,9 @@ export type PultOptions = {
   // The offline demo bridge, for a question asked with "demo"; and the bridge's check, for the state line.
   demo: () => Bridge;
   check: () => Promise<CheckReport>;
+  // Another host or model for the configured bridge, saved to the config file (deepwork.ts's); its bridge and check.
+  // Absent: the pult cannot change them.
+  reconfigure?: (host: string, model: string) => Promise<Reconfigured>;
   // Where runs are kept for `deepwork apply`, and the pult's registration.
   stateDir: string;
   // The model's window in tokens, when the config names it; else asked of the bridge.
@@ -46,6 +49,8 @@ export type PultOptions = {
   // What the web chat of the copy-and-paste bridge takes (config pasteSite, pasteMaxChars, pasteChatChars).
   chatLimits?: ChatSite;
 };
+
+export type Reconfigured = { bridge: Bridge; check: () => Promise<CheckReport>; host: string; model: string };
 
 // `url` carries the token: for the process that started the pult (tests), never for a command line or a screen.
 // `url` and `token` follow a change of the token.

@@ -14,6 +14,7 @@ import { t } from './strings.js';
 // name and port), the whole URL on hover.
 /** @param {BridgeSettings} settings */
 export function showConfigured(settings) {
+  pult.bridge = settings;
   const option = /** @type {HTMLOptionElement | null} */ (
     $of('bridge-choice', HTMLSelectElement).querySelector('option[value="configured"]')
   );

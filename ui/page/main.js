@@ -4,6 +4,7 @@
 
 import { get, key, post } from './api.js';
 import { check, showConfigured, showState } from './bridge.js';
+import { wireBridgeSettings } from './bridge-settings.js';
 import { connect, lockOut, look, prove, takeToken } from './connection.js';
 import { showConversations, takeConversations } from './conversations.js';
 import { $, $of, h, setText, showError } from './dom.js';
@@ -154,6 +155,7 @@ $('files-toggle').addEventListener('click', () => {
   document.querySelector('nav')?.classList.toggle('open', open);
   showFilesToggle();
 });
+wireBridgeSettings();
 document.addEventListener('paste', catchPaste);
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') look();

@@ -57,6 +57,11 @@ const en = {
   'undo-blocked': (s) =>
     `Nothing was undone: a later write wrote ${s.later.map((l) => l.path).join(', ')} again. Undo that one first (Undo on its card), then this one.`,
   'no-conversation': (s) => `There is no saved conversation ${s.id} in this folder.`,
+  'bad-host': (s) =>
+    `The host “${s.host}” is not an http:// or https:// address. Write it like http://localhost:11500.`,
+  'bad-model': () => 'Name the model, like deepseek:think.',
+  'no-settings': () => 'This pult cannot change its bridge: it was started without a config file.',
+  'not-saved': () => 'The bridge was not changed: config.json could not be written',
   'not-listening': (s) =>
     `Nothing answers at ${s.origin} (${s.errno}). Start the model's server there (or set deepseekHost in config.json), or answer by copy and paste.`,
   'no-such-host': (s) => `The name ${s.host} is not known here. Check deepseekHost in config.json.`,
@@ -116,6 +121,10 @@ const ru = {
   'undo-blocked': (s) =>
     `Ничего не отменено: более поздняя запись снова записала ${s.later.map((l) => l.path).join(', ')}. Сначала отмените её (кнопка отмены на её карточке), потом эту.`,
   'no-conversation': (s) => `Сохранённой беседы ${s.id} в этой папке нет.`,
+  'bad-host': (s) => `«${s.host}» — не адрес http:// или https://. Напишите, например, http://localhost:11500.`,
+  'bad-model': () => 'Укажите модель, например deepseek:think.',
+  'no-settings': () => 'Этот пульт не может сменить модель: он запущен без файла настроек.',
+  'not-saved': () => 'Ничего не изменено: config.json не удалось записать',
   'not-listening': (s) =>
     `По адресу ${s.origin} никто не отвечает (${s.errno}). Запустите там сервер модели (или укажите deepseekHost в config.json) либо отвечайте копированием и вставкой.`,
   'no-such-host': (s) => `Имя ${s.host} здесь неизвестно. Проверьте deepseekHost в config.json.`,

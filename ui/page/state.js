@@ -14,6 +14,8 @@ export const pult = {
   instance: '',
   // A pult that proved itself answers; false while deepwork is stopped or the page is locked out.
   connected: false,
+  // The configured bridge: where it is and the model asked for.
+  bridge: { host: '', model: '' },
 };
 
 // The folder's saved conversations, and the one shown, which a follow-up continues (undefined: a new one).
