@@ -36,8 +36,12 @@ let lastCheck;
 
 export function showState() {
   const choice = $of('bridge-choice', HTMLSelectElement).value;
+  // Host and model are the configured bridge's: changed only while it is the one chosen.
+  $('bridge-edit').hidden = choice !== 'configured';
   const pill = $('bridge-state');
   const message = $('bridge-message');
+  // Only a configured bridge that is down is said as an alert (below).
+  message.setAttribute('role', 'status');
   if (!pult.connected) {
     pill.textContent = t('gone');
     pill.className = 'state gone';
@@ -68,7 +72,7 @@ export function showState() {
   pill.className = `state ${state}`;
   message.replaceChildren(saidView(lastCheck.said));
   // Down is said as an alert: nothing asked of the configured bridge will be answered.
-  message.setAttribute('role', state === 'down' ? 'alert' : 'status');
+  if (state === 'down') message.setAttribute('role', 'alert');
   // With no model to reach, the two bridges that need nothing started, one press away.
   if (state === 'down')
     message.append(h('span', { class: 'offer' }, [t('downHint'), ' ', choose('paste'), ' ', choose('demo')]));
