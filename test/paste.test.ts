@@ -84,7 +84,7 @@ describe('the pult session with the copy-and-paste bridge', () => {
     const waiting = next((r) => r.waiting?.paste !== undefined);
     const run = session.ask('What is a?', [], 3, 'paste');
     const first = await waiting;
-    assert.equal(first.bridge, 'copy and paste (any web chat)');
+    assert.deepEqual(first.bridge, { kind: 'paste' });
     const message = session.pasteMessage(run.id);
     assert.match(message, /=== QUESTION ===\nWhat is a\?/);
     assert.equal(first.waiting?.paste?.chars, message.length);
