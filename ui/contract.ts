@@ -48,7 +48,6 @@ export type Said =
   // A route's refusal (RouteError.said).
   | { code: 'busy' }
   | { code: 'not-waiting'; run: number }
-  | { code: 'no-run'; run: number }
   | { code: 'no-proposal'; run: number; paths: string[] }
   | { code: 'nothing-to-undo'; set: string | undefined }
   | { code: 'undo-blocked'; later: Array<{ path: string; set: string }> }

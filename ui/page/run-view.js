@@ -157,6 +157,9 @@ export function runView(run) {
     body.append(h('p', { class: 'warning miscited', role: 'note' }, [logLine(miscited)]));
   if (view.state === 'stopped') body.append(h('p', { class: 'error' }, [t('stopped')]));
   if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [saidView(view.error)]));
+  // Only answered questions are kept in the conversation (and counted in its list): said where the others are.
+  if (view.state === 'failed' || view.state === 'stopped')
+    body.append(h('p', { class: 'muted small' }, [t('notInConversation')]));
   const summary = h('summary', {}, [h('h3', {}, [view.question])]);
   const details = /** @type {HTMLDetailsElement} */ (
     h('details', { class: 'run', id: `run-${view.id}`, 'data-state': view.state }, [summary, body])

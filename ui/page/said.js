@@ -51,7 +51,6 @@ const en = {
   'undo-failed': () => 'It could not be put back; it is as it was',
   busy: () => 'A question is running; stop it first.',
   'not-waiting': (s) => `Question ${s.run} is not waiting for a pasted reply.`,
-  'no-run': (s) => `There is no question ${s.run}.`,
   'no-proposal': (s) => `Question ${s.run} proposes no ${s.paths.join(', ')}.`,
   'nothing-to-undo': (s) => (s.set === undefined ? 'Nothing to undo: no write yet.' : 'That write was undone already.'),
   'undo-blocked': (s) =>
@@ -114,7 +113,6 @@ const ru = {
   'undo-failed': () => 'Вернуть не удалось; файл остался как был',
   busy: () => 'Вопрос ещё выполняется; сначала остановите его.',
   'not-waiting': (s) => `Вопрос ${s.run} не ждёт вставленного ответа.`,
-  'no-run': (s) => `Вопроса ${s.run} нет.`,
   'no-proposal': (s) => `Вопрос ${s.run} не предлагает ${s.paths.join(', ')}.`,
   'nothing-to-undo': (s) =>
     s.set === undefined ? 'Отменять нечего: записей ещё не было.' : 'Эта запись уже отменена.',

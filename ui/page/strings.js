@@ -1,6 +1,7 @@
 // Every string a person reads on the page, in English and Russian: this table, and the copy-and-paste step's
-// (paste-strings.js) joined into it. The server's own sentences (its errors and reasons) stay English until they are
-// codes, and the page marks them so (lang="en", see dom.js).
+// (paste-strings.js) joined into it. What the server says comes as codes, worded in said.js; the few details of the
+// layers below that have no code yet (and the step log's warnings) stay English, and the page marks them so (lang="en",
+// see dom.js).
 
 import { duration, fmt, language, ruPlural } from './language.js';
 import { pasteEn, pasteRu } from './paste-strings.js';
@@ -113,6 +114,7 @@ const en = {
   waiting: (/** @type {Waiting} */ w) =>
     `Step ${w.step}: waiting ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} s${w.thinking > 0 ? `, thinking, ${fmt(w.thinking)} characters` : ''}${w.received > 0 ? `, ${fmt(w.received)} characters so far` : ''}…`,
   stopped: 'Stopped.',
+  notInConversation: 'Not kept in the conversation: a follow-up does not carry it, and the list does not count it.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
       new: 'new',
@@ -275,6 +277,7 @@ const ru = {
   waiting: (/** @type {Waiting} */ w) =>
     `Шаг ${w.step}: ожидание ${Math.max(0, Math.round((Date.now() - w.since) / 1000))} с${w.thinking > 0 ? `, размышляет, ${fmt(w.thinking)} символов` : ''}${w.received > 0 ? `, получено ${fmt(w.received)} символов` : ''}…`,
   stopped: 'Остановлено.',
+  notInConversation: 'Не сохранён в беседе: следующий вопрос его не несёт, и список его не считает.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
       new: 'новый',
