@@ -52,6 +52,9 @@ export type Said =
   | { code: 'nothing-to-undo'; set: string | undefined }
   | { code: 'undo-blocked'; later: Array<{ path: string; set: string }> }
   | { code: 'no-conversation'; id: string }
+  // A pasted reply refused: the chat's notice that it took too much (its words), or nothing at all.
+  | { code: 'chat-notice'; notice: string }
+  | { code: 'empty-reply' }
   // A change of the configured bridge refused: a host that is not an http(s) URL, no model, a pult started without a
   // config file to save to (tests), or the file could not be written.
   | { code: 'bad-host'; host: string; detail: string }

@@ -11,6 +11,7 @@ import {
   chatWarning,
   createPasteBridge,
   newChat,
+  ReplyRefused,
   sizeWarning,
   type ChatState,
   type PasteStep,
@@ -184,7 +185,17 @@ export class Session {
   paste(runId: number, pasted: string, newChat = false): void {
     const waiting = this.pasting;
     if (waiting?.runId !== runId) throw notWaiting(runId);
-    const reply = cleanReply(pasted);
+    let reply: string;
+    try {
+      reply = cleanReply(pasted);
+    } catch (error) {
+      if (!(error instanceof ReplyRefused)) throw error;
+      const said =
+        error.kind === 'notice'
+          ? { code: 'chat-notice' as const, notice: error.notice }
+          : { code: 'empty-reply' as const };
+      throw new PultError('BAD_REQUEST', said, error.message);
+    }
     this.pasting = undefined;
     const run = this.runs.find((r) => r.id === runId);
     if (run?.waiting !== undefined) delete run.waiting.paste;

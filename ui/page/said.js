@@ -56,6 +56,9 @@ const en = {
   'undo-blocked': (s) =>
     `Nothing was undone: a later write wrote ${s.later.map((l) => l.path).join(', ')} again. Undo that one first (Undo on its card), then this one.`,
   'no-conversation': (s) => `There is no saved conversation ${s.id} in this folder.`,
+  'chat-notice': (s) =>
+    `That is the chat's notice that it took too much ("${s.notice}"), not the model's answer. Start a new chat, paste the message that stands on its own there, and paste its reply here; if a single message is refused, lower pasteMaxChars in config.json.`,
+  'empty-reply': () => "The reply is empty: paste the model's whole reply (its Copy button copies it), then send it.",
   'bad-host': (s) =>
     `The host “${s.host}” is not an http:// or https:// address. Write it like http://localhost:11500.`,
   'bad-model': () => 'Name the model, like deepseek:think.',
@@ -119,6 +122,10 @@ const ru = {
   'undo-blocked': (s) =>
     `Ничего не отменено: более поздняя запись снова записала ${s.later.map((l) => l.path).join(', ')}. Сначала отмените её (кнопка отмены на её карточке), потом эту.`,
   'no-conversation': (s) => `Сохранённой беседы ${s.id} в этой папке нет.`,
+  'chat-notice': (s) =>
+    `Это сообщение чата о том, что он взял слишком много («${s.notice}»), а не ответ модели. Начните новый чат, вставьте туда сообщение, которое понятно само по себе, и вставьте сюда его ответ; если чат не берёт и одно сообщение, уменьшите pasteMaxChars в config.json.`,
+  'empty-reply': () =>
+    'Ответ пуст: вставьте весь ответ модели (его копирует кнопка «Копировать» в чате), затем отправьте.',
   'bad-host': (s) => `«${s.host}» — не адрес http:// или https://. Напишите, например, http://localhost:11500.`,
   'bad-model': () => 'Укажите модель, например deepseek:think.',
   'no-settings': () => 'Этот пульт не может сменить модель: он запущен без файла настроек.',
