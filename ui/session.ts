@@ -8,11 +8,9 @@ import type { Turn } from '../protocol/conversation.ts';
 import { listConversations, loadConversation, newConversationId } from '../saved/conversations.ts';
 import {
   cleanReply,
-  chatWarning,
   createPasteBridge,
   newChat,
   ReplyRefused,
-  sizeWarning,
   type ChatState,
   type PasteStep,
 } from '../bridge/paste.ts';
@@ -25,7 +23,8 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import { fileView, PultError, saidOfError, undoneView } from './said.ts';
 import { parseReply, type Proposal } from '../protocol/parse.ts';
 import { answerParts, hiddenIn } from './answer.ts';
-import type { Conversations, FileView, Outgoing, PasteWaiting, RunBridge, RunView, UndoReport } from './contract.ts';
+import { pasteView } from './paste-waiting.ts';
+import type { Conversations, FileView, Outgoing, RunBridge, RunView, UndoReport } from './contract.ts';
 
 // The tests name these as the session's; they are the contract's (ui/contract.ts).
 export type { Outgoing, RunView } from './contract.ts';
@@ -410,38 +409,6 @@ export class Session {
 
 function notWaiting(run: number): PultError {
   return new PultError('NOT_FOUND', { code: 'not-waiting', run }, `Run ${run} is not waiting for a pasted reply.`);
-}
-
-// What the page shows of a waiting paste step: the message's size against the chat's limits, the standalone message's,
-// and what the chat holds.
-function pasteView(step: PasteStep): PasteWaiting {
-  const warning = sizeWarning(step.message.length, step.limits.messageChars);
-  const standaloneWarning =
-    step.standalone === undefined ? undefined : sizeWarning(step.standalone.message.length, step.limits.messageChars);
-  const fullWarning = chatWarning(step);
-  return {
-    chars: step.message.length,
-    tokens: step.tokens,
-    ...(warning === undefined ? {} : { warning }),
-    ...(step.standalone === undefined
-      ? {}
-      : {
-          standalone: {
-            chars: step.standalone.message.length,
-            tokens: step.standalone.tokens,
-            ...(standaloneWarning === undefined ? {} : { warning: standaloneWarning }),
-          },
-        }),
-    chat: {
-      site: step.limits.name,
-      chars: step.chat.chars,
-      messages: step.chat.messages,
-      chatChars: step.limits.chatChars,
-      messageChars: step.limits.messageChars,
-    },
-    full: step.full,
-    ...(fullWarning === undefined ? {} : { fullWarning }),
-  };
 }
 
 // The web chat a conversation's questions are pasted into, begun when the first is.
