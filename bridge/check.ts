@@ -6,10 +6,12 @@ import { formatDuration } from '../common/text.ts';
 import { listModels, runningModels } from './ollama.ts';
 
 export type BridgeState = 'ready' | 'idle' | 'down';
-export type CheckReport = { state: BridgeState; host: string; model: string; message: string };
+// `cause`: the error behind a 'down', for callers that decide on its code (the pult words it in the reader's language).
+export type CheckReport = { state: BridgeState; host: string; model: string; message: string; cause?: unknown };
 
 export async function checkBridge(host: string, model: string, timeoutMs = 5_000): Promise<CheckReport> {
-  const report = (state: BridgeState, message: string): CheckReport => ({ state, host, model, message });
+  const report = (state: BridgeState, message: string, cause?: unknown): CheckReport =>
+    cause === undefined ? { state, host, model, message } : { state, host, model, message, cause };
   const signal = new AbortController().signal;
   let base: URL;
   try {
@@ -22,7 +24,7 @@ export async function checkBridge(host: string, model: string, timeoutMs = 5_000
   try {
     models = await listModels(base, signal, timeoutMs);
   } catch (error) {
-    return report('down', checkFailure(error, base, timeoutMs));
+    return report('down', checkFailure(error, base, timeoutMs), error);
   }
   if (models.length > 0 && !models.some((name) => sameModel(name, model))) {
     return report(
@@ -77,7 +79,8 @@ export async function checkOpenAi(
   key: { value: string; variable: string } | undefined,
   timeoutMs = 5_000,
 ): Promise<CheckReport> {
-  const report = (state: BridgeState, message: string): CheckReport => ({ state, host, model, message });
+  const report = (state: BridgeState, message: string, cause?: unknown): CheckReport =>
+    cause === undefined ? { state, host, model, message } : { state, host, model, message, cause };
   let base: URL;
   try {
     base = baseUrl(host);
@@ -104,7 +107,7 @@ export async function checkOpenAi(
         `${error.message} deepseekHost must be the API's base URL with its /v1, like https://api.deepseek.com/v1 or http://localhost:8080/v1.`,
       );
     }
-    return report('down', messageOf(error));
+    return report('down', messageOf(error), error);
   }
   const where = `${base.origin}${base.pathname.replace(/\/$/, '')}`;
   if (models.some((m) => m.id === model))

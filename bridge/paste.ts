@@ -117,6 +117,18 @@ const DECORATION = [
 // A reply as pasted, made what the model wrote: CRLF to LF; decoration lines dropped at its start and end and
 // around code fences (a fence's language label alone on a line, a "Copy code" under it); one markdown fence around
 // the whole reply taken off. An empty reply is an error that says what to paste.
+// A pasted reply refused, with why as a tag (the pult words it in its reader's language): the chat's notice that it
+// took too much (`notice`: its words), or nothing pasted.
+export class ReplyRefused extends DeepworkError {
+  readonly kind: 'notice' | 'empty';
+  readonly notice: string;
+  constructor(kind: 'notice' | 'empty', notice: string, message: string) {
+    super('BAD_REQUEST', message);
+    this.kind = kind;
+    this.notice = notice;
+  }
+}
+
 export function cleanReply(pasted: string): string {
   let lines = pasted.replace(/\r\n?/g, '\n').split('\n');
   const isDecoration = (line: string) => DECORATION.some((re) => re.test(line.trim()));
@@ -139,14 +151,16 @@ export function cleanReply(pasted: string): string {
   const reply = lines.join('\n').trim();
   const notice = limitNotice(reply);
   if (notice !== undefined) {
-    throw new DeepworkError(
-      'BAD_REQUEST',
+    throw new ReplyRefused(
+      'notice',
+      notice,
       `That is the chat's notice that it took too much ("${notice}"), not the model's answer. Start a new chat, paste the message that stands on its own there, and paste its reply here; if a single message is refused, lower pasteMaxChars in config.json.`,
     );
   }
   if (reply === '') {
-    throw new DeepworkError(
-      'BAD_REQUEST',
+    throw new ReplyRefused(
+      'empty',
+      '',
       "The reply is empty: paste the model's whole reply (its Copy button copies it), then send it.",
     );
   }

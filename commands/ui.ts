@@ -1,6 +1,7 @@
 // `deepwork ui`: serves the pult until Ctrl-C. A link with a one-time code goes to stdout and another to the browser:
 // never the token, which a command line would show to every user of the machine, and a screen to whoever sees it.
 
+import fs from 'node:fs';
 import { createExecutor } from '../reading/executor.ts';
 import { mapStore } from '../saved/map-cache.ts';
 import { launchPult, openInBrowser } from '../ui/launch.ts';
@@ -28,6 +29,12 @@ export async function run(context: Context): Promise<number> {
     bridge,
     demo: createDemoBridge,
     check: () => checkConfigured(config),
+    // Host and model changed in the pult: saved to the config file, the next question goes to them.
+    reconfigure: async (host, model) => {
+      saveBridgeSettings(configFile, host, model);
+      const next = { ...config, deepseekHost: host, deepseekModel: model };
+      return { bridge: await createBridge(next), check: () => checkConfigured(next), host, model };
+    },
     host: config.deepseekHost,
     model: config.deepseekModel,
     steps: config.steps,
@@ -56,4 +63,15 @@ export async function run(context: Context): Promise<number> {
     process.on('SIGTERM', stop);
   });
   return EXIT.ok;
+}
+
+// Sets deepseekHost and deepseekModel in the config file, keeping its other settings; a new file when there is none.
+function saveBridgeSettings(file: string, host: string, model: string): void {
+  let settings: unknown = {};
+  if (fs.existsSync(file)) settings = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+    throw new Error(`${file} does not hold a JSON object; fix it, or set deepseekHost and deepseekModel in it by hand`);
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${JSON.stringify({ ...settings, deepseekHost: host, deepseekModel: model }, null, 2)}\n`);
+  fs.renameSync(temp, file);
 }

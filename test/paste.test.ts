@@ -4,6 +4,7 @@ import path from 'node:path';
 import { cleanReply, sizeWarning, windowFor } from '../bridge/paste.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { Session, type Outgoing, type RunView } from '../ui/session.ts';
+import { PultError } from '../ui/said.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { tempFolder } from './helpers.ts';
 
@@ -84,11 +85,16 @@ describe('the pult session with the copy-and-paste bridge', () => {
     const waiting = next((r) => r.waiting?.paste !== undefined);
     const run = session.ask('What is a?', [], 3, 'paste');
     const first = await waiting;
-    assert.equal(first.bridge, 'copy and paste (any web chat)');
+    assert.deepEqual(first.bridge, { kind: 'paste' });
     const message = session.pasteMessage(run.id);
     assert.match(message, /=== QUESTION ===\nWhat is a\?/);
     assert.equal(first.waiting?.paste?.chars, message.length);
     assert.throws(() => session.paste(run.id, '\n\n'), /The reply is empty/);
+    // The pult words the refusal in its reader's language from its code (issue 29).
+    assert.throws(
+      () => session.paste(run.id, '\n\n'),
+      (error) => error instanceof PultError && error.said.code === 'empty-reply',
+    );
     const second = next((r) => r.waiting?.paste !== undefined && r.waiting.step === 2);
     session.paste(run.id, 'Thought for 2 seconds\n=== NEED: a.js ===\nCopy');
     await second;
@@ -199,6 +205,11 @@ describe('the pult session with the copy-and-paste bridge', () => {
       assert.throws(
         () => session.paste(run.id, notice),
         /That is the chat's notice that it took too much .*Start a new chat, paste the message that stands on its own there/,
+      );
+      assert.throws(
+        () => session.paste(run.id, notice),
+        (error) =>
+          error instanceof PultError && error.said.code === 'chat-notice' && notice.includes(error.said.notice),
       );
     }
     assert.match(session.pasteMessage(run.id), /=== QUESTION ===/, 'still waiting');

@@ -246,15 +246,17 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     assert.match(await card.innerText(), /changed\s+a\.js\s+FILE\s+\+1\s+−1/);
     assert.match(await page.locator('#run-1 .summary').innerText(), /1 proposed change/);
 
-    await page.getByRole('button', { name: 'Diff of a.js' }).click();
+    // A small diff is open from the start; each row has the old and new line numbers, the one a narrow screen shows,
+    // and the line.
+    assert.equal(await page.getByRole('button', { name: 'Diff of a.js' }).getAttribute('aria-expanded'), 'true');
     const rows = await card
       .locator('.diff .line')
       .evaluateAll((lines) => lines.map((l) => [...l.children].map((c) => c.textContent ?? '')));
     assert.deepEqual(
-      rows.filter((r) => r[2] !== undefined && !r[2].startsWith('@@')),
+      rows.filter((r) => r[3] !== undefined && !r[3].startsWith('@@')),
       [
-        ['1', '', '-const a = 1;'],
-        ['', '1', '+const a = 2;'],
+        ['1', '', '1', '-const a = 1;'],
+        ['', '1', '1', '+const a = 2;'],
       ],
     );
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-run.png') });
@@ -325,7 +327,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.reload();
     await page.getByText('(4)').waitFor();
     assert.equal(await page.getByLabel('Question').inputValue(), 'a draft question');
-    assert.match(await page.locator('#selected').innerText(), /^1 file \(2 B\) go with the question\.$/);
+    assert.match(await page.locator('#selected').innerText(), /^1 file \(2 B\) goes with the question\.$/);
     await page.getByLabel('Filter').fill('more');
     assert.equal(await page.getByRole('checkbox', { name: 'src/deep/more.js' }).isChecked(), true);
     await page.getByLabel('Filter').fill('');
@@ -367,6 +369,11 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.getByText(/waiting \d+ s/).waitFor();
     await page.keyboard.press('Escape');
     await page.locator('.run[data-state="stopped"]').waitFor();
+    // Why the list counts one question fewer than the thread shows (issue 29).
+    await page
+      .locator('.run[data-state="stopped"]')
+      .getByText(/^Not kept in the conversation: /)
+      .waitFor();
 
     const release = fake.holdTags();
     await page.getByRole('button', { name: 'Check' }).click();
@@ -374,7 +381,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     assert.equal(await page.locator('#bridge-state').innerText(), 'checking…');
     release();
     await page.locator('#bridge-state.idle').waitFor();
-    assert.match(await page.locator('#bridge-message').innerText(), /not up yet; it starts on the first question/);
+    assert.match(await page.locator('#bridge-message').innerText(), /not up yet: it starts on the first question/);
     await page.getByLabel('Bridge').selectOption('demo');
     await page.locator('#bridge-state.ready').waitFor();
     assert.match(await page.locator('#bridge-message').innerText(), /The demo bridge answers offline/);
@@ -411,9 +418,11 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await narrow.getByLabel('Вопрос').fill('A new file');
     await narrow.getByRole('button', { name: 'Спросить' }).click();
     await narrow.locator('.run[data-state="answered"] .proposal').last().waitFor();
+    // Small, its diff is open from the start.
     await narrow
       .getByRole('button', { name: 'Изменения в src/a-new-file-with-a-rather-long-name-for-a-narrow-screen.js' })
-      .click();
+      .and(narrow.locator('[aria-expanded="true"]'))
+      .waitFor();
     assert.match(await narrow.locator('.proposal').last().innerText(), /новый/);
     assert.equal(await narrow.evaluate('document.documentElement.scrollWidth'), 420, 'no sideways scrolling at 420 px');
     assert.equal(
@@ -424,7 +433,8 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await narrow.screenshot({ path: path.join(ARTIFACTS, 'pult-narrow-dark.png') });
     await narrow.getByLabel('Язык').selectOption('en');
     await narrow.getByRole('button', { name: 'Ask' }).waitFor();
-    assert.match(await narrow.locator('.log').last().innerText(), /Step 1\/4: sending/);
+    // The finished run's step log is one line, in the language chosen.
+    assert.match(await narrow.locator('.log-line').last().innerText(), /^Step log \(\d+\) · Answer after \d+ step/);
     await narrow.close();
   });
 
@@ -456,11 +466,19 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       await notice.waitFor();
       const text = await notice.innerText();
       assert.match(text, /^Запись отменена \(2 файла\): a\.js \(не тронут: .+\), b\.js \(не удалось: .+\)\.$/);
-      // The reasons are the server's, English for now, and marked so; nothing else in the notice is English.
+      // The reasons are worded in Russian from the server's codes; only the disk's own error is English, and marked
+      // so. Nothing else in the notice is English but the paths.
+      assert.match(
+        text,
+        /a\.js \(не тронут: Вы изменили его после записи, поэтому он остался как у вас; прежняя версия — в /,
+      );
       const english = await notice.locator('[lang="en"]').allInnerTexts();
-      assert.equal(english.length, 2);
-      assert.match(english[0] ?? '', /changed after deepwork wrote it/);
-      const rest = english.reduce((left, part) => left.replace(part, ''), text).replace(/\b[ab]\.js\b/g, '');
+      assert.equal(english.length, 1);
+      assert.match(english[0] ?? '', /ENOENT/);
+      const rest = english
+        .reduce((left, part) => left.replace(part, ''), text)
+        .replace(path.join(backupDir, set, 'files', 'a.js'), '')
+        .replace(/\b[ab]\.js\b/g, '');
       assert.doesNotMatch(rest, /[A-Za-z]/);
       assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = "mine";\n');
       assert.equal(fs.readFileSync(path.join(root, 'b.js'), 'utf8'), 'const b = 3;\n');
@@ -512,7 +530,7 @@ describe('the pult in Chromium on a 30,000-file folder', {
     assert.equal(await page.locator('#tree input[data-path]').count(), 100);
     await page.getByLabel('Filter').fill('pkg29/mod9/file99');
     await page.getByRole('checkbox', { name: 'pkg29/mod9/file99.ts' }).check();
-    assert.match(await page.locator('#selected').innerText(), /^1 file \(\d+ B\) go with the question\.$/);
+    assert.match(await page.locator('#selected').innerText(), /^1 file \(\d+ B\) goes with the question\.$/);
   });
 });
 
@@ -655,7 +673,7 @@ describe('the pult in Chromium: text a model controls', {
     const run = page.locator('#run-1[data-state="answered"]');
     await run.waitFor();
     const card = run.locator('.proposal[data-path="access.js"]');
-    await card.getByRole('button', { name: 'Diff of access.js' }).click();
+    await card.locator('.diff').waitFor();
     const lines = await card.locator('.diff .line').evaluateAll((rows) =>
       rows.map((row) => ({
         code: row.querySelector('.code')?.textContent ?? '',
@@ -689,6 +707,7 @@ describe('the pult in Chromium: text a model controls', {
     assert.equal(await run.locator('.proposal').nth(1).locator('.head code').innerText(), shownPath);
     assert.match(await run.locator('.proposal').nth(1).innerText(), /Holds invisible or direction-changing characters/);
     assert.ok((await run.locator('.summary').innerText()).includes(shownPath));
+    await run.locator('.log-line').click();
     assert.match(await run.locator('.log').innerText(), /proposes access\.js, readme⟨U\+202E⟩txt\.js\./);
     assert.equal(await run.locator('.prose').innerText(), 'Here it is⟨U+202E⟩, checked.');
     assert.equal(await run.locator('summary h3').innerText(), 'Trojan⟨U+200B⟩?');

@@ -358,12 +358,12 @@ describe('the pult server under attack', () => {
     fs.writeFileSync(path.join(root, 'a.js'), 'const a = 100; // edited meanwhile\n');
     const stale = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: file.base })).body) as {
       written: boolean;
-      reason: string;
+      said: unknown;
       base: string;
       diff: string;
     };
     assert.equal(stale.written, false);
-    assert.match(stale.reason, /changed since its diff was shown/);
+    assert.deepEqual(stale.said, { code: 'changed-since-shown' });
     assert.match(stale.diff, /-const a = 100; \/\/ edited meanwhile/);
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'const a = 100; // edited meanwhile\n');
     const again = JSON.parse((await post('/api/write', { run: 1, path: 'a.js', base: stale.base })).body) as {
@@ -403,7 +403,7 @@ describe('the pult session: EDIT proposals', () => {
     assert.deepEqual([file?.path, file?.status, file?.added, file?.removed], ['a.js', 'changed', 1, 1]);
     assert.match(file?.diff ?? '', /- {2}return 1;\n\+ {2}return 2;/);
     const [written] = await session.write(run.id, new Map([['a.js', file?.base ?? '']]), false);
-    assert.equal(written?.written, true, written?.reason);
+    assert.equal(written?.written, true, JSON.stringify(written?.said));
     assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'function a() {\n  return 2;\n}\n');
   });
 });
@@ -539,7 +539,7 @@ describe('the pult session: proposals in the answer, conversations, Write all', 
         ['c.js', true],
       ],
     );
-    assert.match(results[1]?.reason ?? '', /the file changed since its diff was shown/);
+    assert.deepEqual(results[1]?.said, { code: 'changed-since-shown' });
     assert.deepEqual(
       ['a.js', 'b.js', 'c.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')),
       ['A\n', 'b changed meanwhile\n', 'C\n'],
@@ -552,6 +552,71 @@ describe('the pult session: proposals in the answer, conversations, Write all', 
         ['a.js', 'restored'],
         ['c.js', 'removed'],
       ],
+    );
+  });
+});
+
+describe('the pult session: cards judged against the disk as it is now (issue 29)', () => {
+  const quiet = (stateDir: string, backupDir: string, root: string, settle: () => void) => ({
+    executor: createExecutor(root, { backupDir }),
+    backupDir,
+    stateDir,
+    steps: 1,
+    contextTokens: undefined,
+    send: (m: Outgoing) => {
+      if (m.type === 'run' && m.run.state !== 'running' && !m.run.reopened) settle();
+    },
+  });
+
+  it('reopens every question of a saved conversation with its proposals, judged now, so an earlier one can be written', async () => {
+    const root = tempFolder({ 'a.js': 'a\n', 'b.js': 'b\n' });
+    const stateDir = tempFolder();
+    const backupDir = path.join(stateDir, 'backup');
+    const replies = ['=== FILE: a.js ===\nA1\n=== END ===', '=== FILE: b.js ===\nB2\n=== END ==='];
+    let n = 0;
+    const bridge = { label: 'scripted', chat: () => Promise.resolve({ text: replies[n++] ?? '' }) };
+    let settle: () => void = () => {};
+    const session = new Session(quiet(stateDir, backupDir, root, () => settle()));
+    const ask = (question: string, follow: boolean) => {
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      const run = session.ask(question, [], 1, bridge, follow);
+      return done.then(() => run);
+    };
+    const first = await ask('Change a', false);
+    await ask('Change b', true);
+
+    // deepwork started again: the first question's proposal is not the folder's last run, and still comes back.
+    const later = new Session(quiet(stateDir, backupDir, root, () => settle()));
+    later.open(first.conversation);
+    assert.deepEqual(
+      later.runs.map((r) => r.files.map((f) => [f.path, f.status])),
+      [[['a.js', 'changed']], [['b.js', 'changed']]],
+    );
+    const earlier = later.runs[0];
+    assert.ok(earlier !== undefined);
+    const [written] = await later.write(earlier.id, new Map([['a.js', earlier.files[0]?.base ?? '']]), false);
+    assert.equal(written?.written, true, JSON.stringify(written?.said));
+    assert.equal(fs.readFileSync(path.join(root, 'a.js'), 'utf8'), 'A1\n');
+  });
+
+  it('judges a card again when the page looks: a SEARCH that missed applies once the file holds it', async () => {
+    const root = tempFolder({ 'c.js': 'let c = 1;\n' });
+    const stateDir = tempFolder();
+    let settle: () => void = () => {};
+    const session = new Session(quiet(stateDir, path.join(stateDir, 'backup'), root, () => settle()));
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const reply = '=== EDIT: c.js ===\n<<<<<<< SEARCH\nlet c = 2;\n=======\nlet c = 3;\n>>>>>>> REPLACE\n=== END ===';
+    const run = session.ask('q', [], 1, { label: 'scripted', chat: () => Promise.resolve({ text: reply }) });
+    await done;
+    assert.deepEqual(
+      run.files.map((f) => [f.status, f.said?.code]),
+      [['failed', 'edit-failed']],
+    );
+    assert.deepEqual(session.look(), [], 'nothing changed on disk: no run is sent again');
+    fs.writeFileSync(path.join(root, 'c.js'), 'let c = 2;\n');
+    assert.deepEqual(
+      session.look().map((r) => r.files.map((f) => [f.path, f.status, f.said])),
+      [[['c.js', 'changed', undefined]]],
     );
   });
 });
@@ -590,10 +655,10 @@ describe('the pult session: writes that run code and undo of an older card', () 
     );
     const ci = run.files.find((f) => f.path === '.github/workflows/ci.yml');
     assert.equal(ci?.status, 'held back');
-    assert.equal(
-      ci?.reason,
-      "it makes tools run code: GitHub runs it on push and on pull requests, with the repository's secrets; read its diff, then use Write anyway to write it",
-    );
+    assert.deepEqual(ci?.said, {
+      code: 'runs-code',
+      detail: "GitHub runs it on push and on pull requests, with the repository's secrets",
+    });
     // Write all, as the page sends it: every path with its base, no force.
     const all = await session.write(run.id, bases(run, 'a.js', '.github/workflows/ci.yml'), false);
     assert.deepEqual(

@@ -5,6 +5,74 @@
 // loop's stop) reach the page by being assigned to these, so a change there that the page would not understand stops
 // the server's build until it is made here too, where the page's check sees it.
 
+// ---- what the server says, as codes ----
+
+// A sentence of the server's as a code and its parameters: the page words it in the reader's language (strings.js,
+// said). `detail`: words of the layers below that are English still (why a SEARCH missed, why a file makes tools run
+// code), which the page shows after its own sentence, marked as English. `text`: a sentence not coded yet.
+export type Said =
+  // What stands in the way of a proposed file, or is to be known before it is written (FileView.said).
+  | { code: 'incomplete'; block: 'file' | 'edit' }
+  | { code: 'edit-unreadable'; detail: string }
+  // `edit` of `edits`: which of the path's EDITs did not apply; `pair`: its SEARCH/REPLACE pair, from 1.
+  | { code: 'edit-failed'; edit: number; edits: number; pair: number; detail: string }
+  | { code: 'no-file-to-edit' }
+  | { code: 'path-refused'; detail: string }
+  | { code: 'link'; to: string }
+  | { code: 'binary'; detail: string }
+  | { code: 'private-key'; line: number | undefined }
+  | { code: 'too-large'; bytes: number; limit: number }
+  | { code: 'unreadable'; errno: string }
+  | { code: 'inexact'; encoding: string }
+  | { code: 'read-only' }
+  | { code: 'elided'; detail: string }
+  | { code: 'runs-code'; detail: string }
+  | { code: 'unencodable'; char: string; line: number; encoding: string }
+  | { code: 'written-later'; path: string }
+  | { code: 'git-dir'; detail: string }
+  // What became of a Write (the route's answer): stopped before the file, the file changed between the look and the
+  // write, or since the diff the page showed, or the disk refused (`errno`: its code, when it gave one).
+  | { code: 'stopped' }
+  | { code: 'changed-since-read' }
+  | { code: 'changed-since-shown' }
+  | { code: 'write-failed'; errno: string | undefined; detail: string }
+  // Why undo left a file as it is, or could not put it back (UndoneFile.said); `copy`: where its old version stays.
+  | { code: 'undo-outside' }
+  | { code: 'undo-path-refused'; detail: string }
+  | { code: 'undo-now-link'; to: string }
+  | { code: 'undo-unreadable'; errno: string }
+  | { code: 'undo-changed-after'; copy: string | undefined }
+  | { code: 'undo-changed-while'; copy: string | undefined }
+  | { code: 'undo-copy-outside' }
+  | { code: 'undo-failed'; detail: string }
+  // A route's refusal (RouteError.said).
+  | { code: 'busy' }
+  | { code: 'not-waiting'; run: number }
+  | { code: 'no-proposal'; run: number; paths: string[] }
+  | { code: 'nothing-to-undo'; set: string | undefined }
+  | { code: 'undo-blocked'; later: Array<{ path: string; set: string }> }
+  | { code: 'no-conversation'; id: string }
+  // A pasted reply refused: the chat's notice that it took too much (its words), or nothing at all.
+  | { code: 'chat-notice'; notice: string }
+  | { code: 'empty-reply' }
+  // A change of the configured bridge refused: a host that is not an http(s) URL, no model, a pult started without a
+  // config file to save to (tests), or the file could not be written.
+  | { code: 'bad-host'; host: string; detail: string }
+  | { code: 'bad-model' }
+  | { code: 'no-settings' }
+  | { code: 'not-saved'; detail: string }
+  // Why a run failed (RunView.error), or why the bridge is down (BridgeCheck.said): nothing listens at `origin`, its
+  // name does not resolve, no whole answer in time, the model's window too small, a model the bridge does not know.
+  | { code: 'not-listening'; origin: string; errno: string }
+  | { code: 'no-such-host'; host: string }
+  | { code: 'timeout'; origin: string }
+  | { code: 'window-full'; detail: string }
+  | { code: 'unknown-model'; model: string; detail: string }
+  // The bridge's state (BridgeCheck.said), when it answers.
+  | { code: 'ready'; host: string; model: string }
+  | { code: 'idle'; host: string; model: string }
+  | { code: 'text'; text: string };
+
 // ---- a run as the page shows it ----
 
 // Why a run's loop ended: it answered, its steps ran out, or the model asked again for what it had (protocol/loop.ts).
@@ -28,14 +96,12 @@ export type FileView = {
   added: number;
   removed: number;
   written: boolean;
-  // Why it is not written, or held back: the server's words (English until reasons are codes).
-  reason?: string;
-  // A unified diff against the disk.
+  // Why it is not written, or held back, or what to know before it is.
+  said?: Said;
+  // A unified diff against the disk as it is now.
   diff?: string;
   // What the diff was made against, hashed: a Write names it, and a file that is no longer that is not overwritten.
   base?: string;
-  // Why a 'held back' file is held back; `reason` says it in the pult's terms.
-  hold?: { kind: 'elided' | 'runs-code'; why: string };
   // The backup set its Write made (absent on the wire when undefined: JSON drops it).
   backupSet?: string | undefined;
 };
@@ -110,6 +176,13 @@ export type Waiting = {
 
 export type RunState = 'running' | 'answered' | 'failed' | 'stopped';
 
+// The bridge a run went to: the configured one (its host and model), the demo, copy and paste, or another (its label).
+export type RunBridge =
+  | { kind: 'configured'; host: string; model: string }
+  | { kind: 'demo' }
+  | { kind: 'paste' }
+  | { kind: 'other'; label: string };
+
 // One question and what came of it. A field that is undefined is absent on the wire (JSON drops it).
 export type RunView = {
   id: number;
@@ -117,7 +190,7 @@ export type RunView = {
   conversation: string;
   question: string;
   attached: string[];
-  bridge: string;
+  bridge: RunBridge;
   state: RunState;
   // Reopened from a saved conversation: its answer as it was, without a log.
   reopened: boolean;
@@ -125,7 +198,7 @@ export type RunView = {
   waiting: Waiting | undefined;
   parts: AnswerPart[] | undefined;
   stop: Stop | undefined;
-  error: string | undefined;
+  error: Said | undefined;
   files: FileView[];
   // The proposed paths whose new text holds invisible or direction-changing characters, found in the whole text: a
   // diff shows only its first lines, or none for a file rewritten throughout. The page says so on their cards.
@@ -150,13 +223,17 @@ export type Outgoing =
 // key and lets this page go. `error`: the page sent something the server does not take.
 export type ServerMessage = Outgoing | { type: 'rekeyed' } | { type: 'error'; message: string };
 
-// What the page sends: `hello` asks for every run and the conversations (on each connect and reconnect).
-export type PageMessage = { type: 'hello' };
+// What the page sends: `hello` asks for every run and the conversations (on each connect and reconnect); `look`, sent
+// when the page is looked at again, has every proposal judged against the disk as it is now (runs that changed come).
+export type PageMessage = { type: 'hello' } | { type: 'look' };
 
 // ---- the routes ----
 
-// The bridge's state as --check reports it.
-export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; model: string; message: string };
+// The bridge's state as --check reports it, and what it says of it.
+export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; model: string; said: Said };
+
+// The configured bridge: where it is and the model asked for (the page names it in its own words).
+export type BridgeSettings = { host: string; model: string };
 
 // The bridge a question goes to: the config's, the offline demo, or a person copying and pasting.
 export type BridgeChoice = 'configured' | 'demo' | 'paste';
@@ -164,14 +241,15 @@ export type BridgeChoice = 'configured' | 'demo' | 'paste';
 // Why a one-time link was refused: traded before, too old, or not made by this pult (for this run of it).
 export type LinkRefusal = 'used' | 'expired' | 'unknown';
 
-// What every route answers when it refuses: the server's message, and a tag where the page decides on the reason.
-export type RouteError = { error: string; reason?: LinkRefusal };
+// What every route answers when it refuses: the server's message in English, a tag where the page decides on the
+// reason, and what the page words (`said`) when the server has it as a code.
+export type RouteError = { error: string; reason?: LinkRefusal; said?: Said };
 
 // Everything the page needs at start.
 export type PultState = {
   root: string;
   rootName: string;
-  bridge: { label: string; host: string; model: string; demo: string };
+  bridge: BridgeSettings;
   steps: number;
   // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
   limits: { needChars: number; needPaths: number };
@@ -203,7 +281,7 @@ export type WriteRequest =
 // What undo did with each file of the set. `left`: the file changed since deepwork wrote it (or is now a link), so it
 // is left as the user has it; `failed`: it could not be put back, and is as it was.
 export type UndoAction = 'restored' | 'removed' | 'left' | 'failed';
-export type UndoneFile = { path: string; action: UndoAction; reason?: string };
+export type UndoneFile = { path: string; action: UndoAction; said?: Said };
 
 // An undo's report. The set's manifest comes along too; the page reads only the files.
 export type UndoReport = {
@@ -234,6 +312,8 @@ export type Routes = {
   'POST /api/stop': { query: undefined; body: Record<string, never>; response: { stopped: boolean } };
   // One file answers its FileView; several answer them all.
   'POST /api/write': { query: undefined; body: WriteRequest; response: FileView | { files: FileView[] } };
+  // The configured bridge's host and model, changed and saved to the config file.
+  'POST /api/bridge': { query: undefined; body: { host: string; model: string }; response: BridgeSettings };
   'POST /api/conversation/new': { query: undefined; body: Record<string, never>; response: Conversations };
   'POST /api/conversation/open': { query: undefined; body: { id: string }; response: Conversations };
   // Without `set`, the last set.

@@ -6,12 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Executor } from '../reading/executor.ts';
 import { readPathOf, walk } from '../reading/walk.ts';
-import { DeepworkError } from '../common/errors.ts';
+import { DeepworkError, messageOf } from '../common/errors.ts';
+import { normalizeHost } from '../app/config.ts';
 import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
 import { CHALLENGE, checkCode, proofOf } from './security.ts';
 import type { Session } from './session.ts';
 import type { BridgeCheck, LinkRefusal, Route, Routes } from './contract.ts';
+import { checkView, PultError } from './said.ts';
 import type { PultOptions } from './server.ts';
 
 const TREE_LIMIT = 50_000;
@@ -47,7 +49,13 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
   const used = new Map<string, number>();
 
   let lastCheck: BridgeCheck | undefined;
-  const demoLabel = c.options.demo().label;
+  // The configured bridge: as started, or as changed in the pult since.
+  let configured = {
+    bridge: c.options.bridge,
+    check: c.options.check,
+    host: c.options.host,
+    model: c.options.model,
+  };
   // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
   // another shape, does not compile.
   return {
@@ -87,7 +95,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'GET /api/state': () => ({
       root: c.options.executor.box.root,
       rootName: path.basename(c.options.executor.box.root),
-      bridge: { label: c.options.bridge.label, host: c.options.host, model: c.options.model, demo: demoLabel },
+      bridge: { host: configured.host, model: configured.model },
       steps: c.options.steps,
       // What the files ticked with a question may hold before the first step leaves some for the model to ask again.
       limits: { needChars: c.options.executor.limits.needChars, needPaths: c.options.executor.limits.needPaths },
@@ -97,11 +105,16 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       conversations: c.session.conversations(),
     }),
     'GET /api/tree': () => fileTree(c.options.executor),
-    'GET /api/check': async () => (lastCheck = await c.options.check()),
+    'GET /api/check': async () => (lastCheck = checkView(await configured.check())),
     'POST /api/ask': (body) => {
       const input = askInput(body, c.options.steps);
-      const bridge = input.bridge === 'demo' ? c.options.demo() : input.bridge === 'paste' ? 'paste' : c.options.bridge;
-      return { id: c.session.ask(input.question, input.files, input.steps, bridge, input.follow).id };
+      const bridge =
+        input.bridge === 'demo' ? c.options.demo() : input.bridge === 'paste' ? 'paste' : configured.bridge;
+      const which =
+        input.bridge === 'demo'
+          ? ({ kind: 'demo' } as const)
+          : ({ kind: 'configured', host: configured.host, model: configured.model } as const);
+      return { id: c.session.ask(input.question, input.files, input.steps, bridge, input.follow, which).id };
     },
     // The copy-and-paste bridge: the message a run waits to have copied, and its reply as pasted.
     'GET /api/paste': (_body, url) => {
@@ -144,6 +157,34 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       return {
         files: await c.session.write(body.run, new Map(Object.entries(files).map(([p, b]) => [p, String(b)])), false),
       };
+    },
+    'POST /api/bridge': async (body) => {
+      if (!isRecord(body) || typeof body.host !== 'string' || typeof body.model !== 'string')
+        throw badRequest('Expected {"host": string, "model": string}.');
+      const host = normalizeHost(body.host);
+      if ('problem' in host)
+        throw new PultError(
+          'BAD_REQUEST',
+          { code: 'bad-host', host: body.host, detail: host.problem },
+          `The host ${JSON.stringify(body.host)} ${host.problem}. Write it like http://localhost:11500.`,
+        );
+      const model = body.model.trim();
+      if (model === '')
+        throw new PultError('BAD_REQUEST', { code: 'bad-model' }, 'Name the model, like deepseek:think.');
+      const reconfigure = c.options.reconfigure;
+      if (reconfigure === undefined)
+        throw new PultError('BAD_REQUEST', { code: 'no-settings' }, 'This pult cannot change its bridge.');
+      try {
+        configured = await reconfigure(host.url, model);
+      } catch (error) {
+        throw new PultError(
+          'BAD_REQUEST',
+          { code: 'not-saved', detail: messageOf(error) },
+          `The bridge was not changed: ${messageOf(error)}`,
+        );
+      }
+      lastCheck = undefined;
+      return { host: configured.host, model: configured.model };
     },
     'POST /api/conversation/new': () => c.session.newConversation(),
     'POST /api/conversation/open': (body) => {

@@ -10,7 +10,9 @@ import { DeepworkError, messageOf } from '../common/errors.ts';
 import { checkOrigin, gate, newToken, refuseUpgrade, tokenMatches, checkHost } from './security.ts';
 import { Session } from './session.ts';
 import { createRoutes, Refusal, type Handler } from './routes.ts';
-import type { BridgeCheck, Outgoing, PageMessage, Route, ServerMessage } from './contract.ts';
+import type { CheckReport } from '../bridge/check.ts';
+import type { Outgoing, PageMessage, Route, ServerMessage } from './contract.ts';
+import { PultError } from './said.ts';
 import { isRecord } from '../common/unknown.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
@@ -29,7 +31,10 @@ export type PultOptions = {
   bridge: Bridge;
   // The offline demo bridge, for a question asked with "demo"; and the bridge's check, for the state line.
   demo: () => Bridge;
-  check: () => Promise<BridgeCheck>;
+  check: () => Promise<CheckReport>;
+  // Another host or model for the configured bridge, saved to the config file (deepwork.ts's); its bridge and check.
+  // Absent: the pult cannot change them.
+  reconfigure?: (host: string, model: string) => Promise<Reconfigured>;
   // Where runs are kept for `deepwork apply`, and the pult's registration.
   stateDir: string;
   // The model's window in tokens, when the config names it; else asked of the bridge.
@@ -46,6 +51,8 @@ export type PultOptions = {
   // What the web chat of the copy-and-paste bridge takes (config pasteSite, pasteMaxChars, pasteChatChars).
   chatLimits?: ChatSite;
 };
+
+export type Reconfigured = { bridge: Bridge; check: () => Promise<CheckReport>; host: string; model: string };
 
 // `url` carries the token: for the process that started the pult (tests), never for a command line or a screen.
 // `url` and `token` follow a change of the token.
@@ -139,6 +146,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       if (error instanceof DeepworkError)
         return reply(res, error.code === 'BUSY' ? 409 : error.code === 'NOT_FOUND' ? 404 : 400, {
           error: error.message,
+          ...(error instanceof PultError ? { said: error.said } : {}),
         });
       throw error;
     }
@@ -182,11 +190,18 @@ export async function startPult(options: PultOptions): Promise<Pult> {
       } catch {
         message = undefined;
       }
-      if (isHello(message)) {
+      if (!isPageMessage(message)) {
+        say(ws, {
+          type: 'error',
+          message: 'Unknown message; the pult takes {"type": "hello"} or {"type": "look"} only.',
+        });
+      } else if (message.type === 'hello') {
+        // Judged against the disk first: a reload shows each card as the file is now, not as it was at the last look.
+        session.look();
         for (const run of session.runs) say(ws, { type: 'run', run });
         say(ws, session.conversations());
       } else {
-        say(ws, { type: 'error', message: 'Unknown message; the pult takes {"type": "hello"} only.' });
+        for (const run of session.look()) say(ws, { type: 'run', run });
       }
     });
   }
@@ -225,8 +240,8 @@ function say(socket: WebSocket, message: ServerMessage): void {
   socket.send(JSON.stringify(message));
 }
 
-function isHello(message: unknown): message is PageMessage {
-  return isRecord(message) && message.type === 'hello';
+function isPageMessage(message: unknown): message is PageMessage {
+  return isRecord(message) && (message.type === 'hello' || message.type === 'look');
 }
 
 // The page's style and every module of its script, and the shared texts' modules, by URL path. index.html is served

@@ -6,25 +6,25 @@ import { answerOf, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { listConversations, loadConversation, newConversationId } from '../saved/conversations.ts';
-import { loadRun, type SavedRun } from '../saved/runs.ts';
 import {
   cleanReply,
-  chatWarning,
   createPasteBridge,
   newChat,
-  sizeWarning,
+  ReplyRefused,
   type ChatState,
   type PasteStep,
 } from '../bridge/paste.ts';
 import { runQuestion } from '../app/question.ts';
-import { applyFiles, previewFiles, type Applied } from '../writing/apply.ts';
+import { applyFiles, previewFiles } from '../writing/apply.ts';
 import { laterWrites, undoLast } from '../writing/undo.ts';
 import { tidyPath } from '../protocol/paths.ts';
 import { CHAT_SITES, type ChatSite } from '../bridge/chat-sites.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
-import type { Proposal } from '../protocol/parse.ts';
+import { fileView, PultError, saidOfError, undoneView } from './said.ts';
+import { parseReply, type Proposal } from '../protocol/parse.ts';
 import { answerParts, hiddenIn } from './answer.ts';
-import type { Conversations, FileView, Outgoing, PasteWaiting, RunView, UndoReport } from './contract.ts';
+import { pasteView } from './paste-waiting.ts';
+import type { Conversations, FileView, Outgoing, RunBridge, RunView, UndoReport } from './contract.ts';
 
 // The tests name these as the session's; they are the contract's (ui/contract.ts).
 export type { Outgoing, RunView } from './contract.ts';
@@ -61,9 +61,18 @@ export class Session {
 
   // Starts a run; its progress and outcome arrive as messages. One run at a time. `follow`: continue the current
   // conversation (the model gets its questions, answers and results); else a new conversation starts.
-  // `bridge`: a bridge, or 'paste' for a person copying each message into a web chat and pasting its reply back.
-  ask(question: string, files: string[], steps: number, given: Bridge | 'paste', follow = false): RunView {
-    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is already running; stop it first.');
+  // `bridge`: a bridge, or 'paste' for a person copying each message into a web chat and pasting its reply back;
+  // `which`: what the page calls it (by default, the bridge's label).
+  ask(
+    question: string,
+    files: string[],
+    steps: number,
+    given: Bridge | 'paste',
+    follow = false,
+    which?: RunBridge,
+  ): RunView {
+    if (this.controller !== undefined)
+      throw new PultError('BUSY', { code: 'busy' }, 'A question is already running; stop it first.');
     const continued = follow ? this.current : undefined;
     const conversation = continued ?? { id: newConversationId(), turns: [] };
     this.current = conversation;
@@ -75,7 +84,7 @@ export class Session {
       conversation: conversation.id,
       question,
       attached: files,
-      bridge: bridge.label,
+      bridge: given === 'paste' ? { kind: 'paste' } : (which ?? { kind: 'other', label: bridge.label }),
       state: 'running',
       reopened: false,
       log: [],
@@ -125,7 +134,8 @@ export class Session {
         (error: unknown) => {
           const stopped = error instanceof DeepworkError && error.code === 'ABORTED';
           run.state = stopped ? 'stopped' : 'failed';
-          run.error = stopped ? undefined : messageOf(error);
+          const where = run.bridge.kind === 'configured' ? run.bridge : { host: '', model: '' };
+          run.error = stopped ? undefined : saidOfError(error, where.host, where.model);
         },
       )
       .finally(() => {
@@ -164,8 +174,7 @@ export class Session {
 
   // The message the copy-and-paste step of a run waits to have copied; `standalone`: the one for a new chat.
   pasteMessage(runId: number, standalone = false): string {
-    if (this.pasting?.runId !== runId)
-      throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
+    if (this.pasting?.runId !== runId) throw notWaiting(runId);
     const { step } = this.pasting;
     return standalone && step.standalone !== undefined ? step.standalone.message : step.message;
   }
@@ -174,9 +183,18 @@ export class Session {
   // the chat's notice that a message was too long. `newChat`: it came from a new chat, sent the standalone message.
   paste(runId: number, pasted: string, newChat = false): void {
     const waiting = this.pasting;
-    if (waiting?.runId !== runId)
-      throw new DeepworkError('NOT_FOUND', `Run ${runId} is not waiting for a pasted reply.`);
-    const reply = cleanReply(pasted);
+    if (waiting?.runId !== runId) throw notWaiting(runId);
+    let reply: string;
+    try {
+      reply = cleanReply(pasted);
+    } catch (error) {
+      if (!(error instanceof ReplyRefused)) throw error;
+      const said =
+        error.kind === 'notice'
+          ? { code: 'chat-notice' as const, notice: error.notice }
+          : { code: 'empty-reply' as const };
+      throw new PultError('BAD_REQUEST', said, error.message);
+    }
     this.pasting = undefined;
     const run = this.runs.find((r) => r.id === runId);
     if (run?.waiting !== undefined) delete run.waiting.paste;
@@ -194,7 +212,8 @@ export class Session {
 
   // Starts afresh: the next question begins a new conversation.
   newConversation(): Conversations {
-    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is running; stop it first.');
+    if (this.controller !== undefined)
+      throw new PultError('BUSY', { code: 'busy' }, 'A question is running; stop it first.');
     this.current = undefined;
     const list = this.conversations();
     this.options.send(list);
@@ -202,22 +221,23 @@ export class Session {
   }
 
   // Makes a saved conversation the current one, so a follow-up continues it. Its questions are shown as they were
-  // answered; the last one's proposals can still be written when they are the folder's last run.
+  // answered, each one's proposals judged against the disk as it is now: written where they still apply.
   open(id: string): Conversations {
-    if (this.controller !== undefined) throw new DeepworkError('BUSY', 'A question is running; stop it first.');
+    if (this.controller !== undefined)
+      throw new PultError('BUSY', { code: 'busy' }, 'A question is running; stop it first.');
     const { stateDir, executor } = this.options;
     const saved = loadConversation(stateDir, executor.box.root, id);
-    if (saved === undefined) throw new DeepworkError('NOT_FOUND', `No saved conversation ${id} in this folder.`);
+    if (saved === undefined)
+      throw new PultError('NOT_FOUND', { code: 'no-conversation', id }, `No saved conversation ${id} in this folder.`);
     this.current = { id, turns: saved.turns };
     if (!this.runs.some((r) => r.conversation === id)) {
-      const last = loadRunQuietly(stateDir, executor.box.root);
-      saved.turns.forEach((turn, i) => {
+      for (const turn of saved.turns) {
         const run: RunView = {
           id: this.runs.length + 1,
           conversation: id,
           question: turn.question,
           attached: [],
-          bridge: '',
+          bridge: { kind: 'other', label: '' },
           state: 'answered',
           reopened: true,
           log: [],
@@ -229,13 +249,12 @@ export class Session {
           hiddenIn: [],
         };
         this.runs.push(run);
-        if (i === saved.turns.length - 1 && last?.conversationId === id && last.question === turn.question) {
-          this.blocks.set(run.id, last.files);
-          run.files = this.preview(run.id);
-          run.hiddenIn = hiddenIn(last.files);
-        }
+        const proposals = parseReply(turn.answer).proposals;
+        this.blocks.set(run.id, proposals);
+        run.files = this.preview(run.id);
+        run.hiddenIn = hiddenIn(proposals);
         this.options.send({ type: 'run', run });
-      });
+      }
     }
     const list = this.conversations();
     this.options.send(list);
@@ -253,7 +272,11 @@ export class Session {
     // path goes, in order: a FILE and the EDITs after it.
     const ops = blocks.filter((b) => bases.has(tidyPath(b.path)));
     if (run === undefined || ops.length === 0)
-      throw new DeepworkError('NOT_FOUND', `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`);
+      throw new PultError(
+        'NOT_FOUND',
+        { code: 'no-proposal', run: runId, paths: [...bases.keys()] },
+        `No proposed file ${[...bases.keys()].join(', ')} in run ${runId}.`,
+      );
     const box = this.options.executor.box;
     const trust = force ? [...bases.keys()] : [];
     const report = await applyFiles(box, ops, {
@@ -263,18 +286,14 @@ export class Session {
       diff: true,
       expected: bases,
     });
-    const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, forThePult(f)]));
+    const now = new Map(previewFiles(box, ops, { diff: true }).map((f) => [f.path, fileView(f)]));
     const results = report.files.map((applied): FileView => {
       const fresh = now.get(applied.path);
       const base = bases.get(applied.path);
       if (!applied.written && fresh !== undefined && base !== undefined && fresh.base !== base) {
-        return {
-          ...fresh,
-          reason:
-            'the file changed since its diff was shown. This is the diff against it now; Write again to write it.',
-        };
+        return { ...fresh, said: { code: 'changed-since-shown' } };
       }
-      return { ...forThePult(applied), backupSet: report.backupSet };
+      return { ...fileView(applied), backupSet: report.backupSet };
     });
     const byPath = new Map(results.map((f) => [f.path, f]));
     run.files = run.files.map((f) => byPath.get(f.path) ?? f);
@@ -288,23 +307,25 @@ export class Session {
   undo(set?: string): UndoReport {
     const report = undoLast(this.options.executor.box, this.options.backupDir, undefined, set);
     if (report.set === undefined)
-      throw new DeepworkError(
+      throw new PultError(
         'NOT_FOUND',
+        { code: 'nothing-to-undo', set },
         set === undefined ? 'No applied set to undo.' : `No applied set ${set} to undo (already undone?).`,
       );
     if (report.later.length > 0)
-      throw new DeepworkError(
+      throw new PultError(
         'UNDO_BLOCKED',
+        { code: 'undo-blocked', later: report.later },
         `Nothing was undone: ${laterWrites(report.later)}. Undoing this write would throw that later one away; undo it first (Undo on its card), then this one.`,
       );
     this.refreshOthers(undefined);
-    return report;
+    return { ...report, files: report.files.map(undoneView) };
   }
 
   // A run's proposals as they stand against the disk now, written nothing.
   private preview(runId: number): FileView[] {
     const blocks = this.blocks.get(runId) ?? [];
-    return previewFiles(this.options.executor.box, blocks, { diff: true }).map(forThePult);
+    return previewFiles(this.options.executor.box, blocks, { diff: true }).map(fileView);
   }
 
   // After a write or an undo the disk changed: every other run's statuses and diffs are recomputed.
@@ -315,6 +336,25 @@ export class Session {
       run.files = fresh.map((f) => ({ ...f, written: false }));
       this.options.send({ type: 'run', run });
     }
+  }
+
+  // Every answered run's proposals judged against the disk as it is now (the reader may have edited a file since the
+  // page last looked): the runs whose cards change. A written file still as its Write left it stays written, with
+  // its Undo.
+  look(): RunView[] {
+    const changed: RunView[] = [];
+    for (const run of this.runs) {
+      if (run.state !== 'answered' || !this.blocks.has(run.id)) continue;
+      const before = new Map(run.files.map((f) => [f.path, f]));
+      const fresh = this.preview(run.id).map((f): FileView => {
+        const was = before.get(f.path);
+        return was?.written === true && f.status === 'unchanged' ? was : f;
+      });
+      if (JSON.stringify(fresh) === JSON.stringify(run.files)) continue;
+      run.files = fresh;
+      changed.push(run);
+    }
+    return changed;
   }
 
   private onEvent(run: RunView, e: LoopEvent, steps: number): void {
@@ -367,51 +407,8 @@ export class Session {
   }
 }
 
-// A held-back file's reason in the pult's terms: its card's Write anyway writes it, not a console flag.
-function forThePult(file: Applied): Applied {
-  return file.status === 'held back' && file.hold !== undefined
-    ? { ...file, reason: `${file.hold.why}; read its diff, then use Write anyway to write it` }
-    : file;
-}
-
-function loadRunQuietly(stateDir: string, root: string): SavedRun | undefined {
-  try {
-    return loadRun(stateDir, root);
-  } catch {
-    return undefined;
-  }
-}
-
-// What the page shows of a waiting paste step: the message's size against the chat's limits, the standalone message's,
-// and what the chat holds.
-function pasteView(step: PasteStep): PasteWaiting {
-  const warning = sizeWarning(step.message.length, step.limits.messageChars);
-  const standaloneWarning =
-    step.standalone === undefined ? undefined : sizeWarning(step.standalone.message.length, step.limits.messageChars);
-  const fullWarning = chatWarning(step);
-  return {
-    chars: step.message.length,
-    tokens: step.tokens,
-    ...(warning === undefined ? {} : { warning }),
-    ...(step.standalone === undefined
-      ? {}
-      : {
-          standalone: {
-            chars: step.standalone.message.length,
-            tokens: step.standalone.tokens,
-            ...(standaloneWarning === undefined ? {} : { warning: standaloneWarning }),
-          },
-        }),
-    chat: {
-      site: step.limits.name,
-      chars: step.chat.chars,
-      messages: step.chat.messages,
-      chatChars: step.limits.chatChars,
-      messageChars: step.limits.messageChars,
-    },
-    full: step.full,
-    ...(fullWarning === undefined ? {} : { fullWarning }),
-  };
+function notWaiting(run: number): PultError {
+  return new PultError('NOT_FOUND', { code: 'not-waiting', run }, `Run ${run} is not waiting for a pasted reply.`);
 }
 
 // The web chat a conversation's questions are pasted into, begun when the first is.

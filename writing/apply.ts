@@ -14,7 +14,7 @@ import { isInside, type Sandbox } from '../reading/sandbox.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
 import { backupCopy, createSet, saveManifest, setName, sha256, type Manifest } from './backup-sets.ts';
 import { ChangedSinceRead, guardedRename, tempNameFor, writeAtomic, type FsOps } from './atomic.ts';
-import { plansFor, type ApplyReport, type Plan, type PreviewOptions } from './plan.ts';
+import { plansFor, type ApplyReport, type Plan, type PreviewOptions, type Why } from './plan.ts';
 
 export {
   previewFiles,
@@ -23,6 +23,7 @@ export {
   type ApplyStatus,
   type Hold,
   type PreviewOptions,
+  type Why,
 } from './plan.ts';
 
 export type ApplyOptions = PreviewOptions & {
@@ -78,7 +79,8 @@ export async function applyFiles(
       old,
     );
   } catch (error) {
-    for (const p of toWrite) fail(p, messageOf(error));
+    for (const p of toWrite)
+      fail(p, messageOf(error), { kind: 'write-failed', code: errnoOf(error), detail: messageOf(error) });
     return { files: files(), backupSet: undefined };
   }
 
@@ -90,6 +92,7 @@ export async function applyFiles(
     if (options.signal?.aborted === true) {
       p.applied.status = 'stopped';
       p.applied.reason = 'the apply was stopped before this file; it is as it was';
+      p.applied.why = { kind: 'stopped' };
       continue;
     }
     try {
@@ -110,9 +113,10 @@ export async function applyFiles(
         fail(
           p,
           'the file changed since deepwork read it (saved meanwhile?), and your version stays; apply again to write the proposal against it',
+          { kind: 'changed-since-read' },
         );
       } else {
-        fail(p, writeFailure(error));
+        fail(p, writeFailure(error), { kind: 'write-failed', code: errnoOf(error), detail: messageOf(error) });
       }
     }
     // Lets a Ctrl-C in between be heard: it stops the loop here, after a whole file.
@@ -173,9 +177,10 @@ function stillAsRead(p: Extract<Plan, { kind: 'write' }>): boolean {
   }
 }
 
-function fail(p: Plan, reason: string): void {
+function fail(p: Plan, reason: string, why: Why): void {
   p.applied.status = 'failed';
   p.applied.reason = reason;
+  p.applied.why = why;
 }
 
 function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefined): Plan {
@@ -187,6 +192,7 @@ function checkExpected(p: Plan, expected: ReadonlyMap<string, string> | undefine
       ...p.applied,
       status: 'refused',
       reason: 'the file changed since its diff was shown; look at the new diff and write again',
+      why: { kind: 'changed-since-shown' },
     },
   };
 }

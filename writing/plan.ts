@@ -19,7 +19,7 @@ import {
 import { elisionOf, keepConventions } from './conventions.ts';
 import { countLines } from '../common/text.ts';
 import { encode, encodingName } from '../reading/encoding.ts';
-import { forChange, readText, unfitReason } from '../reading/text.ts';
+import { forChange, readText, unfitReason, type Unfit } from '../reading/text.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
 import { diffTexts } from './diff.ts';
 import { runsCode } from './run-code.ts';
@@ -49,7 +49,34 @@ export type Applied = {
   base?: string;
   // Why a 'held back' file is held back, without the console's words for writing it anyway: the pult says its own.
   hold?: Hold;
+  // `reason` as a tag, for the pult, which words it in the reader's language (the console prints `reason`).
+  why?: Why;
 };
+
+// Why a file is not written, or what to know before it is, as data. The texts in it (`problem`, `detail`) are the
+// English of the layers below, which only the console's words had so far.
+export type Why =
+  | { kind: 'incomplete'; block: 'file' | 'edit' }
+  | { kind: 'edit-unreadable'; problem: string }
+  // `edit` of `edits`: which EDIT of the path's did not apply; `pair`: its SEARCH/REPLACE pair, 1-based.
+  | { kind: 'edit-failed'; edit: number; edits: number; pair: number; problem: string }
+  | { kind: 'no-file-to-edit' }
+  | { kind: 'path-refused'; detail: string }
+  | { kind: 'link'; to: string }
+  | { kind: 'unfit'; unfit: Unfit }
+  | { kind: 'unreadable'; code: string }
+  | { kind: 'read-only' }
+  | { kind: 'elided'; detail: string }
+  | { kind: 'runs-code'; detail: string }
+  | { kind: 'unencodable'; char: string; line: number; encoding: string }
+  | { kind: 'written-later'; path: string }
+  | { kind: 'git-dir'; detail: string }
+  // From the apply (writing/apply.ts): stopped before this file; changed between the plan and the rename; changed
+  // since the preview the user saw; the disk refused.
+  | { kind: 'stopped' }
+  | { kind: 'changed-since-read' }
+  | { kind: 'changed-since-shown' }
+  | { kind: 'write-failed'; code: string | undefined; detail: string };
 
 // `elided`: it looks like a whole file with parts left out ("rest unchanged"); `runs-code`: tools run it by themselves
 // (writing/run-code.ts). `why` completes the sentence.
@@ -105,12 +132,25 @@ export function plansFor(box: Sandbox, blocks: readonly Proposal[], options: Pre
     if (last.get(p.realRel) !== p)
       return {
         kind: 'report',
-        applied: { ...p.applied, status: 'refused', reason: `a later proposal writes the same file (${p.realRel})` },
+        applied: {
+          ...p.applied,
+          status: 'refused',
+          reason: `a later proposal writes the same file (${p.realRel})`,
+          why: { kind: 'written-later', path: p.realRel },
+        },
       };
     const gitDir = inGitDir(p.realRel);
     return gitDir === undefined
       ? p
-      : { kind: 'report', applied: { ...p.applied, status: 'refused', reason: madeGitDir(gitDir) } };
+      : {
+          kind: 'report',
+          applied: {
+            ...p.applied,
+            status: 'refused',
+            reason: madeGitDir(gitDir),
+            why: { kind: 'git-dir', detail: madeGitDir(gitDir) },
+          },
+        };
   });
 }
 
@@ -122,27 +162,36 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
     return report({
       status: 'incomplete',
       reason: `the reply ended before ${cut.kind === 'file' ? 'its' : "an EDIT block's"} END marker; it is never written`,
+      why: { kind: 'incomplete', block: cut.kind },
     });
   const unread = ops.find((op): op is EditBlock => op.kind === 'edit' && op.problem !== undefined);
   if (unread?.problem !== undefined)
-    return report({ status: 'failed', reason: `an EDIT block could not be read: ${unread.problem}` });
+    return report({
+      status: 'failed',
+      reason: `an EDIT block could not be read: ${unread.problem}`,
+      why: { kind: 'edit-unreadable', problem: unread.problem },
+    });
   const whole = ops[0]?.kind === 'file' ? ops[0] : undefined;
   const edits = ops.filter((op): op is EditBlock => op.kind === 'edit');
   const target = resolveTarget(box, wanted);
-  if (target.kind === 'refused') return report({ path: target.rel, reason: target.reason });
-  const where = target.realRel === target.rel ? {} : { reason: `a link to ${target.realRel}; written there` };
+  if (target.kind === 'refused')
+    return report({ path: target.rel, reason: target.reason, why: { kind: 'path-refused', detail: target.reason } });
+  const where: Partial<Applied> =
+    target.realRel === target.rel
+      ? {}
+      : { reason: `a link to ${target.realRel}; written there`, why: { kind: 'link', to: target.realRel } };
 
   if (target.kind === 'new') {
     const made = edited(whole?.content ?? '', edits);
-    if (typeof made !== 'string')
+    if (typeof made !== 'string') {
+      const nothing = whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== ''));
       return report({
         path: target.rel,
         status: 'failed',
-        reason:
-          whole === undefined && edits.some((e) => e.pairs.some((p) => p.search.trim() !== ''))
-            ? 'there is no such file to edit; a FILE block creates a new file'
-            : made.reason,
+        reason: nothing ? 'there is no such file to edit; a FILE block creates a new file' : made.reason,
+        why: nothing ? { kind: 'no-file-to-edit' } : made.why,
       });
+    }
     const applied: Applied = {
       ...base,
       ...where,
@@ -180,24 +229,35 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
             : why.kind === 'inexact'
               ? `${unfitReason(why)}; deepwork leaves it as it is`
               : unfitReason(why);
-    return report({ path: target.rel, status: why.kind === 'unreadable' ? 'failed' : 'refused', reason });
+    return report({
+      path: target.rel,
+      status: why.kind === 'unreadable' ? 'failed' : 'refused',
+      reason,
+      why: { kind: 'unfit', unfit: why },
+    });
   }
   let mode: number;
   try {
     mode = fs.statSync(target.real).mode & 0o7777;
   } catch (error) {
+    const code = errnoOf(error) ?? messageOf(error);
     return report({
       path: target.rel,
       status: 'failed',
-      reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})`,
+      reason: `it cannot be read (${code})`,
+      why: { kind: 'unreadable', code },
     });
   }
   const { bytes: old, text: oldText, encoding } = read;
   const identity = { path: target.rel, base: baseOf(target.realRel, old) };
   if ((mode & 0o222) === 0)
-    return report({ ...identity, reason: 'the file is read-only; make it writable to let deepwork replace it' });
+    return report({
+      ...identity,
+      reason: 'the file is read-only; make it writable to let deepwork replace it',
+      why: { kind: 'read-only' },
+    });
   const made = edited(whole?.content ?? oldText, edits);
-  if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason });
+  if (typeof made !== 'string') return report({ ...identity, status: 'failed', reason: made.reason, why: made.why });
   const newText = keepConventions(oldText, made);
   if (newText === oldText) return report({ ...identity, status: 'unchanged' });
   const change = diffTexts(target.rel, oldText, newText);
@@ -220,6 +280,7 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
       status: 'held back',
       reason: `${elided}; check it, then write it with --force`,
       hold: { kind: 'elided', why: elided },
+      why: { kind: 'elided', detail: elided },
     });
   const bytes = encode(newText, encoding);
   if (!Buffer.isBuffer(bytes)) {
@@ -227,6 +288,7 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
       ...applied,
       status: 'refused',
       reason: `the new text has "${bytes.char}" (line ${bytes.line}), which ${encodingName(encoding)} cannot hold; the file stays in its encoding`,
+      why: { kind: 'unencodable', char: bytes.char, line: bytes.line, encoding: encodingName(encoding) },
     });
   }
   return { kind: 'write', applied, realRel: target.realRel, real: target.real, bytes, old, mode };
@@ -249,6 +311,7 @@ function heldForCode(applied: Applied, runs: string): Applied {
     status: 'held back',
     reason: `${why}; check it, then write it with --trust ${shellWord(applied.path)}`,
     hold: { kind: 'runs-code', why },
+    why: { kind: 'runs-code', detail: runs },
   };
 }
 
@@ -258,13 +321,16 @@ function shellWord(p: string): string {
 }
 
 // A text with EDIT blocks applied in order, or why one did not apply (then nothing of the file is written).
-function edited(text: string, edits: readonly EditBlock[]): string | { reason: string } {
+function edited(text: string, edits: readonly EditBlock[]): string | { reason: string; why: Why } {
   let current = text;
   for (const [i, edit] of edits.entries()) {
     const outcome = applyEdit(current, edit.pairs);
     if (!outcome.ok) {
       const which = edits.length === 1 ? 'the EDIT' : `EDIT ${i + 1} of ${edits.length}`;
-      return { reason: `${which}, pair ${outcome.pair}: ${outcome.problem}` };
+      return {
+        reason: `${which}, pair ${outcome.pair}: ${outcome.problem}`,
+        why: { kind: 'edit-failed', edit: i + 1, edits: edits.length, pair: outcome.pair, problem: outcome.problem },
+      };
     }
     current = outcome.text;
   }

@@ -13,7 +13,24 @@ import { ChangedSinceRead, guardedRename, isTempName, writeAtomic, type FsOps } 
 import { DeepworkError, errnoOf, messageOf } from '../common/errors.ts';
 import { foldRel, isInside, normalizeRequest, resolvePath, resolveTarget, type Sandbox } from '../reading/sandbox.ts';
 
-export type Undone = { path: string; action: 'restored' | 'removed' | 'left' | 'failed'; reason?: string };
+// `why`: `reason` as a tag, for the pult, which words it in the reader's language.
+export type Undone = {
+  path: string;
+  action: 'restored' | 'removed' | 'left' | 'failed';
+  reason?: string;
+  why?: UndoWhy;
+};
+
+// Why undo left a file as it is, or could not put it back. `copy`: where the old version stays, when there is one.
+export type UndoWhy =
+  | { kind: 'outside' }
+  | { kind: 'path-refused'; detail: string }
+  | { kind: 'now-link'; to: string }
+  | { kind: 'unreadable'; code: string }
+  | { kind: 'changed-after'; copy: string | undefined }
+  | { kind: 'changed-while'; copy: string | undefined }
+  | { kind: 'copy-outside' }
+  | { kind: 'failed'; detail: string };
 // `later`: files of the set that a later set, not undone, wrote again, with that set's name. When there are any,
 // nothing was touched: putting the set's old versions back would throw away the later write and whatever the user
 // did between the two, which only the later set's backup holds. Undo the later set first.
@@ -85,12 +102,24 @@ function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): 
       path: entry.path,
       action: 'failed',
       reason: 'the manifest names a path outside the project; nothing was touched',
+      why: { kind: 'outside' },
     };
   const rel = normal.rel;
   const target = resolveTarget(box, rel);
-  if (target.kind === 'refused') return { path: rel, action: 'left', reason: `${target.reason}; nothing was touched` };
+  if (target.kind === 'refused')
+    return {
+      path: rel,
+      action: 'left',
+      reason: `${target.reason}; nothing was touched`,
+      why: { kind: 'path-refused', detail: target.reason },
+    };
   if (target.realRel !== rel)
-    return { path: rel, action: 'left', reason: `it is now a link to ${target.realRel}; nothing was touched` };
+    return {
+      path: rel,
+      action: 'left',
+      reason: `it is now a link to ${target.realRel}; nothing was touched`,
+      why: { kind: 'now-link', to: target.realRel },
+    };
   if (entry.temp !== undefined && isTempName(entry.temp))
     removeLeftover(path.join(path.dirname(target.real), entry.temp), ops);
   if (entry.after === '') return undefined;
@@ -100,36 +129,58 @@ function undoFile(box: Sandbox, set: SetInfo, entry: ManifestFile, ops: FsOps): 
     try {
       current = fs.readFileSync(target.real);
     } catch (error) {
-      return { path: rel, action: 'failed', reason: `it cannot be read (${errnoOf(error) ?? messageOf(error)})` };
+      const code = errnoOf(error) ?? messageOf(error);
+      return { path: rel, action: 'failed', reason: `it cannot be read (${code})`, why: { kind: 'unreadable', code } };
     }
   }
   const now = current === undefined ? undefined : sha256(current);
-  const where = entry.existed ? `; its old version stays in ${backupCopy(set.dir, rel)}` : '';
+  const copy = entry.existed ? backupCopy(set.dir, rel) : undefined;
+  const where = copy === undefined ? '' : `; its old version stays in ${copy}`;
   if (now !== entry.after) {
     // Still as it was before the apply: the set was cut short before this file.
     if (now === entry.before) return undefined;
-    return { path: rel, action: 'left', reason: `it changed after deepwork wrote it${where}` };
+    return {
+      path: rel,
+      action: 'left',
+      reason: `it changed after deepwork wrote it${where}`,
+      why: { kind: 'changed-after', copy },
+    };
   }
   try {
     if (!entry.existed) {
       ops.unlinkSync(target.real);
       return { path: rel, action: 'removed' };
     }
-    const copy = backupCopy(set.dir, rel);
-    if (!isInside(set.dir, copy))
-      return { path: rel, action: 'failed', reason: 'its backup copy is outside the set; nothing was touched' };
+    const old = backupCopy(set.dir, rel);
+    if (!isInside(set.dir, old))
+      return {
+        path: rel,
+        action: 'failed',
+        reason: 'its backup copy is outside the set; nothing was touched',
+        why: { kind: 'copy-outside' },
+      };
     // A save between the look above and the rename is kept: the file is left, as one changed after the apply is.
     writeAtomic(
       guardedRename(ops, target.real, () => stillWritten(target.real, entry.after)),
       target.real,
-      fs.readFileSync(copy),
+      fs.readFileSync(old),
       entry.mode,
     );
     return { path: rel, action: 'restored' };
   } catch (error) {
     if (error instanceof ChangedSinceRead)
-      return { path: rel, action: 'left', reason: `it changed while undo ran, and is as you left it${where}` };
-    return { path: rel, action: 'failed', reason: `${messageOf(error)}; the file is as it was` };
+      return {
+        path: rel,
+        action: 'left',
+        reason: `it changed while undo ran, and is as you left it${where}`,
+        why: { kind: 'changed-while', copy },
+      };
+    return {
+      path: rel,
+      action: 'failed',
+      reason: `${messageOf(error)}; the file is as it was`,
+      why: { kind: 'failed', detail: messageOf(error) },
+    };
   }
 }
 

@@ -2,6 +2,7 @@
 // that has proven it holds it (connection.js); a route's refusal becomes an Error with the server's message.
 
 import { isRecord } from './dom.js';
+import { saidText } from './said.js';
 import { t } from './strings.js';
 
 /** @import { GetRoute, PostRoute, Routes } from '../contract.ts' */
@@ -63,7 +64,17 @@ async function call(method, path, body) {
   }
   /** @type {unknown} */
   const value = await res.json().catch(() => undefined);
-  if (!res.ok)
-    throw new Error(isRecord(value) && typeof value.error === 'string' ? value.error : t('httpError')(res.status));
+  if (!res.ok) throw new Error(refusalOf(value, res.status));
   return value;
+}
+
+// A route's refusal in the reader's language when the server gave it as a code (RouteError.said), else its words.
+/** @param {unknown} value @param {number} status */
+function refusalOf(value, status) {
+  if (!isRecord(value)) return t('httpError')(status);
+  const said = /** @type {import('../contract.ts').RouteError['said']} */ (
+    isRecord(value.said) && typeof value.said.code === 'string' ? value.said : undefined
+  );
+  if (said !== undefined) return saidText(said);
+  return typeof value.error === 'string' ? value.error : t('httpError')(status);
 }

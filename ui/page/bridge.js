@@ -2,21 +2,46 @@
 // demo and for copy and paste, which need nothing started (and are offered when the configured bridge is down).
 
 import { get } from './api.js';
-import { $, $of, fromServer, h } from './dom.js';
+import { $, $of, h } from './dom.js';
+import { saidView } from './said.js';
 import { saveDraft } from './drafts.js';
 import { pult } from './state.js';
 import { t } from './strings.js';
 
-/** @import { BridgeCheck } from '../contract.ts' */
+/** @import { BridgeCheck, BridgeSettings } from '../contract.ts' */
+
+// The configured bridge in the Bridge list: short enough to be read whole in the header (the model, and the host's
+// name and port), the whole URL on hover.
+/** @param {BridgeSettings} settings */
+export function showConfigured(settings) {
+  pult.bridge = settings;
+  const option = /** @type {HTMLOptionElement | null} */ (
+    $of('bridge-choice', HTMLSelectElement).querySelector('option[value="configured"]')
+  );
+  if (option === null) return;
+  let where = settings.host;
+  try {
+    where = new URL(settings.host).host;
+  } catch {
+    // Not a URL: shown as it is.
+  }
+  option.textContent = t('configuredBridge')(settings.model, where);
+  option.title = t('configuredBridge')(settings.model, settings.host);
+  $('bridge-choice').title = option.title;
+}
 
 // The last check of the configured bridge; undefined while one is under way.
-/** @type {Pick<BridgeCheck, 'state' | 'message'> | undefined} */
+/** @type {Pick<BridgeCheck, 'state' | 'said'> | undefined} */
 let lastCheck;
 
 export function showState() {
   const choice = $of('bridge-choice', HTMLSelectElement).value;
+  // Host and model are the configured bridge's: changed only while it is the one chosen.
+  $('bridge-edit').hidden = choice !== 'configured';
   const pill = $('bridge-state');
   const message = $('bridge-message');
+  // Only a configured bridge that is down is said as an alert (below).
+  message.setAttribute('role', 'status');
   if (!pult.connected) {
     pill.textContent = t('gone');
     pill.className = 'state gone';
@@ -45,7 +70,9 @@ export function showState() {
     lastCheck.state === 'ready' || lastCheck.state === 'idle' || lastCheck.state === 'down' ? lastCheck.state : 'down';
   pill.textContent = t(state);
   pill.className = `state ${state}`;
-  message.replaceChildren(fromServer(lastCheck.message));
+  message.replaceChildren(saidView(lastCheck.said));
+  // Down is said as an alert: nothing asked of the configured bridge will be answered.
+  if (state === 'down') message.setAttribute('role', 'alert');
   // With no model to reach, the two bridges that need nothing started, one press away.
   if (state === 'down')
     message.append(h('span', { class: 'offer' }, [t('downHint'), ' ', choose('paste'), ' ', choose('demo')]));
@@ -72,7 +99,7 @@ export async function check() {
   try {
     lastCheck = await get('GET /api/check');
   } catch (error) {
-    lastCheck = { state: 'down', message: error instanceof Error ? error.message : String(error) };
+    lastCheck = { state: 'down', said: { code: 'text', text: error instanceof Error ? error.message : String(error) } };
   }
   showState();
 }

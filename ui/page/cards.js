@@ -1,91 +1,42 @@
 // A proposed file as deepwork shows it, never as the model wrote it: a card with its status, counts, diff, Write and
-// Undo; the run's summary with Write all; and what an Undo did. Deepwork's own boxes, kept apart from the model's
-// prose (run-view.js).
+// Undo, and what its Undo did; the run's summary with the set's Write. Deepwork's own boxes, kept apart from the
+// model's prose (run-view.js). Each button says what it does: how many files a Write or an Undo touches.
 
 import { post } from './api.js';
-import { fromServer, h, hasHidden, showError } from './dom.js';
+import { diffRows, diffView, isSmall } from './diff-view.js';
+import { h, hasHidden, showError } from './dom.js';
+import { saidView } from './said.js';
 import { t } from './strings.js';
 
 /** @import { AnswerPart, FileView } from '../contract.ts' */
 /** @import { Run } from './state.js' */
-
-// A unified diff as rows: the old and new line numbers beside each line, and whether the line holds hidden characters.
-// A CR ending a line is the line end of a CRLF file, and a BOM starting line 1 the file's own: neither is hidden text.
-/** @param {string} diff @returns {Array<{ cls: string, left: string, right: string, text: string, hidden: boolean }>} */
-function diffRows(diff) {
-  const rows = [];
-  let oldLine = 0;
-  let newLine = 0;
-  for (const raw of diff.split('\n')) {
-    if (
-      raw.startsWith('---') ||
-      raw.startsWith('+++') ||
-      raw.startsWith('Index:') ||
-      raw.startsWith('====') ||
-      raw === ''
-    )
-      continue;
-    let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    let cls = '';
-    let left = '';
-    let right = '';
-    if (hunk !== null) {
-      oldLine = Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      cls = 'hunk';
-    } else if (line.startsWith('+')) {
-      cls = 'add';
-      right = String(newLine++);
-    } else if (line.startsWith('-')) {
-      cls = 'del';
-      left = String(oldLine++);
-    } else if (line.startsWith('\\')) {
-      cls = 'hunk';
-    } else {
-      left = String(oldLine++);
-      right = String(newLine++);
-    }
-    if ((left === '1' || right === '1') && line[1] === '\uFEFF') line = line.slice(0, 1) + line.slice(2);
-    rows.push({ cls, left, right, text: line, hidden: hasHidden(line) });
-  }
-  return rows;
-}
-
-// The diff's rows; a line holding hidden characters is marked, and shows them as codes as all text does.
-/** @param {string} diff @param {string} label */
-function diffView(diff, label) {
-  const view = h('div', { class: 'diff', role: 'region', 'aria-label': label });
-  for (const row of diffRows(diff)) {
-    const cells = [
-      h('span', { class: 'n' }, [row.left]),
-      h('span', { class: 'n' }, [row.right]),
-      h('span', { class: 'code' }, [row.text]),
-    ];
-    if (row.hidden)
-      cells.unshift(
-        h('span', { class: 'flag', role: 'img', title: t('hiddenLine'), 'aria-label': t('hiddenLine') }, ['⚠']),
-      );
-    view.append(h('div', { class: `line ${row.cls}${row.hidden ? ' flagged' : ''}` }, cells));
-  }
-  return view;
-}
 
 /** @param {FileView} file */
 function writable(file) {
   return !file.written && (file.status === 'new' || file.status === 'changed' || file.status === 'held back');
 }
 
+// What the set's Write writes: every file that can be written as it is (a held-back one is written from its card).
+/** @param {FileView[]} files */
+function readyOf(files) {
+  return files.filter(writable).filter((f) => f.status !== 'held back');
+}
+
+// The counts of a change; a count of nothing is left out (`+3`, not `+3 −0`).
 /** @param {FileView} file */
 function countsOf(file) {
-  if (file.status === 'new') return h('span', { class: 'counts' }, [h('span', { class: 'add' }, [`+${file.added}`])]);
-  if (file.status === 'changed' || file.status === 'held back')
-    return h('span', { class: 'counts' }, [
-      h('span', { class: 'add' }, [`+${file.added}`]),
-      ' ',
-      h('span', { class: 'del' }, [`−${file.removed}`]),
-    ]);
-  return h('span');
+  if (file.status !== 'new' && file.status !== 'changed' && file.status !== 'held back') return h('span');
+  const counts = h('span', { class: 'counts' });
+  if (file.added > 0 || file.removed === 0) counts.append(h('span', { class: 'add' }, [`+${file.added}`]));
+  if (file.added > 0 && file.removed > 0) counts.append(' ');
+  if (file.removed > 0) counts.append(h('span', { class: 'del' }, [`−${file.removed}`]));
+  return counts;
+}
+
+// Whether the card's diff is open: a small one is, a long one is not, until the reader says otherwise.
+/** @param {Run} run @param {string} path @param {string} diff */
+function diffOpen(run, path, diff) {
+  return isSmall(diff) !== run.diffs.has(path);
 }
 
 // A proposal's card. `part`: its block in the answer (undefined: proposed at an earlier step); `extra`: which of
@@ -118,8 +69,8 @@ export function proposalCard(run, path, part, extra, redraw) {
     card.append(h('p', { class: 'reason' }, [part !== undefined && !part.complete ? t('cutCard') : t('notKept')]));
     return card;
   }
+  const open = file.diff !== undefined && file.diff !== '' && diffOpen(run, path, file.diff);
   if (file.diff !== undefined && file.diff !== '') {
-    const open = run.diffs.has(path);
     const toggle = h('button', { type: 'button', 'aria-expanded': String(open), 'aria-label': t('diffLabel')(path) }, [
       open ? t('hideDiff') : t('diff'),
     ]);
@@ -132,18 +83,24 @@ export function proposalCard(run, path, part, extra, redraw) {
   }
   if (writable(file)) {
     const force = file.status === 'held back';
+    // The set's Write is the run's one primary action; with no set beside it, the card's Write is.
+    const alone = view.files.length === 1;
     const write = h(
       'button',
-      { type: 'button', class: 'primary', 'aria-label': (force ? t('writeAnywayLabel') : t('writeLabel'))(path) },
+      {
+        type: 'button',
+        class: alone ? 'primary' : 'secondary',
+        'aria-label': (force ? t('writeAnywayLabel') : t('writeLabel'))(path),
+      },
       [force ? t('writeAnyway') : t('write')],
     );
-    write.addEventListener(
-      'click',
-      () => void post('POST /api/write', { run: view.id, path, base: file.base ?? '', force }).catch(showError),
-    );
+    write.addEventListener('click', () => {
+      run.undone = undefined;
+      void post('POST /api/write', { run: view.id, path, base: file.base ?? '', force }).catch(showError);
+    });
     actions.append(write);
   }
-  if (file.reason !== undefined) card.append(h('p', { class: 'reason' }, [fromServer(file.reason)]));
+  if (file.said !== undefined) card.append(h('p', { class: 'reason' }, [saidView(file.said)]));
   // Said on the card, not only in the diff: the reader may write it without opening the diff.
   if (
     hasHidden(path) ||
@@ -152,55 +109,66 @@ export function proposalCard(run, path, part, extra, redraw) {
   ) {
     card.append(h('p', { class: 'reason hidden-note', role: 'note' }, [t('hiddenNote')]));
   }
-  if (file.written) {
-    const set = file.backupSet?.split(/[\\/]/).pop();
-    // Undo puts back the whole set this file's Write made: the button says how many files that is.
-    const together = view.files.filter((f) => f.written && f.backupSet === file.backupSet).map((f) => f.path);
-    const undo = h('button', { type: 'button', 'aria-label': t('undoLabel')(together.length, together.join(', ')) }, [
-      t('undo')(together.length),
-    ]);
-    undo.addEventListener('click', () => void undoSet(run, set, together.length, redraw));
-    card.append(h('p', { class: 'reason written' }, [t('written')(file.backupSet ?? ''), ' ', undo]));
-  }
-  if (run.diffs.has(path) && file.diff !== undefined) card.append(diffView(file.diff, t('diffLabel')(path)));
+  if (file.written) card.append(writtenNote(run, file, redraw));
+  // What this card's Undo did, by the card, until the next Write.
+  if (run.undone !== undefined && run.undone.path === path) card.append(undoneView(run.undone));
+  if (open && file.diff !== undefined) card.append(diffView(file.diff, t('diffLabel')(path)));
   return card;
 }
 
-/** @param {Run} run @param {string | undefined} set @param {number} count @param {(run: Run) => void} redraw */
-async function undoSet(run, set, count, redraw) {
+// A written file: where its previous version is (a new file has none: Undo removes it), and the Undo of its Write,
+// which puts back every file that Write wrote, and says how many.
+/** @param {Run} run @param {FileView} file @param {(run: Run) => void} redraw */
+function writtenNote(run, file, redraw) {
+  const set = file.backupSet?.split(/[\\/]/).pop();
+  const together = run.view.files.filter((f) => f.written && f.backupSet === file.backupSet).map((f) => f.path);
+  const undo = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      title: together.join(', '),
+      'aria-label': t('undoLabel')(together.length, together.join(', ')),
+    },
+    [t('undo')(together.length)],
+  );
+  undo.addEventListener('click', () => void undoSet(run, set, file.path, together.length, redraw));
+  const note = file.status === 'new' ? t('writtenNew') : t('written')(file.backupSet ?? '');
+  return h('p', { class: 'reason written' }, [note, ' ', undo]);
+}
+
+/** @param {Run} run @param {string | undefined} set @param {string} path @param {number} count @param {(run: Run) => void} redraw */
+async function undoSet(run, set, path, count, redraw) {
   try {
     const report = await post('POST /api/undo', set === undefined ? {} : { set });
-    run.undone = { files: report.files, count };
+    run.undone = { files: report.files, count, path };
     redraw(run);
   } catch (error) {
     showError(error);
   }
 }
 
-// What the last Undo did, each file with what became of it: restored, removed, left alone (the reader changed it
-// since), or failed. The reasons are the server's.
+// What an Undo did, each file with what became of it: restored, removed, left alone (the reader changed it since), or
+// failed, and why.
 /** @param {NonNullable<Run['undone']>} undone */
-export function undoneView(undone) {
+function undoneView(undone) {
   if (undone.files.length === 0) return h('p', { class: 'notice', role: 'status' }, [t('nothingUndone')]);
   /** @type {Array<Node | string>} */
   const parts = [`${t('undone')(undone.count)}: `];
   undone.files.forEach((f, i) => {
     if (i > 0) parts.push(', ');
-    parts.push(
-      `${f.path} (${t('action')(f.action)}`,
-      ...(f.reason === undefined ? [] : [': ', fromServer(f.reason)]),
-      ')',
-    );
+    parts.push(`${f.path} (${t('action')(f.action)}`, ...(f.said === undefined ? [] : [': ', saidView(f.said)]), ')');
   });
   parts.push('.');
   return h('p', { class: 'notice', role: 'status' }, parts);
 }
 
-// The run's proposals in one list, and Write all when more than one can be written as they are.
+// The run's proposals in one list, and the set's Write: "Write all (n)" before any is written, "Write the rest (n)"
+// after, for as long as one can still be written as it is.
 /** @param {Run} run */
 export function summaryView(run) {
   const { view } = run;
-  const ready = view.files.filter(writable).filter((f) => f.status !== 'held back');
+  const ready = readyOf(view.files);
   const items = view.files.map((f) =>
     h('li', {}, [
       h('span', { class: `badge ${(f.written ? 'written' : f.status).split(' ')[0] ?? ''}` }, [
@@ -216,9 +184,13 @@ export function summaryView(run) {
     h('strong', {}, [t('proposals')(view.files.length)]),
     h('ul', {}, items),
   ]);
-  if (ready.length > 1) {
-    const all = h('button', { type: 'button', class: 'primary' }, [t('writeAll')(ready.length)]);
+  if (view.files.length > 1 && ready.length > 0) {
+    const some = view.files.some((f) => f.written);
+    const all = h('button', { type: 'button', class: 'primary' }, [
+      (some ? t('writeRest') : t('writeAll'))(ready.length),
+    ]);
     all.addEventListener('click', () => {
+      run.undone = undefined;
       /** @type {Record<string, string>} */
       const files = {};
       for (const f of ready) files[f.path] = f.base ?? '';

@@ -2,7 +2,7 @@
 // before it gets anything, the WebSocket and its messages, and deepwork gone and back.
 
 import { get, key, post, unreachable } from './api.js';
-import { check, showState } from './bridge.js';
+import { check, showConfigured, showState } from './bridge.js';
 import { takeConversations } from './conversations.js';
 import { $, isRecord, setText } from './dom.js';
 import { showButtons, showRun, showRuns, takeProgress } from './runs.js';
@@ -20,7 +20,15 @@ const TOKEN_KEY = 'deepwork.token';
 
 // The socket's comings and goings: the wait before the next try (doubling to 5 s), and the timer that says deepwork
 // stopped if it does not come back soon.
-const link = { retry: 500, goneTimer: 0 };
+/** @type {{ retry: number, goneTimer: number, socket: WebSocket | undefined }} */
+const link = { retry: 500, goneTimer: 0, socket: undefined };
+
+// The page looked at again (its tab shown, its window focused): every card is judged against the disk as it is now,
+// since the reader may have edited a file in between.
+export function look() {
+  if (link.socket?.readyState === WebSocket.OPEN)
+    link.socket.send(JSON.stringify(/** @satisfies {PageMessage} */ ({ type: 'look' })));
+}
 
 /** @returns {Promise<{ kind: 'token' } | { kind: 'refused', reason: LinkRefusal | 'none' }>} */
 export async function takeToken() {
@@ -160,6 +168,7 @@ export async function connect() {
   }
   key.proven = true;
   const ws = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(key.token)}`);
+  link.socket = ws;
   ws.addEventListener('open', () => {
     link.retry = 500;
     ws.send(JSON.stringify(/** @satisfies {PageMessage} */ ({ type: 'hello' })));
@@ -235,6 +244,10 @@ async function back() {
   if (state !== undefined && pult.instance !== '' && state.instance !== pult.instance) {
     pult.instance = state.instance;
     runs.clear();
+    // Another start may serve another bridge (a flag, an edited config.json).
+    await get('GET /api/state')
+      .then((s) => showConfigured(s.bridge))
+      .catch(() => undefined);
     if (showing !== undefined)
       await post('POST /api/conversation/open', { id: showing })
         .then(takeConversations)

@@ -3,8 +3,9 @@
 // starts the page, switches its language and connects the controls.
 
 import { get, key, post } from './api.js';
-import { check, showState } from './bridge.js';
-import { connect, lockOut, prove, takeToken } from './connection.js';
+import { check, showConfigured, showState } from './bridge.js';
+import { wireBridgeSettings } from './bridge-settings.js';
+import { connect, lockOut, look, prove, takeToken } from './connection.js';
 import { showConversations, takeConversations } from './conversations.js';
 import { $, $of, h, setText, showError } from './dom.js';
 import { readDraft, saveDraft } from './drafts.js';
@@ -123,10 +124,11 @@ async function start() {
   $of('steps', HTMLInputElement).value = String(state.steps);
   const choice = $of('bridge-choice', HTMLSelectElement);
   choice.replaceChildren(
-    h('option', { value: 'configured' }, [state.bridge.label]),
+    h('option', { value: 'configured' }),
     h('option', { value: 'demo', 'data-i18n': 'demoOption' }, [t('demoOption')]),
     h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]),
   );
+  showConfigured(state.bridge);
   const draft = readDraft();
   // The bridge chosen before a reload (the demo, or copy and paste), when the page offers it still.
   if (draft.bridge !== undefined && [...choice.options].some((o) => o.value === draft.bridge))
@@ -153,7 +155,12 @@ $('files-toggle').addEventListener('click', () => {
   document.querySelector('nav')?.classList.toggle('open', open);
   showFilesToggle();
 });
+wireBridgeSettings();
 document.addEventListener('paste', catchPaste);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') look();
+});
+window.addEventListener('focus', look);
 $('check').addEventListener('click', () => void check());
 $('bridge-choice').addEventListener('change', () => {
   saveDraft();

@@ -2,13 +2,14 @@
 // the model's prose set apart from deepwork's cards and summary. A run is drawn whole from its view and the page's
 // state for it, at every message.
 
-import { proposalCard, summaryView, undoneView } from './cards.js';
-import { $, fromServer, h, replaceKeepingFocus, showHiddenIn } from './dom.js';
+import { proposalCard, summaryView } from './cards.js';
+import { $, h, replaceKeepingFocus, showHiddenIn } from './dom.js';
+import { saidView } from './said.js';
 import { afterDrawing, pasteView } from './paste-view.js';
 import { newestId, runs } from './state.js';
 import { t } from './strings.js';
 
-/** @import { LogEntry } from '../contract.ts' */
+/** @import { LogEntry, RunBridge } from '../contract.ts' */
 /** @import { Run } from './state.js' */
 
 /** @param {LogEntry} e */
@@ -95,23 +96,55 @@ function answerView(run) {
   return answer;
 }
 
+// The bridge a run went to, in the page's words.
+/** @param {RunBridge} bridge */
+function bridgeName(bridge) {
+  switch (bridge.kind) {
+    case 'configured':
+      return t('configuredBridge')(bridge.model, bridge.host);
+    case 'demo':
+      return t('demoOption');
+    case 'paste':
+      return t('pasteOption');
+    case 'other':
+      return bridge.label;
+  }
+}
+
+// The step log: open while the run goes on, then folded to one line (how the run ended) with every step on demand. A
+// warning keeps it open: the reader should see it without looking for it.
+/** @param {Run} run */
+function logView(run) {
+  const { view } = run;
+  const lines = view.log.map((e) =>
+    h('li', e.kind === 'warning' || e.kind === 'miscited' ? { class: 'warning' } : {}, [logLine(e)]),
+  );
+  const waiting = view.waiting !== undefined && view.waiting.paste === undefined ? t('waiting')(view.waiting) : '';
+  if (waiting !== '') lines.push(h('li', { class: 'waiting' }, [waiting]));
+  const last = view.log.at(-1);
+  const line = waiting !== '' ? waiting : last === undefined ? '' : logLine(last);
+  const summary = h('summary', { class: 'log-line' });
+  // Folded, the summary says the last line; open, the lines below say it.
+  const label = () => summary.replaceChildren(t('logSummary')(view.log.length, box.open ? '' : line));
+  const box = /** @type {HTMLDetailsElement} */ (
+    h('details', { class: 'log-box' }, [summary, h('ul', { class: 'log' }, lines)])
+  );
+  box.open = run.logOpen ?? (view.state === 'running' || view.log.some((e) => e.kind === 'warning'));
+  label();
+  // Only the reader's own opening is remembered (a click or Enter on the summary), not the page's.
+  summary.addEventListener('click', () => (run.logOpen = !box.open));
+  box.addEventListener('toggle', label);
+  return box;
+}
+
 /** @param {Run} run */
 export function runView(run) {
   const { view } = run;
-  const log = h(
-    'ul',
-    { class: 'log' },
-    view.log.map((e) =>
-      h('li', e.kind === 'warning' || e.kind === 'miscited' ? { class: 'warning' } : {}, [logLine(e)]),
-    ),
-  );
-  if (view.waiting !== undefined && view.waiting.paste === undefined)
-    log.append(h('li', { class: 'waiting' }, [t('waiting')(view.waiting)]));
   const meta = view.reopened
     ? t('reopened')
-    : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
+    : `${bridgeName(view.bridge)}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
-  if (view.log.length > 0 || view.waiting !== undefined) body.append(log);
+  if (view.log.length > 0 || view.waiting !== undefined) body.append(logView(run));
   if (view.waiting?.paste !== undefined) {
     const { waiting } = view;
     body.append(pasteView(run, waiting, view.waiting.paste, stepsOf(view.log) ?? waiting.step, redraw));
@@ -123,8 +156,10 @@ export function runView(run) {
   if (view.parts !== undefined && miscited !== undefined && !miscited.retry)
     body.append(h('p', { class: 'warning miscited', role: 'note' }, [logLine(miscited)]));
   if (view.state === 'stopped') body.append(h('p', { class: 'error' }, [t('stopped')]));
-  if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [fromServer(view.error)]));
-  if (run.undone !== undefined) body.append(undoneView(run.undone));
+  if (view.error !== undefined) body.append(h('p', { class: 'error', role: 'alert' }, [saidView(view.error)]));
+  // Only answered questions are kept in the conversation (and counted in its list): said where the others are.
+  if (view.state === 'failed' || view.state === 'stopped')
+    body.append(h('p', { class: 'muted small' }, [t('notInConversation')]));
   const summary = h('summary', {}, [h('h3', {}, [view.question])]);
   const details = /** @type {HTMLDetailsElement} */ (
     h('details', { class: 'run', id: `run-${view.id}`, 'data-state': view.state }, [summary, body])

@@ -68,6 +68,10 @@ export function showButtons() {
   $of('stop', HTMLButtonElement).disabled = !running || !pult.connected;
   $of('new-conversation', HTMLButtonElement).disabled = running || conversations.current === undefined;
   $('empty').hidden = shownRuns().length > 0;
+  // The conversation's title is its first question, which its first run shows: said once. With runs to read, the file
+  // tree folds away on a narrow screen (style.css).
+  $('conversation-heading').hidden = shownRuns().length > 0;
+  document.body.classList.toggle('has-runs', shownRuns().length > 0);
   // While a copy-and-paste step waits, the composer steps aside (not sticky over the step) and, on a narrow screen,
   // the file tree folds away above it (style.css).
   document.body.classList.toggle(

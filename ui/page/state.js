@@ -14,6 +14,8 @@ export const pult = {
   instance: '',
   // A pult that proved itself answers; false while deepwork is stopped or the page is locked out.
   connected: false,
+  // The configured bridge: where it is and the model asked for.
+  bridge: { host: '', model: '' },
 };
 
 // The folder's saved conversations, and the one shown, which a follow-up continues (undefined: a new one).
@@ -34,17 +36,20 @@ export const selected = new Set();
  * @typedef {{
  *   view: RunView,
  *   folded: boolean | undefined,
+ *   logOpen: boolean | undefined,
  *   diffs: Set<string>,
- *   undone: { files: UndoneFile[], count: number } | undefined,
+ *   undone: { files: UndoneFile[], count: number, path: string } | undefined,
  *   paste: PasteState | undefined,
  *   draft: string,
  *   note: PasteNote | undefined,
  *   refused: string | undefined,
  *   focus: 'copy' | 'reply' | undefined,
  * }} Run
- * `folded`: the reader's own folding, by a click on the run's summary (undefined: the page decides).
- * `diffs`: the paths whose diff is open. `undone`: what the last Undo did, shown under the run (`count`: the files it
- * undid). `paste`: the waiting copy-and-paste step as the page keeps it. `draft`: the reply pasted so far. `note`:
+ * `folded`: the reader's own folding, by a click on the run's summary (undefined: the page decides). `logOpen`: the
+ * reader's own opening of the step log (undefined: open when it holds a warning).
+ * `diffs`: the paths whose diff the reader opened or closed (a small diff is open at first, a long one closed).
+ * `undone`: what the last Undo did, shown under the card whose Undo it was (`path`), until the next Write (`count`:
+ * the files it undid). `paste`: the waiting copy-and-paste step as the page keeps it. `draft`: the reply pasted so far. `note`:
  * what became of Copy or of Paste from clipboard. `refused`: the server's refusal of the reply sent, said by the reply
  * box until the next is sent. `focus`: where the focus goes once the run is drawn and that control can take it (the
  * reply box after Copy, Copy when a step comes).
@@ -82,6 +87,7 @@ export function takeRun(view) {
   const run = {
     view,
     folded: undefined,
+    logOpen: undefined,
     diffs: new Set(),
     undone: undefined,
     paste: undefined,

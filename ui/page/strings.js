@@ -1,6 +1,7 @@
 // Every string a person reads on the page, in English and Russian: this table, and the copy-and-paste step's
-// (paste-strings.js) joined into it. The server's own sentences (its errors and reasons) stay English until they are
-// codes, and the page marks them so (lang="en", see dom.js).
+// (paste-strings.js) joined into it. What the server says comes as codes, worded in said.js; the few details of the
+// layers below that have no code yet (and the step log's warnings) stay English, and the page marks them so (lang="en",
+// see dom.js).
 
 import { textsIn } from '../../common/strings/language.js';
 import { stepTexts } from '../../common/strings/steps.js';
@@ -20,6 +21,12 @@ const stepsRU = textsIn(stepTexts, 'ru');
 const en = {
   bridge: 'Bridge',
   check: 'Check',
+  changeBridge: 'Change…',
+  bridgeHost: 'Host',
+  bridgeModel: 'Model',
+  saveBridge: 'Save',
+  cancel: 'Cancel',
+  bridgeSaveHint: 'Saved to config.json; a --host or --model given at start still wins next time.',
   checking: 'checking…',
   language: 'Language',
   files: 'Files',
@@ -31,7 +38,7 @@ const en = {
   hideFiles: 'Hide files',
   conversations: 'Conversations',
   question: 'Question',
-  questionHint: 'Where is it decided that an answer is complete? (Ctrl+Enter asks, Esc stops)',
+  questionHint: 'What should the model find out, explain or change in this folder? (Ctrl+Enter asks, Esc stops)',
   steps: 'Steps',
   ask: 'Ask',
   stop: 'Stop',
@@ -67,7 +74,7 @@ const en = {
     'A link to this pult was used a second time, so someone else on this machine may have had it: deepwork changed its key and let every page go, this one too. Run deepwork ui in the project folder for a new link.',
   noneTicked: 'No files ticked: the model asks for what it needs.',
   ticked: (/** @type {number} */ n, /** @type {string} */ size) =>
-    `${n === 1 ? '1 file' : `${fmt(n)} files`} (${size}) go with the question.`,
+    `${n === 1 ? '1 file' : `${fmt(n)} files`} (${size}) ${n === 1 ? 'goes' : 'go'} with the question.`,
   overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) =>
     ` That is past what one step sends (${fmt(chars)} characters, ${fmt(paths)} files): the model gets the first ones and asks again for the rest. Untick some.`,
   folderBox: (/** @type {string} */ p) => `All files in ${p}`,
@@ -79,6 +86,11 @@ const en = {
   questions: (/** @type {number} */ n) => (n === 1 ? '1 question' : `${n} questions`),
   withFiles: (/** @type {string} */ files) => `; with ${files}`,
   reopened: 'from a saved conversation',
+  // The same in every language: a model's name and where it is, as the Bridge list and a run's line show them.
+  configuredBridge: (/** @type {string} */ model, /** @type {string} */ host) => `${model} · ${host}`,
+  // Before the step log's last line, folded: how many entries it holds.
+  logSummary: (/** @type {number} */ n, /** @type {string} */ last) =>
+    `Step log (${fmt(n)})${last === '' ? '' : ` · ${last}`}`,
   stepSending: stepsEN.sending,
   stepReplied: stepsEN.replied,
   stepAnswered: stepsEN.answered,
@@ -89,6 +101,7 @@ const en = {
   notSaved: stepsEN.notSaved,
   waiting: (/** @type {Waiting} */ w) => stepsEN.waiting({ ...w, ms: Date.now() - w.since }),
   stopped: 'Stopped.',
+  notInConversation: 'Not kept in the conversation: a follow-up does not carry it, and the list does not count it.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
       new: 'new',
@@ -104,6 +117,7 @@ const en = {
     })[s],
   proposals: (/** @type {number} */ n) => (n === 1 ? '1 proposed change' : `${n} proposed changes`),
   writeAll: (/** @type {number} */ n) => `Write all (${n})`,
+  writeRest: (/** @type {number} */ n) => `Write the rest (${n})`,
   write: 'Write',
   writeAnyway: 'Write anyway',
   writeLabel: (/** @type {string} */ p) => `Write ${p}`,
@@ -115,6 +129,7 @@ const en = {
   undoLabel: (/** @type {number} */ n, /** @type {string} */ list) =>
     `Undo this write: ${n} file${n === 1 ? '' : 's'} (${list})`,
   written: (/** @type {string} */ set) => `Written; the previous version is in ${set}.`,
+  writtenNew: 'Written: a new file. Undo removes it.',
   // Followed by ": ", each file with what became of it, and ".".
   undone: (/** @type {number} */ n) => `Undid this write of ${n} file${n === 1 ? '' : 's'}`,
   nothingUndone: 'Nothing to put back: no file of that set was written.',
@@ -132,7 +147,7 @@ const en = {
   fileBlock: 'FILE',
   editBlock: 'EDIT',
   pasteOption: 'Copy and paste (any web chat)',
-  demoOption: 'demo bridge (not a model)',
+  demoOption: 'Demo (not a model)',
   // A route that answered an error without saying which (a proxy's page, a crash).
   httpError: (/** @type {number} */ status) => `The pult answered HTTP ${status} without saying why.`,
   pasteState:
@@ -152,8 +167,14 @@ const en = {
 // Every key of the English table, each of the same type: a missing or mistyped translation fails `tsc -p ui/page`.
 /** @type {Strings} */
 const ru = {
-  bridge: 'Мост',
+  bridge: 'Кто отвечает',
   check: 'Проверить',
+  changeBridge: 'Изменить…',
+  bridgeHost: 'Адрес',
+  bridgeModel: 'Модель',
+  saveBridge: 'Сохранить',
+  cancel: 'Отмена',
+  bridgeSaveHint: 'Сохраняется в config.json; --host или --model, заданные при запуске, в следующий раз важнее.',
   checking: 'проверка…',
   language: 'Язык',
   files: 'Файлы',
@@ -164,7 +185,7 @@ const ru = {
   hideFiles: 'Скрыть файлы',
   conversations: 'Беседы',
   question: 'Вопрос',
-  questionHint: 'Где решается, что ответ готов? (Ctrl+Enter — спросить, Esc — остановить)',
+  questionHint: 'Что модели выяснить, объяснить или изменить в этой папке? (Ctrl+Enter — спросить, Esc — остановить)',
   steps: 'Шаги',
   ask: 'Спросить',
   stop: 'Стоп',
@@ -178,7 +199,7 @@ const ru = {
   idle: 'ждёт',
   down: 'недоступен',
   gone: 'не запущен',
-  demoState: 'Демо-мост отвечает без сети: он ищет слова вопроса, это не модель.',
+  demoState: 'Демо отвечает без сети: оно ищет слова вопроса, это не модель.',
   downHint: 'Без модели, ничего не запуская:',
   goneBanner: (/** @type {string} */ root) =>
     `deepwork остановлен. Запустите его снова — deepwork ui в ${root} или перетащите папку на start-deepwork.cmd, — и страница подключится сама.`,
@@ -197,7 +218,7 @@ const ru = {
     'Ссылку на этот пульт использовали второй раз, значит, она могла быть у кого-то ещё на этом компьютере: deepwork сменил ключ и отключил все страницы, и эту тоже. Запустите deepwork ui в папке проекта, чтобы получить новую ссылку.',
   noneTicked: 'Файлы не отмечены: модель сама попросит нужные.',
   ticked: (/** @type {number} */ n, /** @type {string} */ size) =>
-    `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${size}) уйдут с вопросом.`,
+    `${fmt(n)} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${size}) ${ruPlural(n, 'уйдёт', 'уйдут', 'уйдут')} с вопросом.`,
   overBudget: (/** @type {number} */ chars, /** @type {number} */ paths) =>
     ` Это больше, чем отправляется за шаг (${fmt(chars)} символов, ${fmt(paths)} файлов): модель получит первые и попросит остальные снова. Снимите часть отметок.`,
   folderBox: (/** @type {string} */ p) => `Все файлы в ${p}`,
@@ -210,6 +231,9 @@ const ru = {
   questions: (/** @type {number} */ n) => `${n} ${ruPlural(n, 'вопрос', 'вопроса', 'вопросов')}`,
   withFiles: (/** @type {string} */ files) => `; с файлами ${files}`,
   reopened: 'из сохранённой беседы',
+  configuredBridge: (/** @type {string} */ model, /** @type {string} */ host) => `${model} · ${host}`,
+  logSummary: (/** @type {number} */ n, /** @type {string} */ last) =>
+    `Журнал шагов (${fmt(n)})${last === '' ? '' : ` · ${last}`}`,
   stepSending: stepsRU.sending,
   stepReplied: stepsRU.replied,
   stepAnswered: stepsRU.answered,
@@ -220,6 +244,7 @@ const ru = {
   notSaved: stepsRU.notSaved,
   waiting: (/** @type {Waiting} */ w) => stepsRU.waiting({ ...w, ms: Date.now() - w.since }),
   stopped: 'Остановлено.',
+  notInConversation: 'Не сохранён в беседе: следующий вопрос его не несёт, и список его не считает.',
   status: (/** @type {Badge} */ s) =>
     /** @satisfies {Record<Badge, string>} */ ({
       new: 'новый',
@@ -236,6 +261,7 @@ const ru = {
   proposals: (/** @type {number} */ n) =>
     `${n} ${ruPlural(n, 'предложенное изменение', 'предложенных изменения', 'предложенных изменений')}`,
   writeAll: (/** @type {number} */ n) => `Записать все (${n})`,
+  writeRest: (/** @type {number} */ n) => `Записать остальные (${n})`,
   write: 'Записать',
   writeAnyway: 'Записать всё равно',
   writeLabel: (/** @type {string} */ p) => `Записать ${p}`,
@@ -247,6 +273,7 @@ const ru = {
   undoLabel: (/** @type {number} */ n, /** @type {string} */ list) =>
     `Отменить эту запись: ${n} ${ruPlural(n, 'файл', 'файла', 'файлов')} (${list})`,
   written: (/** @type {string} */ set) => `Записан; прежняя версия в ${set}.`,
+  writtenNew: 'Записан: это новый файл. Отмена удалит его.',
   undone: (/** @type {number} */ n) => `Запись отменена (${n} ${ruPlural(n, 'файл', 'файла', 'файлов')})`,
   nothingUndone: 'Возвращать нечего: ни один файл этого набора не записан.',
   action: (/** @type {UndoAction} */ a) =>
@@ -263,10 +290,10 @@ const ru = {
   fileBlock: 'FILE',
   editBlock: 'EDIT',
   pasteOption: 'Копировать и вставлять (любой веб-чат)',
-  demoOption: 'демо-мост (не модель)',
+  demoOption: 'Демо (не модель)',
   httpError: (/** @type {number} */ status) => `Пульт ответил HTTP ${status}, не объяснив почему.`,
   pasteState:
-    'Мост — вы: копируйте каждое сообщение в веб-чат и вставляйте его ответ сюда, запускать ничего не нужно. После первого сообщения чата каждое следующее несёт только новое.',
+    'Посредник — вы: копируйте каждое сообщение в веб-чат и вставляйте его ответ сюда, запускать ничего не нужно. После первого сообщения чата каждое следующее несёт только новое.',
   loading: 'Загрузка…',
   hiddenChar: 'Невидимый или меняющий направление текста символ, показан своим кодом',
   hiddenLine: 'В этой строке есть невидимые или меняющие направление текста символы',

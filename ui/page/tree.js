@@ -110,7 +110,13 @@ function folderList(folder) {
     });
     const toggle = h(
       'button',
-      { type: 'button', class: 'folder', 'aria-expanded': 'false', 'aria-label': t('openFolder')(dir.path) },
+      {
+        type: 'button',
+        class: 'folder',
+        'aria-expanded': 'false',
+        'aria-label': t('openFolder')(dir.path),
+        'data-opens': dir.path,
+      },
       [`▸ ${dir.name}/`],
     );
     let filled = false;
@@ -142,8 +148,12 @@ function folderList(folder) {
 export function showTree() {
   const filter = $of('filter', HTMLInputElement).value.trim().toLowerCase();
   const tree = $('tree');
+  const cleared = filter === '' && lastFilter !== '';
+  lastFilter = filter;
   if (filter === '') {
     tree.replaceChildren(folderList(files.top));
+    // A file ticked from the filter's list stays in sight when the filter is cleared: its folders are opened.
+    if (cleared && selected.size <= REVEAL) for (const p of selected) reveal(p);
     return;
   }
   const matches = files.paths.filter((p) => p.toLowerCase().includes(filter));
@@ -154,6 +164,23 @@ export function showTree() {
   );
   const more = matches.length > 300 ? [h('p', { class: 'small muted' }, [t('more')(matches.length - 300)])] : [];
   tree.replaceChildren(list, ...more);
+}
+
+// The filter the tree was last drawn with, and how many ticked files are shown by opening their folders at most.
+let lastFilter = '';
+const REVEAL = 20;
+
+// Opens every folder on the way to a file.
+/** @param {string} path */
+function reveal(path) {
+  const parts = path.split('/').slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    const folder = parts.slice(0, i).join('/');
+    const toggle = [
+      .../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#tree button[data-opens]')),
+    ].find((b) => b.dataset.opens === folder);
+    if (toggle?.getAttribute('aria-expanded') === 'false') toggle.click();
+  }
 }
 
 function afterTicking() {
