@@ -165,11 +165,17 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
   });
 }
 
-// A line that defines `name`: `def name`, `function name`, `class name`, `name(…) {`, `name = (` and the like.
+// A line that defines `name`: `def name`, `function name`, `class name`, `name = (` and the like; a method, `name(…) {`
+// with a return type or not (`create(input: Input): Promise<R> {`), or a signature that runs on to the next lines
+// after a modifier (`static create(`, `async *walk(`). A call is not one: it closes its brackets without a body.
 function definitionPattern(name: string): RegExp {
-  return new RegExp(
-    `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${escapeRegExp(name)}(?![\\w$])|(?<![\\w$.])${escapeRegExp(name)}\\s*(\\([^)]*\\)\\s*\\{|=\\s*(async\\s*)?(\\(|function))`,
-  );
+  const n = escapeRegExp(name);
+  const keyword = `\\b(function\\*?|def|class|fn|func|interface|type|struct|enum|trait|impl|module|const|let|var|sub|macro)\\s+(\\([^)]*\\)\\s*)?${n}(?![\\w$])`;
+  const assigned = `(?<![\\w$.])${n}\\s*=\\s*(async\\s*)?(\\(|function)`;
+  const method = `(?<![\\w$.])${n}\\s*(<[^>]*>)?\\s*\\([^)]*\\)\\s*(:\\s*[^;={]+)?\\{`;
+  const modifiers = '(export|default|public|private|protected|static|async|override|abstract|get|set|readonly)';
+  const opened = `^\\s*(${modifiers}\\s+)+\\*?${n}\\s*(<[^>]*>)?\\s*\\([^)]*$`;
+  return new RegExp(`${keyword}|${assigned}|${method}|${opened}`);
 }
 
 // The lines (1-based) that define `name`, in order.

@@ -74,7 +74,7 @@ export function mapBudget(window: Window, fixedTokens: number, attached: boolean
 export type MapInMessage = {
   head: string | undefined;
   later: () => MapResults['map'] | undefined;
-  // What stands in the map's place in the messages after the first, when it was sent in the first.
+  // What stands in the map's place in the messages after the first ('' for nothing); undefined keeps it.
   after?: string;
 };
 
@@ -119,6 +119,9 @@ export async function mapInMessage(job: MapJob | undefined, maxChars: number, wa
   let sent = false;
   return {
     head: `${heading.map}\n${PENDING}`,
+    // The note is for the first message: the map comes as a result of its own, and a note left in later messages
+    // would still say it is being made beside the map itself.
+    after: '',
     later: () => {
       if (sent || files === undefined) return undefined;
       sent = true;

@@ -67,7 +67,7 @@ export type Start = {
   texts: Texts;
   tree: string;
   map?: string | undefined;
-  // What stands in the map's place after the first step; undefined keeps the map.
+  // What stands in the map's place after the first step ('' for nothing); undefined keeps the map.
   mapAfter?: string | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
@@ -81,7 +81,7 @@ export function createConversation(start: Start): Conversation {
   const attachedText = start.attached.map(renderResult).join('\n\n');
   const headWith = (map: string | undefined): string => {
     const parts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
-    if (map !== undefined) parts.push(map);
+    if (map !== undefined && map !== '') parts.push(map);
     if (attachedText !== '') parts.push(`${heading.attached}\n${attachedText}`);
     if (start.piped !== undefined)
       parts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);

@@ -49,7 +49,30 @@ const sessions = [
   '        # done',
 ].join('\n');
 
+// A TypeScript class as ky writes one: a method with a return type, one whose signature runs on, and a call.
+const ky = [
+  'export class Ky {',
+  '  static create(input: Input, options: Options): ResponsePromise {',
+  '    const ky = new Ky(input, options);',
+  '    const function_ = async (): Promise<Response> => {',
+  '      return ky.fetch();',
+  '    };',
+  '    return function_();',
+  '  }',
+  '',
+  '  protected async retry<T>(',
+  '    function_: () => Promise<T>,',
+  '  ): Promise<T> {',
+  '    return function_();',
+  '  }',
+  '}',
+  '',
+  'create(input, options);',
+  '',
+].join('\n');
+
 const root = tempFolder({
+  'src/ky.ts': ky,
   'src/sessions.py': sessions,
   'src/parse.js': parser,
   'src/lex.js': 'export function lex(text) {\n  return text.split(/\\s+/);\n}\n',
@@ -202,6 +225,25 @@ describe('checkCitations', () => {
     assert.deepEqual(
       check('The URL goes to `get_adapter` (src/sessions.py:14), and `None` is never sent (src/sessions.py:16).'),
       [],
+    );
+  });
+
+  it('knows a TypeScript method by its signature, with a return type or run on, and not by a call', () => {
+    assert.deepEqual(
+      check('`function_` is made in `Ky.create` (src/ky.ts:4-6) and `retry` returns at src/ky.ts:13.'),
+      [],
+    );
+    assert.deepEqual(
+      check('`create` builds it at src/ky.ts:12.').map((m) =>
+        m.problem === 'name-elsewhere' ? [m.at, m.defined] : m.problem,
+      ),
+      [[2, true]],
+    );
+    assert.deepEqual(
+      check('It retries in `retry` (src/ky.ts:1).').map((m) =>
+        m.problem === 'name-elsewhere' ? [m.at, m.defined] : m.problem,
+      ),
+      [[10, true]],
     );
   });
 

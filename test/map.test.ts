@@ -288,6 +288,8 @@ describe('the map of the code', () => {
     assert.ok(
       (second ?? '').indexOf('=== RESULT NEED src/app.ts') < (second ?? '').indexOf('=== RESULT MAP OF THE CODE'),
     );
+    // The note that it is being made is the first message's: the second does not say so beside the map itself.
+    assert.ok(!(second ?? '').includes('is being made'), second);
   });
 
   it('sends no map for a folder with few source files, nor in a window too small for one', async () => {
