@@ -48,7 +48,10 @@ export function mapLines(files: readonly MapFile[], maxChars: number): string | 
   let used = INTRO.length;
   for (const f of files) {
     if (f.defs.length === 0) continue;
+    // A name once: overloads and a getter beside its setter would fill the line with one name.
+    const seen = new Set<string>();
     const defs = f.defs
+      .filter((d) => !seen.has(d.name) && seen.add(d.name) !== undefined)
       .slice(0, DEFS_PER_FILE)
       .map((d) => `${d.name} ${d.first === d.last ? d.first : `${d.first}-${d.last}`}`);
     const line = `${f.path}: ${defs.join(', ')}`;

@@ -67,6 +67,23 @@ describe('rankFiles', () => {
     );
   });
 
+  it('ranks what the question lifts above the hub every file uses', () => {
+    const hubbed = [
+      source('src/nodes.ts', ['Node', 'Expression'], {}),
+      source('src/checker.ts', ['checkReturn'], { Node: 9, Expression: 9, formatError: 1 }),
+      source('src/parser.ts', ['parse'], { Node: 9, Expression: 9 }),
+      source('src/binder.ts', ['bind'], { Node: 9, Expression: 9 }),
+      source('src/emitter.ts', ['emit'], { Node: 9, Expression: 9 }),
+      source('src/messages.ts', ['formatError', 'incompatibleReturn'], { Node: 1 }),
+    ];
+    const ranked = rankFiles(hubbed, { words: new Set(['incompatible', 'return']), attached: new Set() }).map(
+      (f) => f.rel,
+    );
+    assert.equal(ranked[0], 'src/messages.ts', ranked.join());
+    const none = rankFiles(hubbed, { words: new Set(), attached: new Set() }).map((f) => f.rel);
+    assert.equal(none[0], 'src/nodes.ts', none.join());
+  });
+
   it('takes stubs, declarations and test data at a fraction of their rank, unless the question is about them', () => {
     // Every module uses what the stubs declare; the stubs would otherwise lead any map.
     const stubbed = [
@@ -101,12 +118,13 @@ describe('the map in the message', () => {
     assert.equal(mapBudget(windowOf(4_000), 2_700, false, 0), 0);
   });
 
-  it('lists files and definitions with their lines within its characters', () => {
+  it('lists files and definitions with their lines within its characters, a name once', () => {
     const files: MapFile[] = [
       {
         path: 'src/a.ts',
         defs: [
           { name: 'run', first: 3, last: 9 },
+          { name: 'run', first: 11, last: 12 },
           { name: 'LIMIT', first: 1, last: 1 },
         ],
       },

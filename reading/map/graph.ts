@@ -99,7 +99,13 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
   const from = Int32Array.from(edges.from);
   const to = Int32Array.from(edges.to);
   const share = Float64Array.from(edges.weight, (w, e) => w / (out[edges.from[e] ?? 0] || 1));
-  const rank = pageRank(n, from, to, share, out, personal);
+  const personalRank = pageRank(n, from, to, share, out, personal);
+  // What the question lifts: a file's rank for it against its rank for no question at all, so that the hubs every
+  // file uses (mypy's nodes.py and types.py) do not lead every map. A file is taken at its rank times the square root
+  // of its lift; with nothing in play the two are one and the rank stands.
+  const uniform = new Float64Array(n).fill(1 / n);
+  const baseRank = personal.every((p) => p === 1 / n) ? personalRank : pageRank(n, from, to, share, out, uniform);
+  const rank = personalRank.map((r, i) => r * Math.sqrt(r / ((baseRank[i] ?? 0) || r || 1)));
 
   // Tests use everything and are rarely where an answer lies, unless the question is about them.
   const tests = [...lowered].some((w) => /test|spec|fixture/.test(w)) ? 1 : TEST_FACTOR;

@@ -24,7 +24,7 @@ export type Mapper = {
 export const MIN_FILES = 8;
 // Files read for one map, at most, and the size of each: a larger file is more often generated than read.
 export const MAX_FILES = 1_000;
-const MAX_FILE_BYTES = 256 << 10;
+const MAX_FILE_BYTES = 1 << 20;
 // What the parser reads from cold within about a second here (its start, a grammar or two, the parse).
 const SOON_BYTES = 128 << 10;
 // More entries than this in the walk: more than a tree shows, so the map takes part of the tree's room.
