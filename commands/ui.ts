@@ -1,6 +1,8 @@
 // `deepwork ui`: serves the pult until Ctrl-C. A link with a one-time code goes to stdout and another to the browser:
 // never the token, which a command line would show to every user of the machine, and a screen to whoever sees it.
 
+import path from 'node:path';
+import { homeOf } from '../app/config.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { launchPult, openInBrowser } from '../ui/launch.ts';
 import { CODE_LIFE_MS } from '../ui/security.ts';
@@ -30,6 +32,8 @@ export async function run(context: Context): Promise<number> {
     stateDir: config.stateDir,
     port: config.port,
     chatLimits: chatLimits(config.pasteSite, config.pasteMaxChars, config.pasteChatChars),
+    sitesDir: path.join(homeOf(context.env), 'sites'),
+    extensionAutomatic: config.extensionAutomatic,
   });
   io.out(launched.oneTimeUrl());
   io.err(

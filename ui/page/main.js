@@ -126,6 +126,7 @@ async function start() {
     h('option', { value: 'configured' }, [state.bridge.label]),
     h('option', { value: 'demo', 'data-i18n': 'demoOption' }, [t('demoOption')]),
     h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]),
+    h('option', { value: 'extension', 'data-i18n': 'extensionOption' }, [t('extensionOption')]),
   );
   const draft = readDraft();
   // The bridge chosen before a reload (the demo, or copy and paste), when the page offers it still.

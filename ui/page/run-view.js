@@ -5,6 +5,7 @@
 import { proposalCard, summaryView, undoneView } from './cards.js';
 import { $, fromServer, h, replaceKeepingFocus, showHiddenIn } from './dom.js';
 import { afterDrawing, pasteView } from './paste-view.js';
+import { extensionLine } from './extension.js';
 import { newestId, runs } from './state.js';
 import { t } from './strings.js';
 
@@ -112,6 +113,7 @@ export function runView(run) {
     : `${view.bridge}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
   if (view.log.length > 0 || view.waiting !== undefined) body.append(log);
+  if (view.waiting?.extension !== undefined) body.append(extensionLine(view.waiting.extension));
   if (view.waiting?.paste !== undefined) {
     const { waiting } = view;
     body.append(pasteView(run, waiting, view.waiting.paste, stepsOf(view.log) ?? waiting.step, redraw));

@@ -4,6 +4,7 @@
 
 import { duration, fmt, language, ruPlural } from './language.js';
 import { pasteEn, pasteRu } from './paste-strings.js';
+import { extensionEn, extensionRu } from './extension-strings.js';
 
 export { duration, fmt, language, locale, setLanguage, size } from './language.js';
 
@@ -157,6 +158,7 @@ const en = {
     'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
   fromModel: 'Written by the model',
   ...pasteEn,
+  ...extensionEn,
 };
 
 /** @typedef {typeof en} Strings */
@@ -307,6 +309,7 @@ const ru = {
     'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
   fromModel: 'Написано моделью',
   ...pasteRu,
+  ...extensionRu,
 };
 
 /** @template {Key} K @param {K} key @returns {Strings[K]} */
