@@ -13,6 +13,7 @@
   world.deepworkChat = true;
   const MAX_TAB_REPLY = 1_000_000;
   const TICK_MS = 400;
+  const PROSE = 'p, li, h1, h2, h3, h4, h5, h6, blockquote, table';
 
   /** A miss, thrown to end the step. */
   class Miss {
@@ -205,7 +206,13 @@
       const tag = node.tagName.toLowerCase();
       if (['button', 'svg', 'style', 'script', 'noscript', 'textarea'].includes(tag)) return;
       if (node.getAttribute('aria-hidden') === 'true') return;
-      const pre = tag === 'pre' ? node : node.querySelectorAll('pre').length === 1 ? node.querySelector('pre') : null;
+      // A code block, or its frame: one pre, with nothing around it but a short label and buttons.
+      const pre =
+        tag === 'pre'
+          ? node
+          : node !== root && node.querySelectorAll('pre').length === 1 && node.querySelector(PROSE) === null
+            ? node.querySelector('pre')
+            : null;
       if (pre !== null && (pre === node || outside(node, pre).length < 40)) {
         const code = pre.querySelector('code') ?? pre;
         const lang = /language-([\w+#.-]+)/.exec(code.className)?.[1] ?? '';

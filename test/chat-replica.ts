@@ -77,6 +77,8 @@ export type Replica = {
   answers: Map<VariantName, string[]>;
   sent: Array<{ variant: string; text: string }>;
   probes: string[];
+  // WebSocket upgrades asked of the replica's port: an extension fooled into pairing with it would ask one.
+  upgrades: () => number;
   close: () => Promise<void>;
 };
 
@@ -104,8 +106,13 @@ export async function startReplica(): Promise<Replica> {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(name, VARIANTS[variant]));
     });
   });
+  let upgrades = 0;
+  server.on('upgrade', (_req, socket) => {
+    upgrades++;
+    socket.destroy();
+  });
   const { port, close } = await serveOnLoopback(server, true);
-  return { url: (v) => `http://127.0.0.1:${port}/${v}/`, port, answers, sent, probes, close };
+  return { url: (v) => `http://127.0.0.1:${port}/${v}/`, port, answers, sent, probes, upgrades: () => upgrades, close };
 }
 
 function page(name: string, v: Variant): string {

@@ -92,10 +92,22 @@ async function pair(context: BrowserContext, page: Page): Promise<void> {
   await page.getByLabel('Bridge').selectOption('extension');
   const confirm = context.waitForEvent('page', (p) => p.url().startsWith('chrome-extension://'));
   await page.locator('#ext-pair').click();
-  const window = await confirm;
-  await window.getByRole('button', { name: 'Pair' }).click();
+  const popup = await confirm;
+  await popup.getByRole('button', { name: 'Pair' }).click();
   await page.locator('#bridge-state.ready, #bridge-state.idle:not(:has(#ext-pair))').first().waitFor();
   await page.locator('#bridge-message:not(:has(#ext-pair))').waitFor();
+}
+
+// New conversation, and its answer taken by the page before anything else is asked: an answer that came after the
+// next question's run would show the empty conversation again.
+async function newConversation(page: Page): Promise<void> {
+  const button = page.getByRole('button', { name: 'New conversation' });
+  // Disabled while a question runs (wait for it to end) and when there is no conversation yet (nothing to do).
+  if (await page.locator('#stop:enabled').count()) await page.locator('#stop:disabled').waitFor();
+  if (await button.isDisabled()) return;
+  const answered = page.waitForResponse((r) => r.url().endsWith('/api/conversation/new'));
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await answered;
 }
 
 async function ask(page: Page, question: string): Promise<void> {
@@ -155,6 +167,182 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     assert.match(replica.sent[1]?.text ?? '', /a\.js/);
     assert.doesNotMatch(replica.sent[1]?.text ?? '', /What is a\?/, 'the second message carries only what is new');
     await page.close();
+    await chat.close();
+  });
+
+  it('puts the message into the chat and waits for the person to press Send (assisted), then takes the reply', async () => {
+    const chat = await context.newPage();
+    await chat.goto(replica.url('ds'));
+    const page = await context.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('extension');
+    await page.locator('#ext-automatic').uncheck();
+    await newConversation(page);
+    replica.answers.set('ds', ['Nothing to read: **b.js** imports a.']);
+    await ask(page, 'What does b.js import?');
+    const line = page.locator('.ext-step');
+    await line.filter({ hasText: 'press Send there' }).waitFor();
+    assert.match(
+      await line.innerText(),
+      /^Replica DeepSeek \(«Replica ds»\): the message is in the chat's input: press Send there\./,
+    );
+    assert.match(await chat.locator('textarea#chat-input').inputValue(), /What does b\.js import\?/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-waiting.png') });
+    await chat.locator('.send-btn').click();
+    await page.locator('details.run[data-state="answered"]').last().waitFor({ timeout: 60_000 });
+    assert.match(await page.locator('details.run').last().innerText(), /Nothing to read: b\.js imports a\./);
+    await page.close();
+    await chat.close();
+  });
+
+  it('turns each miss into the copy-and-paste step with the message ready, and says what missed', async () => {
+    const cases: Array<{ variant: VariantName; said: RegExp; automatic: boolean }> = [
+      {
+        variant: 'loggedout',
+        said: /the chat shows its log-in page \(selector input\[type="password"\]\)/,
+        automatic: true,
+      },
+      {
+        variant: 'notice',
+        said: /the chat says the message is too long \("Превышен лимит длины сообщения/,
+        automatic: true,
+      },
+      { variant: 'endless', said: /the reply never settled \(selector \.busy\)/, automatic: true },
+    ];
+    const page = await context.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('extension');
+    await page.locator('#ext-automatic').check();
+    for (const c of cases) {
+      const chat = await context.newPage();
+      await chat.goto(replica.url(c.variant));
+      await page.locator('#ext-tab option', { hasText: 'Replica ' }).first().waitFor({ state: 'attached' });
+      await newConversation(page);
+      await ask(page, `Question for ${c.variant}`);
+      const missed = page.locator('.ext-step.missed');
+      await missed.waitFor({ timeout: 30_000 });
+      assert.match(await missed.innerText(), c.said, c.variant);
+      assert.match(await page.getByLabel('Message to copy').inputValue(), new RegExp(`Question for ${c.variant}`));
+      if (c.variant === 'endless') await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-missed.png') });
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.locator('details.run[data-state="stopped"]').last().waitFor();
+      await chat.close();
+    }
+    await page.close();
+  });
+
+  it('takes a fixed site file at the next step: a wrong input selector misses, the corrected one works', async () => {
+    const file = path.join(sitesDir, 'replica-gpt.json');
+    const good = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, good.replace('#prompt-textarea', '#no-such-input'));
+    const chat = await context.newPage();
+    await chat.goto(replica.url('gpt'));
+    const page = await context.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('extension');
+    await page.locator('#ext-automatic').check();
+    await newConversation(page);
+    await ask(page, 'First try');
+    const missed = page.locator('.ext-step.missed');
+    await missed.waitFor({ timeout: 30_000 });
+    assert.match(
+      await missed.innerText(),
+      /^Replica ChatGPT \(«Replica gpt»\): the input box was not found \(selector #no-such-input\)\./,
+    );
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('details.run[data-state="stopped"]').last().waitFor();
+    fs.writeFileSync(file, good);
+    replica.answers.set('gpt', ['Here:\n\n```ts\nexport const x = `y`;\n```\n\nDone.']);
+    await newConversation(page);
+    await ask(page, 'Second try');
+    await page.locator('details.run[data-state="answered"]').last().waitFor({ timeout: 60_000 });
+    assert.match(replica.sent.at(-1)?.text ?? '', /Second try/, 'typed into the contenteditable box');
+    const code = await page.locator('details.run').last().locator('pre').innerText();
+    assert.equal(code.trim(), 'export const x = `y`;', 'the code block came back fenced, without its Copy button');
+    await page.close();
+    await chat.close();
+  });
+
+  it('lets the step go on Stop, and turns a reload of the chat tab mid-step into copy and paste', async () => {
+    const chat = await context.newPage();
+    await chat.goto(replica.url('ds'));
+    const page = await context.newPage();
+    await page.goto(pult.url);
+    await page.getByLabel('Bridge').selectOption('extension');
+    await page.locator('#ext-automatic').uncheck();
+    await newConversation(page);
+    await ask(page, 'Stop me');
+    await page.locator('.ext-step', { hasText: 'press Send there' }).waitFor();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('details.run[data-state="stopped"]').last().waitFor();
+
+    await newConversation(page);
+    await ask(page, 'Reload me');
+    await page.locator('.ext-step', { hasText: 'press Send there' }).waitFor();
+    await chat.reload();
+    const missed = page.locator('.ext-step.missed');
+    await missed.waitFor();
+    assert.match(await missed.innerText(), /the chat tab was reloaded or left during the step/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('details.run[data-state="stopped"]').last().waitFor();
+    await page.close();
+    await chat.close();
+  });
+
+  it('serves two pults from two chat tabs at once, each in the tab chosen for it', async () => {
+    const second = await newPult(tempFolder(), sitesDir);
+    try {
+      const chatA = await context.newPage();
+      await chatA.goto(replica.url('ds'));
+      const chatB = await context.newPage();
+      await chatB.goto(replica.url('ds'));
+      const page1 = await context.newPage();
+      await page1.goto(pult.url);
+      const page2 = await context.newPage();
+      await page2.goto(second.url);
+      await pair(context, page2);
+      for (const [page, index] of [
+        [page1, 1],
+        [page2, 2],
+      ] as const) {
+        await page.getByLabel('Bridge').selectOption('extension');
+        await page.locator('#ext-tab option').nth(2).waitFor({ state: 'attached' });
+        await page.locator('#ext-tab').selectOption({ index });
+        await page.locator('#ext-automatic').check();
+        await newConversation(page);
+      }
+      replica.answers.set('ds', ['Answer one.', 'Answer two.']);
+      await ask(page1, 'From pult one');
+      await ask(page2, 'From pult two');
+      await page1.locator('details.run[data-state="answered"]').last().waitFor({ timeout: 60_000 });
+      await page2.locator('details.run[data-state="answered"]').last().waitFor({ timeout: 60_000 });
+      const answers = [
+        await page1.locator('details.run').last().innerText(),
+        await page2.locator('details.run').last().innerText(),
+      ];
+      assert.ok(answers.some((a) => a.includes('Answer one.')) && answers.some((a) => a.includes('Answer two.')));
+      for (const p of [page1, page2, chatA, chatB]) await p.close();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('never shows a chat page the token, and a page that poses as the pult gets no pairing without the person', async () => {
+    assert.ok(replica.probes.length > 0);
+    for (const probe of replica.probes) assert.ok(!probe.includes(pult.token), 'a chat page saw the pult token');
+    const chat = await context.newPage();
+    await chat.goto(replica.url('ds'));
+    const confirm = context.waitForEvent('page', (p) => p.url().startsWith('chrome-extension://'));
+    // The page's own script, as a hostile chat page would: listens for the answer, and hands a code of its own.
+    const answer = chat.evaluate(`new Promise((resolve) => {
+      window.addEventListener('message', (e) => e.data?.type === 'deepwork-paired' && resolve(e.data.answer));
+      window.postMessage({ type: 'deepwork-pair', code: 'c'.repeat(24) }, location.origin);
+    })`);
+    const popup = await confirm;
+    assert.match(await popup.locator('#where').innerText(), new RegExp(`127\\.0\\.0\\.1:${replica.port}$`));
+    await popup.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(await answer, { ok: false, error: 'refused' });
+    assert.equal(replica.upgrades(), 0);
     await chat.close();
   });
 });

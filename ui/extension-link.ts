@@ -213,8 +213,10 @@ export function createExtensionLink(o: LinkOptions) {
     job = j;
     if (socket === undefined) return miss(j, { kind: 'absent' });
     if (tab === undefined) return miss(j, { kind: tabs.length > 0 ? 'tab-busy' : 'no-tab' });
-    const name = loadSites(o.sitesDir).sites.find((s) => s.key === tab.site)?.name ?? tab.site;
-    update(j, { site: name, tab: tab.title });
+    // The sites as the folder has them now: a file fixed since the last step counts at this one.
+    const { sites } = loadSites(o.sitesDir);
+    update(j, { site: sites.find((s) => s.key === tab.site)?.name ?? tab.site, tab: tab.title });
+    say(socket, { type: 'sites', sites });
     say(socket, { type: 'job', job: j.id, tab: tab.id, site: tab.site, message, fresh, automatic });
     step.signal.addEventListener('abort', () => {
       if (job !== j) return;

@@ -80,7 +80,11 @@ export function extensionState() {
           : t('extUnpaired');
     return { state: 'idle', message: [said, ' ', button, ...problems] };
   }
-  if (known.tabs.length === 0) return { state: 'idle', message: [t('extNoTab'), ...problems] };
+  const box = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'ext-automatic' }));
+  box.checked = known.automatic;
+  box.addEventListener('change', () => settle({ automatic: box.checked }));
+  const automatic = h('label', { class: 'ext-automatic' }, [box, ' ', t('extAutomatic')]);
+  if (known.tabs.length === 0) return { state: 'idle', message: [t('extNoTab'), ' ', automatic, ...problems] };
   const select = /** @type {HTMLSelectElement} */ (
     h('select', { id: 'ext-tab', 'aria-label': t('extReady') }, [
       h('option', { value: '' }, [t('extFirstFree')]),
@@ -93,10 +97,6 @@ export function extensionState() {
   );
   select.value = known.tab === undefined ? '' : String(known.tab);
   select.addEventListener('change', () => settle({ tab: select.value === '' ? null : Number(select.value) }));
-  const box = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'ext-automatic' }));
-  box.checked = known.automatic;
-  box.addEventListener('change', () => settle({ automatic: box.checked }));
-  const automatic = h('label', { class: 'ext-automatic' }, [box, ' ', t('extAutomatic')]);
   return { state: 'ready', message: [t('extReady'), ' ', select, ' ', automatic, ...problems] };
 }
 
