@@ -69,9 +69,15 @@ function writeSites(dir: string, replica: Replica): void {
   });
 }
 
-async function newPult(stateDir: string, sitesDir: string): Promise<Pult> {
-  const root = tempFolder({ 'a.js': 'const a = 1;\nexport default a;\n', 'b.js': 'import a from "./a.js";\n' });
-  const backupDir = path.join(tempFolder(), 'backup');
+// A pult on a folder of two files. The folders are made by the caller: in a describe's body or a test, where the
+// temp folders' cleanup belongs (made in a before hook, they would be gone before the tests).
+async function newPult(folders: {
+  root: string;
+  stateDir: string;
+  sitesDir: string;
+  backupDir: string;
+}): Promise<Pult> {
+  const { root, stateDir, sitesDir, backupDir } = folders;
   return startPult(
     pultOptions({
       executor: createExecutor(root, { backupDir }),
@@ -101,12 +107,12 @@ async function pair(context: BrowserContext, page: Page): Promise<void> {
 // New conversation, and its answer taken by the page before anything else is asked: an answer that came after the
 // next question's run would show the empty conversation again.
 async function newConversation(page: Page): Promise<void> {
-  const button = page.getByRole('button', { name: 'New conversation' });
+  const button = page.locator('#new-conversation');
   // Disabled while a question runs (wait for it to end) and when there is no conversation yet (nothing to do).
   if (await page.locator('#stop:enabled').count()) await page.locator('#stop:disabled').waitFor();
   if (await button.isDisabled()) return;
   const answered = page.waitForResponse((r) => r.url().endsWith('/api/conversation/new'));
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await button.click();
   await answered;
 }
 
@@ -120,11 +126,17 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
   let replica: Replica;
   let pult: Pult;
   const sitesDir = tempFolder();
-  const stateDir = tempFolder();
+  const folders = () => ({
+    root: tempFolder({ 'a.js': 'const a = 1;\nexport default a;\n', 'b.js': 'import a from "./a.js";\n' }),
+    stateDir: tempFolder(),
+    sitesDir,
+    backupDir: path.join(tempFolder(), 'backup'),
+  });
+  const first = folders();
   before(async () => {
     replica = await startReplica();
     writeSites(sitesDir, replica);
-    pult = await newPult(stateDir, sitesDir);
+    pult = await newPult(first);
     context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-profile-')), {
       executablePath: executable ?? '',
       headless: true,
@@ -164,7 +176,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     assert.match(answer, /So a is 1/);
     assert.equal(replica.sent.length, 2);
     assert.match(replica.sent[0]?.text ?? '', /What is a\?/);
-    assert.match(replica.sent[1]?.text ?? '', /a\.js/);
+    assert.match(replica.sent[1]?.text ?? '', /1 \| const a = 1;/, 'the second message carries a.js as NEED read it');
     assert.doesNotMatch(replica.sent[1]?.text ?? '', /What is a\?/, 'the second message carries only what is new');
     await page.close();
     await chat.close();
@@ -290,7 +302,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
   });
 
   it('serves two pults from two chat tabs at once, each in the tab chosen for it', async () => {
-    const second = await newPult(tempFolder(), sitesDir);
+    const second = await newPult(folders());
     try {
       const chatA = await context.newPage();
       await chatA.goto(replica.url('ds'));
@@ -300,6 +312,9 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
       await page1.goto(pult.url);
       const page2 = await context.newPage();
       await page2.goto(second.url);
+      await page2.getByLabel('Bridge').selectOption('extension');
+      await page2.locator('#ext-pair').waitFor();
+      await page2.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-unpaired.png') });
       await pair(context, page2);
       for (const [page, index] of [
         [page1, 1],
@@ -325,6 +340,35 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     } finally {
       await second.close();
     }
+  });
+
+  it('shows its state and a miss on a narrow screen, dark, in Russian', async () => {
+    const chat = await context.newPage();
+    await chat.goto(replica.url('endless'));
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(pult.url);
+    await page.locator('#lang').selectOption('ru');
+    await page.getByLabel('Мост').selectOption('extension');
+    await page.locator('#ext-automatic').check();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-ready-narrow-ru.png') });
+    await newConversation(page);
+    await page.locator('#question').fill('Что такое a?');
+    await page.locator('#question').press('Control+Enter');
+    const missed = page.locator('.ext-step.missed');
+    await missed.waitFor({ timeout: 30_000 });
+    assert.match(
+      await missed.innerText(),
+      /^Replica endless \(«Replica endless»\): ответ так и не устоялся \(селектор \.busy\)\./,
+    );
+    await missed.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-missed-narrow-ru.png') });
+    await page.locator('#stop').click();
+    await page.locator('details.run[data-state="stopped"]').last().waitFor();
+    await page.locator('#lang').selectOption('en');
+    await page.close();
+    await chat.close();
   });
 
   it('never shows a chat page the token, and a page that poses as the pult gets no pairing without the person', async () => {
