@@ -178,6 +178,8 @@ export function createExtensionLink(o: LinkOptions) {
   function onMessage(message: NonNullable<ReturnType<typeof extensionMessage>>) {
     if (message.type === 'tabs') {
       tabs = message.tabs;
+      // A chosen tab that closed is forgotten: a new tab may take its id's place only by the person's choice.
+      if (!tabs.some((t) => t.id === chosen)) chosen = undefined;
       return tell();
     }
     if (message.type === 'hello' || message.type === 'pong') return;

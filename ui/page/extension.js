@@ -95,7 +95,8 @@ export function extensionState() {
       ),
     ])
   );
-  select.value = known.tab === undefined ? '' : String(known.tab);
+  // A chosen tab that has closed is no choice: the first free one takes the steps, as the server does.
+  select.value = known.tabs.some((tab) => tab.id === known?.tab) ? String(known.tab) : '';
   select.addEventListener('change', () => settle({ tab: select.value === '' ? null : Number(select.value) }));
   return { state: 'ready', message: [t('extReady'), ' ', select, ' ', automatic, ...problems] };
 }
