@@ -43,6 +43,8 @@ export type Config = {
   // what a whole chat holds (deepwork proposes a new chat before it is passed); unset: the site's figures.
   pasteMaxChars?: number;
   pasteChatChars?: number;
+  // The browser extension presses the chat's Send itself (automatic), rather than leaving it to the person (assisted).
+  extensionAutomatic: boolean;
 };
 
 const APIS = ['ollama', 'openai'] as const;
@@ -67,6 +69,7 @@ export const defaultConfig: Config = {
   secretNames: [],
   maxReplyChars: 8_000_000,
   pasteSite: 'deepseek',
+  extensionAutomatic: false,
 };
 
 type Check = (value: unknown) => string | undefined;
@@ -110,6 +113,7 @@ const checks: Record<keyof Config, Check> = {
           .join(', ')}`,
   pasteMaxChars: wholeIn(10_000, 10_000_000),
   pasteChatChars: wholeIn(20_000, 100_000_000),
+  extensionAutomatic: (v) => (typeof v === 'boolean' ? undefined : 'true or false'),
 };
 
 // Each pattern non-empty and one picomatch can compile; at most 1,000 of them.

@@ -2,6 +2,8 @@
 // never the token, which a command line would show to every user of the machine, and a screen to whoever sees it.
 
 import fs from 'node:fs';
+import path from 'node:path';
+import { homeOf } from '../app/config.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { mapStore } from '../saved/map-cache.ts';
 import { launchPult, openInBrowser } from '../ui/launch.ts';
@@ -43,6 +45,8 @@ export async function run(context: Context): Promise<number> {
     stateDir: config.stateDir,
     port: config.port,
     chatLimits: chatLimits(config.pasteSite, config.pasteMaxChars, config.pasteChatChars),
+    sitesDir: path.join(homeOf(context.env), 'sites'),
+    extensionAutomatic: config.extensionAutomatic,
   });
   io.out(launched.oneTimeUrl());
   const t = textsIn(pultTexts, context.lang);

@@ -164,7 +164,8 @@ export type PasteWaiting = {
 };
 
 // The step being waited for, and since when (ms since epoch): the page counts the seconds. `carries`: in a web chat
-// that holds what came before, what this step's message holds that is new.
+// that holds what came before, what this step's message holds that is new. `extension`: the browser extension works
+// the step in a chat tab; the copy-and-paste step (`paste`) stays ready beside it, and is the step when it missed.
 export type Waiting = {
   step: number;
   since: number;
@@ -172,6 +173,63 @@ export type Waiting = {
   thinking: number;
   paste?: PasteWaiting;
   carries?: string[];
+  extension?: ExtensionStep;
+};
+
+// ---- the browser extension (extension/, ui/extension-*.ts) ----
+
+// Where a step stands in the chat tab: the tab opened at a new chat, the message put into its input, waiting for the
+// person to press Send (assisted), the chat answering, its reply being taken; `missed`: the step is the person's to
+// copy and paste, and `miss` says why.
+export type StepPhase = 'opening' | 'typing' | 'waiting-send' | 'answering' | 'reading' | 'missed';
+
+// Why the extension could not do a step. The page words each: `selector` is the site's selector that matched nothing
+// (or did not do what it should), `detail` the figure or the server's sentence that goes with it.
+export type MissKind =
+  | 'absent'
+  | 'no-tab'
+  | 'tab-busy'
+  | 'tab-gone'
+  | 'no-access'
+  | 'logged-out'
+  | 'no-input'
+  | 'not-typed'
+  | 'no-send'
+  | 'no-reply'
+  | 'not-settled'
+  | 'too-large'
+  | 'bad-selector'
+  | 'refused'
+  | 'failed';
+export type ExtensionMiss = { kind: MissKind; selector?: string; detail?: string };
+
+// A step the extension works: the site (its name), the tab's title, whether it presses Send itself, where it stands,
+// the reply's characters so far.
+export type ExtensionStep = {
+  site: string;
+  tab: string;
+  automatic: boolean;
+  phase: StepPhase;
+  chars: number;
+  miss?: ExtensionMiss;
+};
+
+// A chat tab the extension found: its id in the browser, its site (key and name), its title (the page's own, untrusted
+// text), and whether another pult's question uses it.
+export type ChatTab = { id: number; site: string; name: string; title: string; other: boolean };
+
+// A file of the sites folder the pult could not read, with the sentence that says what to fix.
+export type SiteProblem = { file: string; problem: string };
+
+// The extension as this pult knows it: connected (paired, and proven), the chat tabs it sees, the one chosen here
+// (undefined: the extension's choice), whether it presses Send itself, and the user's sites that could not be read.
+export type ExtensionState = {
+  type: 'extension';
+  connected: boolean;
+  tabs: ChatTab[];
+  tab: number | undefined;
+  automatic: boolean;
+  problems: SiteProblem[];
 };
 
 export type RunState = 'running' | 'answered' | 'failed' | 'stopped';
@@ -181,6 +239,7 @@ export type RunBridge =
   | { kind: 'configured'; host: string; model: string }
   | { kind: 'demo' }
   | { kind: 'paste' }
+  | { kind: 'extension' }
   | { kind: 'other'; label: string };
 
 // One question and what came of it. A field that is undefined is absent on the wire (JSON drops it).
@@ -217,7 +276,8 @@ export type Conversations = { type: 'conversations'; current: string | undefined
 export type Outgoing =
   | { type: 'run'; run: RunView }
   | { type: 'progress'; id: number; received: number; thinking: number }
-  | Conversations;
+  | Conversations
+  | ExtensionState;
 
 // Everything the server sends on the socket. `rekeyed`: a one-time link came a second time, so the pult changed its
 // key and lets this page go. `error`: the page sent something the server does not take.
@@ -235,8 +295,9 @@ export type BridgeCheck = { state: 'ready' | 'idle' | 'down'; host: string; mode
 // The configured bridge: where it is and the model asked for (the page names it in its own words).
 export type BridgeSettings = { host: string; model: string };
 
-// The bridge a question goes to: the config's, the offline demo, or a person copying and pasting.
-export type BridgeChoice = 'configured' | 'demo' | 'paste';
+// The bridge a question goes to: the config's, the offline demo, a person copying and pasting, or the browser extension
+// doing the copying in a chat tab.
+export type BridgeChoice = 'configured' | 'demo' | 'paste' | 'extension';
 
 // Why a one-time link was refused: traded before, too old, or not made by this pult (for this run of it).
 export type LinkRefusal = 'used' | 'expired' | 'unknown';
@@ -318,6 +379,15 @@ export type Routes = {
   'POST /api/conversation/open': { query: undefined; body: { id: string }; response: Conversations };
   // Without `set`, the last set.
   'POST /api/undo': { query: undefined; body: { set?: string }; response: UndoReport };
+  // The extension: its state here; a one-time code the page hands the extension to pair with this deepwork; the tab
+  // chosen (null: the extension's choice) and whether it presses Send itself.
+  'GET /api/extension': { query: undefined; body: undefined; response: ExtensionState };
+  'POST /api/extension/pair': { query: undefined; body: Record<string, never>; response: { code: string } };
+  'POST /api/extension/settings': {
+    query: undefined;
+    body: { tab?: number | null; automatic?: boolean };
+    response: ExtensionState;
+  };
 };
 
 export type Route = keyof Routes;

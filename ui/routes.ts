@@ -12,11 +12,13 @@ import { isRecord } from '../common/unknown.ts';
 import { STEPS } from '../app/config.ts';
 import { CHALLENGE, checkCode, proofOf } from './security.ts';
 import type { Session } from './session.ts';
-import type { BridgeCheck, LinkRefusal, Route, Routes } from './contract.ts';
+import type { ExtensionLink } from './extension-link.ts';
+import type { BridgeCheck, BridgeChoice, LinkRefusal, Route, Routes } from './contract.ts';
 import { checkView, PultError } from './said.ts';
 import type { PultOptions } from './server.ts';
 
 const TREE_LIMIT = 50_000;
+const BRIDGES: readonly BridgeChoice[] = ['configured', 'demo', 'paste', 'extension'];
 
 export type Handler<R extends Route> = (
   body: unknown,
@@ -39,6 +41,7 @@ export class Refusal extends Error {
 export type RouteContext = {
   options: PultOptions;
   session: Session;
+  extension: ExtensionLink;
   instance: string;
   token: () => string;
   rekey: () => void;
@@ -109,7 +112,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'POST /api/ask': (body) => {
       const input = askInput(body, c.options.steps);
       const bridge =
-        input.bridge === 'demo' ? c.options.demo() : input.bridge === 'paste' ? 'paste' : configured.bridge;
+        input.bridge === 'demo' ? c.options.demo() : input.bridge === 'configured' ? configured.bridge : input.bridge;
       const which =
         input.bridge === 'demo'
           ? ({ kind: 'demo' } as const)
@@ -191,6 +194,20 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       if (!isRecord(body) || typeof body.id !== 'string') throw badRequest('Expected {"id": string}.');
       return c.session.open(body.id);
     },
+    'GET /api/extension': () => c.extension.state(),
+    'POST /api/extension/pair': () => c.extension.pair(),
+    'POST /api/extension/settings': (body) => {
+      if (
+        !isRecord(body) ||
+        (body.tab !== undefined && body.tab !== null && !Number.isSafeInteger(body.tab)) ||
+        (body.automatic !== undefined && typeof body.automatic !== 'boolean')
+      )
+        throw badRequest('Expected {"tab"?: number | null, "automatic"?: boolean}.');
+      return c.extension.settings({
+        ...(body.tab === undefined ? {} : { tab: typeof body.tab === 'number' ? body.tab : null }),
+        ...(typeof body.automatic === 'boolean' ? { automatic: body.automatic } : {}),
+      });
+    },
     'POST /api/undo': (body) => {
       if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string'))
         throw badRequest('Expected {"set"?: string}.');
@@ -218,26 +235,27 @@ function fileTree(executor: Executor): { root: string; files: Array<[string, num
   return { root: path.basename(executor.box.root), files, total };
 }
 
-// `bridge`: "configured" (the default), "demo" or "paste"; `demo: true` is the older way to say "demo".
+// `bridge`: "configured" (the default), "demo", "paste" or "extension"; `demo: true` is the older way to say "demo".
 function askInput(
   body: unknown,
   defaultSteps: number,
-): { question: string; files: string[]; steps: number; bridge: 'configured' | 'demo' | 'paste'; follow: boolean } {
+): { question: string; files: string[]; steps: number; bridge: BridgeChoice; follow: boolean } {
   if (!isRecord(body) || typeof body.question !== 'string' || body.question.trim() === '') {
     throw badRequest(
-      'Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste", "follow"?: boolean}.',
+      'Expected {"question": non-empty string, "files"?: string[], "steps"?: number, "bridge"?: "configured" | "demo" | "paste" | "extension", "follow"?: boolean}.',
     );
   }
-  if (body.bridge !== undefined && body.bridge !== 'configured' && body.bridge !== 'demo' && body.bridge !== 'paste')
-    throw badRequest('"bridge" must be "configured", "demo" or "paste".');
+  if (body.bridge !== undefined && !BRIDGES.includes(body.bridge as BridgeChoice))
+    throw badRequest(
+      `"bridge" must be "configured", "demo", "paste" or "extension" (got ${JSON.stringify(body.bridge)}).`,
+    );
   const files = body.files === undefined ? [] : body.files;
   if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string'))
     throw badRequest('"files" must be a list of paths.');
   const steps = body.steps === undefined ? defaultSteps : body.steps;
   if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < STEPS.min || steps > STEPS.max)
     throw badRequest(`"steps" must be a whole number from ${STEPS.min} to ${STEPS.max}.`);
-  const bridge =
-    body.bridge === 'paste' ? 'paste' : body.bridge === 'demo' || body.demo === true ? 'demo' : 'configured';
+  const bridge = body.demo === true ? 'demo' : ((body.bridge as BridgeChoice | undefined) ?? 'configured');
   return { question: body.question, files, steps, bridge, follow: body.follow === true };
 }
 

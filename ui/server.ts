@@ -14,6 +14,7 @@ import type { CheckReport } from '../bridge/check.ts';
 import type { Outgoing, PageMessage, Route, ServerMessage } from './contract.ts';
 import { PultError } from './said.ts';
 import { isRecord } from '../common/unknown.ts';
+import { createExtensionLink } from './extension-link.ts';
 
 const PAGE_DIR = new URL('./page/', import.meta.url);
 // The texts the page shares with the console (common/strings/), which its modules import from /common/strings/.
@@ -50,6 +51,10 @@ export type PultOptions = {
   onRekey?: (token: string) => void;
   // What the web chat of the copy-and-paste bridge takes (config pasteSite, pasteMaxChars, pasteChatChars).
   chatLimits?: ChatSite;
+  // The browser extension: the folder of the user's chat sites (deepwork's home's `sites`; none: the built-in ones
+  // only), and whether it presses Send itself to begin with (config extensionAutomatic).
+  sitesDir?: string;
+  extensionAutomatic?: boolean;
 };
 
 export type Reconfigured = { bridge: Bridge; check: () => Promise<CheckReport>; host: string; model: string };
@@ -69,6 +74,18 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     const text = JSON.stringify(message);
     for (const socket of sockets) socket.send(text);
   };
+  let port = options.port;
+  const extension = createExtensionLink({
+    port: () => port,
+    instance,
+    stateDir: options.stateDir,
+    sitesDir: options.sitesDir,
+    folder: options.executor.box.root,
+    automatic: options.extensionAutomatic === true,
+    runs: () => session.runs,
+    send,
+    supply: (runId, reply, newChat) => session.paste(runId, reply, newChat),
+  });
   const session = new Session({
     executor: options.executor,
     backupDir: options.backupDir,
@@ -77,8 +94,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     contextTokens: options.contextTokens,
     send,
     ...(options.chatLimits === undefined ? {} : { chatLimits: options.chatLimits }),
+    relay: extension.relay,
   });
-  let port = options.port;
   // A code that comes a second time was seen by someone else, who may have traded it first and holds the token: the
   // pult takes a new token (kept for the folder by onRekey), and every page with the old one is told and let go.
   const rekey = () => {
@@ -90,7 +107,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     options.onRekey?.(token);
   };
 
-  const routes = createRoutes({ options, session, instance, token: () => token, rekey });
+  const routes = createRoutes({ options, session, extension, instance, token: () => token, rekey });
   const api: Readonly<Record<string, Handler<Route> | undefined>> = routes;
   const assets = pageAssets();
 
@@ -163,6 +180,8 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     } catch {
       return refuseUpgrade(socket, 400, 'Bad request: malformed URL.');
     }
+    // The browser extension's socket has gates of its own (an extension's origin, a pairing).
+    if (url.pathname === '/extension') return extension.upgrade(req, socket, head, url);
     const host = checkHost(req.headers.host, port);
     if (!host.ok) return refuseUpgrade(socket, host.status, host.message);
     const origin = checkOrigin(req.headers.origin, port, true);
@@ -200,6 +219,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
         session.look();
         for (const run of session.runs) say(ws, { type: 'run', run });
         say(ws, session.conversations());
+        say(ws, extension.state());
       } else {
         for (const run of session.look()) say(ws, { type: 'run', run });
       }
@@ -227,6 +247,7 @@ export async function startPult(options: PultOptions): Promise<Pult> {
     close: () =>
       new Promise<void>((resolve) => {
         session.stop();
+        extension.close();
         for (const socket of sockets) socket.terminate();
         wss.close();
         server.closeAllConnections();

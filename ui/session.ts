@@ -29,7 +29,8 @@ import type { Conversations, FileView, Outgoing, RunBridge, RunView, UndoReport 
 // The tests name these as the session's; they are the contract's (ui/contract.ts).
 export type { Outgoing, RunView } from './contract.ts';
 
-// `chatLimits`: what the web chat of the copy-and-paste bridge takes (bridge/chat-sites.ts).
+// `chatLimits`: what the web chat of the copy-and-paste bridge takes (bridge/chat-sites.ts). `relay`: hands a step of
+// a question asked through the browser extension to it (ui/extension-link.ts); the step waits to be pasted all the same.
 export type SessionOptions = {
   executor: Executor;
   backupDir: string;
@@ -38,6 +39,7 @@ export type SessionOptions = {
   contextTokens: number | undefined;
   send: (message: Outgoing) => void;
   chatLimits?: ChatSite;
+  relay?: (runId: number, step: PasteStep) => void;
 };
 
 export class Session {
@@ -61,13 +63,14 @@ export class Session {
 
   // Starts a run; its progress and outcome arrive as messages. One run at a time. `follow`: continue the current
   // conversation (the model gets its questions, answers and results); else a new conversation starts.
-  // `bridge`: a bridge, or 'paste' for a person copying each message into a web chat and pasting its reply back;
-  // `which`: what the page calls it (by default, the bridge's label).
+  // `bridge`: a bridge, or 'paste' for a person copying each message into a web chat and pasting its reply back, or
+  // 'extension' for the browser extension doing that in a chat tab; `which`: what the page calls it (by default, the
+  // bridge's label).
   ask(
     question: string,
     files: string[],
     steps: number,
-    given: Bridge | 'paste',
+    given: Bridge | 'paste' | 'extension',
     follow = false,
     which?: RunBridge,
   ): RunView {
@@ -77,14 +80,14 @@ export class Session {
     const conversation = continued ?? { id: newConversationId(), turns: [] };
     this.current = conversation;
     const id = this.runs.length + 1;
-    const chatContinues = given === 'paste' && (conversation.chat?.messages ?? 0) > 0;
-    const bridge = given === 'paste' ? this.pasteBridge(id, chatOf(conversation)) : given;
+    const chatContinues = typeof given === 'string' && (conversation.chat?.messages ?? 0) > 0;
+    const bridge = typeof given === 'string' ? this.pasteBridge(id, chatOf(conversation), given) : given;
     const run: RunView = {
       id,
       conversation: conversation.id,
       question,
       attached: files,
-      bridge: given === 'paste' ? { kind: 'paste' } : (which ?? { kind: 'other', label: bridge.label }),
+      bridge: typeof given === 'string' ? { kind: given } : (which ?? { kind: 'other', label: bridge.label }),
       state: 'running',
       reopened: false,
       log: [],
@@ -157,9 +160,9 @@ export class Session {
   }
 
   // A bridge whose "model" is the person at the page: each message waits to be copied, each reply to be pasted.
-  private pasteBridge(runId: number, chat: ChatState): Bridge {
+  private pasteBridge(runId: number, chat: ChatState, via: 'paste' | 'extension'): Bridge {
     const limits = this.options.chatLimits ?? CHAT_SITES.deepseek;
-    return createPasteBridge({
+    const bridge = createPasteBridge({
       limits,
       chat,
       onMessage: (step) => {
@@ -168,8 +171,10 @@ export class Session {
         if (run?.waiting === undefined) return;
         run.waiting.paste = pasteView(step);
         this.options.send({ type: 'run', run });
+        if (via === 'extension') this.options.relay?.(runId, step);
       },
     });
+    return via === 'extension' ? { ...bridge, label: 'web chat tab (extension)' } : bridge;
   }
 
   // The message the copy-and-paste step of a run waits to have copied; `standalone`: the one for a new chat.

@@ -5,6 +5,7 @@ import { get } from './api.js';
 import { $, $of, h } from './dom.js';
 import { saidView } from './said.js';
 import { saveDraft } from './drafts.js';
+import { extensionState, onExtensionChange } from './extension.js';
 import { pult } from './state.js';
 import { t } from './strings.js';
 
@@ -54,6 +55,13 @@ export function showState() {
     message.textContent = t('demoState');
     return;
   }
+  if (choice === 'extension') {
+    const { state, message: said } = extensionState();
+    pill.textContent = t(state);
+    pill.className = `state ${state}`;
+    message.replaceChildren(...said);
+    return;
+  }
   if (choice === 'paste') {
     pill.textContent = t('ready');
     pill.className = 'state ready';
@@ -91,6 +99,10 @@ function choose(bridge) {
   });
   return button;
 }
+
+onExtensionChange(() => {
+  if ($of('bridge-choice', HTMLSelectElement).value === 'extension') showState();
+});
 
 export async function check() {
   // Until the answer comes, nothing on the page says ready, idle or down.

@@ -4,6 +4,7 @@
 import { get, key, post, unreachable } from './api.js';
 import { check, showConfigured, showState } from './bridge.js';
 import { takeConversations } from './conversations.js';
+import { takeExtension } from './extension.js';
 import { $, isRecord, setText } from './dom.js';
 import { showButtons, showRun, showRuns, takeProgress } from './runs.js';
 import { conversations, pult, runs } from './state.js';
@@ -208,6 +209,8 @@ function isServerMessage(message) {
       );
     case 'conversations':
       return Array.isArray(message.list) && (message.current === undefined || typeof message.current === 'string');
+    case 'extension':
+      return typeof message.connected === 'boolean' && Array.isArray(message.tabs) && Array.isArray(message.problems);
     case 'rekeyed':
       return true;
     case 'error':
@@ -228,6 +231,8 @@ function take(message) {
       return takeConversations(message);
     case 'progress':
       return takeProgress(message.id, message.received, message.thinking);
+    case 'extension':
+      return takeExtension(message);
     // An answer to a message the page does not send: nothing to show.
     case 'error':
       return undefined;

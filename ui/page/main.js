@@ -127,6 +127,7 @@ async function start() {
     h('option', { value: 'configured' }),
     h('option', { value: 'demo', 'data-i18n': 'demoOption' }, [t('demoOption')]),
     h('option', { value: 'paste', 'data-i18n': 'pasteOption' }, [t('pasteOption')]),
+    h('option', { value: 'extension', 'data-i18n': 'extensionOption' }, [t('extensionOption')]),
   );
   showConfigured(state.bridge);
   const draft = readDraft();

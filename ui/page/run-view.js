@@ -6,6 +6,7 @@ import { proposalCard, summaryView } from './cards.js';
 import { $, h, replaceKeepingFocus, showHiddenIn } from './dom.js';
 import { saidView } from './said.js';
 import { afterDrawing, pasteView } from './paste-view.js';
+import { extensionLine } from './extension.js';
 import { newestId, runs } from './state.js';
 import { t } from './strings.js';
 
@@ -106,6 +107,8 @@ function bridgeName(bridge) {
       return t('demoOption');
     case 'paste':
       return t('pasteOption');
+    case 'extension':
+      return t('extensionOption');
     case 'other':
       return bridge.label;
   }
@@ -145,6 +148,7 @@ export function runView(run) {
     : `${bridgeName(view.bridge)}${view.attached.length > 0 ? t('withFiles')(view.attached.join(', ')) : ''}`;
   const body = h('div', { class: 'body' }, [h('p', { class: 'meta' }, [meta])]);
   if (view.log.length > 0 || view.waiting !== undefined) body.append(logView(run));
+  if (view.waiting?.extension !== undefined) body.append(extensionLine(view.waiting.extension));
   if (view.waiting?.paste !== undefined) {
     const { waiting } = view;
     body.append(pasteView(run, waiting, view.waiting.paste, stepsOf(view.log) ?? waiting.step, redraw));

@@ -7,6 +7,7 @@ import { textsIn } from '../../common/strings/language.js';
 import { stepTexts } from '../../common/strings/steps.js';
 import { fmt, language, ruPlural } from './language.js';
 import { pasteEn, pasteRu } from './paste-strings.js';
+import { extensionEn, extensionRu } from './extension-strings.js';
 
 export { duration, fmt, language, locale, setLanguage, size } from './language.js';
 
@@ -159,6 +160,7 @@ const en = {
     'Holds invisible or direction-changing characters: each is shown as a boxed code (⟨U+…⟩), and the diff marks the lines that hold them.',
   fromModel: 'Written by the model',
   ...pasteEn,
+  ...extensionEn,
 };
 
 /** @typedef {typeof en} Strings */
@@ -301,6 +303,7 @@ const ru = {
     'Содержит невидимые или меняющие направление текста символы: каждый показан кодом в рамке (⟨U+…⟩), а строки с ними отмечены в изменениях.',
   fromModel: 'Написано моделью',
   ...pasteRu,
+  ...extensionRu,
 };
 
 /** @template {Key} K @param {K} key @returns {Strings[K]} */
