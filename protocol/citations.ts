@@ -115,7 +115,11 @@ function citationsOf(line: string): Citation[] {
       const d = to <= c.from ? c.from - to : from >= c.to ? from - c.to : -1;
       // A name in another sentence or clause is not cited beside it: "… (a.go:32). `Name()` reports … (a.go:21)".
       const between = to <= c.from ? line.slice(to, c.from) : line.slice(c.to, from);
-      if (d >= 0 && d < distance && !/[.;!?]\s/.test(between)) [nearest, distance] = [i, d];
+      // A name after the citation is its own only when nothing starts another part between them: "(a.py:568), and
+      // `get` sets it" is about `get`, not line 568.
+      const after = from >= c.to;
+      const boundary = after ? /[.;!?]\s|,|\s(and|or|и|или)\s/ : /[.;!?]\s/;
+      if (d >= 0 && d < distance && !boundary.test(between)) [nearest, distance] = [i, d];
     });
     if (nearest < 0) continue;
     const name = written.split(/\.|::|#|->/).at(-1) ?? written;
@@ -161,6 +165,9 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     const bodies = definitionsOf(lines, c.name).map((at) => [at, bodyEnd(lines, at)]);
     if (spans.some(([first, last]) => bodies.some(([at = 0, end = 0]) => first >= at && last <= end))) return [];
     const at = whereDefined(lines, c.name, word);
+    // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
+    // beside the call that reports it): only a definition elsewhere in the file says the line is wrong.
+    if (at?.defined === false) return [];
     return [at === undefined ? { ...cited, problem: 'name-absent' } : { ...cited, problem: 'name-elsewhere', ...at }];
   });
 }

@@ -159,6 +159,11 @@ describe('checkCitations', () => {
   });
 
   it('says where a name cited beside a wrong line is, its definition first', () => {
+    const [wrong] = check('The tree is built by `build` (src/parse.js:1).');
+    assert.equal(
+      describeMiscitation(wrong ?? assert.fail()),
+      'src/parse.js:1 for `build`: `build` is at src/parse.js:8',
+    );
     assert.deepEqual(check('The tree is built by `build` (src/parse.js:1).'), [
       {
         cited: 'src/parse.js:1',
@@ -172,21 +177,22 @@ describe('checkCitations', () => {
     ]);
   });
 
-  it('says a name the file only uses is not defined there, rather than sending the reader to a use', () => {
-    const [wrong] = check('`get_adapter` is in src/sessions.py:22.');
-    assert.deepEqual(wrong, {
-      cited: 'src/sessions.py:22',
-      path: 'src/sessions.py',
-      line: 22,
-      name: 'get_adapter',
-      problem: 'name-elsewhere',
-      at: 10,
-      defined: false,
-    });
-    assert.equal(
-      describeMiscitation(wrong ?? assert.fail()),
-      'src/sessions.py:22 for `get_adapter`: src/sessions.py does not define `get_adapter` (it first appears at line 10); FIND it to cite its definition',
+  it('leaves alone a name the file only uses: it may be cited at any use, or for what a line does with it', () => {
+    assert.deepEqual(check('`get_adapter` is in src/sessions.py:22.'), []);
+  });
+
+  it('gives a name after a citation to it only within its own part of the sentence', () => {
+    assert.deepEqual(
+      findCitations('`parse` starts it (src/parse.js:3), and `build` ends it (src/parse.js:8).').map((c) => [
+        c.cited,
+        c.name,
+      ]),
+      [
+        ['src/parse.js:3', 'parse'],
+        ['src/parse.js:8', 'build'],
+      ],
     );
+    assert.deepEqual(check('`parse` starts it (src/parse.js:3), and `build` ends it.'), []);
   });
 
   it('says a line past the end, a name not in the file, and a path that is not there', () => {
