@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { foldName, foldRel, holdsControls, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
-import { isIgnored, readRules, type RuleNote, type Rules } from './gitignore.ts';
+import { caseBlind, isIgnored, readRules, type RuleNote, type Rules } from './gitignore.ts';
 import { gitDirShape } from './git-places.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
@@ -31,7 +31,8 @@ export const LARGE_FOLDER = 300_000;
 export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): Walk {
   const notes: RuleNote[] = [];
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
-  const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes)] : [];
+  const fold = caseBlind(box.root);
+  const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes, fold)] : [];
   const out: WalkEntry[] = [];
   const inside = box.guarded
     .filter((g) => isInside(box.root, g.real) && g.real !== box.root)
@@ -39,11 +40,12 @@ export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = 
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
   const state: State = {
     notes,
+    fold,
     wide: new Map(),
     controlNames: 0,
     large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large },
   };
-  walkFolder(box, skip, '.', box.root, rules, out, -1, state);
+  walkFolder(box, skip, '.', box.root, rules, out, -1, 1, state);
   const left: WalkNote[] = state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [];
   const wide = [...state.wide].map(([r, paths]): WalkNote => ({ kind: 'wide-paths', file: r.file, paths }));
   return { entries: out, notes: [...left, ...notes, ...wide] };
@@ -52,6 +54,7 @@ export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = 
 // What one walk keeps track of besides its entries.
 type State = {
   notes: RuleNote[];
+  fold: boolean;
   wide: Map<Rules, number>;
   controlNames: number;
   large: { told: boolean; tell: (entries: number) => void; at: number } | undefined;
@@ -75,6 +78,7 @@ function walkFolder(
   rules: Rules[],
   out: WalkEntry[],
   parent: number,
+  depth: number,
   state: State,
 ): void {
   const large = state.large;
@@ -102,7 +106,7 @@ function walkFolder(
   const prefix = rel === '.' ? '' : `${rel}/`;
   const above = gitignore ? rules.reduce((n, r) => n + r.count, 0) : 0;
   const active = gitignore
-    ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes)]
+    ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes, state.fold)]
     : rules;
   const isSecret = box.secretsIn(rel);
   for (const entry of entries) {
@@ -123,7 +127,7 @@ function walkFolder(
     }
     if (skippedName(entry.name, kind === 'folder')) continue;
     if (kind === 'file' && isSecret(childRel, entry.name)) continue;
-    if (active.length > 0 && isIgnored(active, childRel, kind === 'folder', state.wide)) continue;
+    if (active.length > 0 && isIgnored(active, childRel, entry.name, depth, kind === 'folder', state.wide)) continue;
     if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
 
     const index =
@@ -132,7 +136,8 @@ function walkFolder(
           ? { kind, rel: childRel, name: entry.name, parent }
           : { kind, rel: childRel, name: entry.name, parent, target },
       ) - 1;
-    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, state);
+    if (kind === 'folder')
+      walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, depth + 1, state);
   }
 }
 
