@@ -3,8 +3,8 @@
 import { createSandbox } from '../reading/sandbox.ts';
 import { loadRun } from '../state/runs.ts';
 import { filesJson, listFiles, printJson } from '../console/output.ts';
-import { EXIT, settingsOf, type Context } from './context.ts';
-import { writeFiles, writeOf } from './write.ts';
+import { EXIT, settingsOf, writeOf, type Context } from './context.ts';
+import { writeFiles } from './write.ts';
 
 export async function run(context: Context): Promise<number> {
   const { io } = context;

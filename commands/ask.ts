@@ -9,16 +9,22 @@ import type { Turn } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { runQuestion } from '../app/question.ts';
-import { previewFiles, type ApplyReport } from '../writing/apply.ts';
+import type { ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../state/runs.ts';
 import { newConversationId } from '../state/conversations.ts';
 import { answerParts, filesJson, listFiles, printAnswer, printJson, stepLog } from '../console/output.ts';
 import { PIPED_CHARS } from '../console/stdin.ts';
-import { createConsolePaste } from '../console/paste.ts';
 import { createBridge } from '../bridge/choose.ts';
-import { createDemoBridge } from '../bridge/demo.ts';
-import { EXIT, listOf, projectFolder, settingsOf, type Context, type Settings } from './context.ts';
-import { writeFiles, writeOf, type Write } from './write.ts';
+import {
+  EXIT,
+  listOf,
+  projectFolder,
+  settingsOf,
+  writeOf,
+  type Context,
+  type Settings,
+  type Write,
+} from './context.ts';
 
 export async function run(context: Context): Promise<number> {
   const { flags, io } = context;
@@ -36,6 +42,7 @@ export async function run(context: Context): Promise<number> {
     throw new DeepworkError('USAGE', '--paste and --demo are two bridges; give one of them.');
   if (flags.paste === true) {
     // The terminal is where the replies come in, so nothing piped is read as text with the question.
+    const { createConsolePaste } = await import('../console/paste.ts');
     const paste = createConsolePaste({
       io,
       folder: path.join(settings.config.stateDir, 'paste'),
@@ -53,7 +60,7 @@ export async function run(context: Context): Promise<number> {
   const piped = pipedText(await context.stdin());
   const bridge =
     flags.demo === true
-      ? createDemoBridge()
+      ? (await import('../bridge/demo.ts')).createDemoBridge()
       : await createBridge({ ...settings.config, configFile: settings.configFile });
   return ask(bridge, settings, question, piped, context);
 }
@@ -133,11 +140,14 @@ async function ask(
   }
   let report: ApplyReport;
   let code: number = EXIT.ok;
-  if (q.apply) {
-    ({ report, code } = await writeFiles(executor.box, outcome.proposals, config.backupDir, q.write));
-  } else if (outcome.proposals.length === 0) {
+  // What writes and previews files (and their diffs) is loaded only when there are proposals.
+  if (outcome.proposals.length === 0 && !q.apply) {
     report = { files: [], backupSet: undefined };
+  } else if (q.apply) {
+    const { writeFiles } = await import('./write.ts');
+    ({ report, code } = await writeFiles(executor.box, outcome.proposals, config.backupDir, q.write));
   } else {
+    const { previewFiles } = await import('../writing/apply.ts');
     report = { files: previewFiles(executor.box, outcome.proposals, q.write), backupSet: undefined };
   }
   if (q.write.json) {

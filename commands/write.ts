@@ -5,20 +5,7 @@
 import { applyFiles, type ApplyReport } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import type { Sandbox } from '../reading/sandbox.ts';
-import type { Flags } from '../console/args.ts';
-import { EXIT, listOf } from './context.ts';
-
-// What the flags say about writing: --force, --trust, --diff, --json.
-export type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean };
-
-export function writeOf(flags: Flags): Write {
-  return {
-    force: flags.force === true,
-    trust: listOf(flags.trust),
-    diff: flags.diff === true,
-    json: flags.json === true,
-  };
-}
+import { EXIT, type Write } from './context.ts';
 
 export async function writeFiles(
   box: Sandbox,
