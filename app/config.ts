@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DeepworkError, errnoOf } from '../common/errors.ts';
 import { INSTALL_DIR } from '../common/install.ts';
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
 import { formatCount } from '../common/text.ts';
 
 export type Config = {
@@ -123,6 +123,8 @@ function secretPatterns(v: unknown): string | undefined {
   for (const pattern of v) {
     if (typeof pattern !== 'string' || pattern.trim() === '') return `${shape}; ${JSON.stringify(pattern)} is not one`;
     try {
+      // Loaded only for a config that adds names: most runs never need picomatch before a LIST.
+      const picomatch: typeof import('picomatch') = createRequire(import.meta.url)('picomatch');
       picomatch.makeRe(pattern);
     } catch {
       return `${shape}; ${JSON.stringify(pattern)} is not a valid pattern`;

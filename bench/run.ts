@@ -4,9 +4,8 @@
 
 import { MAX_PAIRS_PER_EDIT } from '../protocol/caps.ts';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { applyEdit } from '../protocol/edit.ts';
@@ -17,17 +16,9 @@ import { defaultSecretNames } from '../reading/sandbox.ts';
 import type { Result } from '../protocol/results.ts';
 import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, processTime, time } from './tools.ts';
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
-import {
-  alternate,
-  bigFileFolder,
-  deepworkRun,
-  manyFilesFolder,
-  peakRss,
-  shell,
-  startBridge,
-  startTimes,
-  withConfig,
-} from './process.ts';
+import { startBridge } from './bridge.ts';
+import { bigFileFolder, linuxTree, manyFilesFolder } from './trees.ts';
+import { bigFileRow, pultTreeRows, startRows, tinyFolder, treeRows, type Tools } from './waits.ts';
 import { growthFactor, type Growth } from './growth.ts';
 import { LARGEST, MASK, outlineFigures } from './outline.ts';
 
@@ -39,130 +30,56 @@ const FIVE = [RARE, 'xxzz_none_at_all', 'nothing_here_1', 'missing.Symbol()', 'n
 
 type Row = { what: string; deepwork: string; reference: string; ratio: string; target: string; met: boolean | null };
 
-// What the user waits for, from outside: fresh processes against a loopback bridge, each alternated with its
-// reference in one loop. FIND's own cost is the run with the request less the same run without requests.
-async function wholeProcessRows(tools: { rg: string; fd: string }, skips: string): Promise<Row[]> {
+// What the user waits for, from outside (bench/waits.ts): fresh processes against the benchmark's bridge, timed in the
+// bridge, each alternated with its named reference in one loop, as ratios over the rounds with their range.
+async function outsideRows(tools: Tools): Promise<{ rows: Row[]; linux: string; linuxFiles: number }> {
   const rows: Row[] = [];
   const bridge = await startBridge();
+  const tiny = tinyFolder();
   try {
-    const start = startTimes(bridge, RUNS * 2);
+    rows.push(...startRows(bridge, tiny, RUNS));
     rows.push(
-      ratioRow(
-        'Whole process: a run with no requests, start to answer (small folder, loopback bridge)',
-        start.run,
-        start.node,
-        'node -e 0',
-        2,
-      ),
-    );
-    rows.push(ratioRow('Whole process: --version', start.version, start.node, 'node -e 0', 1.5));
-    const rg =
-      (text: string, tail = '') =>
-      () =>
-        shell(`${tools.rg} -F -n --no-heading ${skips} -- '${text}' . ${tail} >/dev/null`, CORPUS);
-    const t = withConfig((config) => {
-      const ask = deepworkRun(bridge, config);
-      return alternate(
-        {
-          rg: rg(RARE),
-          none: () => ask('NOREQ', CORPUS),
-          find: () => ask(`FIND ${RARE}`, CORPUS),
-          rgCommon: rg(COMMON, '| head -100'),
-          common: () => ask(`FIND ${COMMON}`, CORPUS),
-          five: () => ask(`FIND ${FIVE.join('|')}`, CORPUS),
-          fd: () => shell(`${tools.fd} -t f -H -E .git -E node_modules -e ts . | head -300 >/dev/null`, CORPUS),
-          list: () => ask('LIST **/*.ts', CORPUS),
-        },
+      ...treeRows(
+        bridge,
+        tools,
+        CORPUS,
+        'npm corpus',
+        { common: COMMON, five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } },
+        tiny,
         RUNS,
-      );
-    });
-    const v = (k: string) => t[k] ?? Number.NaN;
-    const one = v('find') - v('none');
-    rows.push(
-      ratioRow(
-        'Whole process: a run with one FIND (rare text, full scan), start to answer',
-        v('find'),
-        v('rg'),
-        'rg -F, whole process',
-        3,
       ),
     );
-    rows.push(
-      ratioRow(
-        "Whole process: FIND's own cost (that run less a run with no requests)",
-        one,
-        v('rg'),
-        'rg -F, whole process',
-        1.5,
-      ),
-    );
-    rows.push(
-      ratioRow(
-        "Whole process: a common text's first 100 hits, FIND's own cost",
-        v('common') - v('none'),
-        v('rgCommon'),
-        'rg -F | head -100',
-        2,
-      ),
-    );
-    rows.push(
-      ratioRow('Whole process: 5 FINDs in one step, their own cost', v('five') - v('none'), one, 'one FIND', 1.3),
-    );
-    rows.push(
-      ratioRow(
-        "Whole process: LIST **/*.ts, first 300, LIST's own cost",
-        v('list') - v('none'),
-        v('fd'),
-        'fd | head -300',
-        2,
-      ),
-    );
-
-    const big = bigFileFolder(500);
-    try {
-      const b = withConfig((config) => {
-        const ask = deepworkRun(bridge, config);
-        return alternate(
-          {
-            rg: () => shell(`${tools.rg} -F -n --no-heading ${skips} -- '${RARE}' . >/dev/null`, big),
-            none: () => ask('NOREQ', big),
-            find: () => ask(`FIND ${RARE}`, big),
-          },
-          RUNS,
-        );
-      });
-      rows.push(
-        ratioRow(
-          "Whole process: a rare text in one 500 MB file, FIND's own cost",
-          (b.find ?? 0) - (b.none ?? 0),
-          b.rg ?? 0,
-          'rg -F, whole process',
-          1.2,
-        ),
-      );
-    } finally {
-      fs.rmSync(big, { recursive: true, force: true });
-    }
-
+    rows.push(...(await pultTreeRows(CORPUS, 'npm corpus', RUNS)));
+    const linux = linuxTree();
+    rows.push(...treeRows(bridge, tools, linux.root, 'Linux', LINUX_ASKS, tiny, RUNS));
+    rows.push(...(await pultTreeRows(linux.root, 'Linux', RUNS)));
     const many = manyFilesFolder(200_000);
     try {
-      const mb = withConfig((config) => peakRss(bridge, config, `FIND ${RARE}`, many, 3));
-      rows.push({
-        what: 'Whole process: peak RSS of a FIND run at 200,000 files (all threads)',
-        deepwork: `${mb.toFixed(0)} MB`,
-        reference: '—',
-        ratio: '—',
-        target: '≤ 200 MB',
-        met: mb <= 200,
-      });
+      const asks = { common: 'export', five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } };
+      rows.push(...treeRows(bridge, tools, many, '200,000 files', asks, tiny, RUNS));
     } finally {
       fs.rmSync(many, { recursive: true, force: true });
     }
+    const big = bigFileFolder(500);
+    try {
+      rows.push(bigFileRow(bridge, tools, big, RARE, RUNS));
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
+    return { rows, linux: linux.name, linuxFiles: countFiles(linux.root).files };
   } finally {
     bridge.close();
+    fs.rmSync(tiny, { recursive: true, force: true });
   }
-  return rows;
 }
+
+// On the Linux tree: a common word of C, five texts found nowhere, a rare one, and a LIST of C files.
+const LINUX_ASKS = {
+  common: 'return',
+  five: ['zzqqxxyy_rare', 'xxzz_none_at_all', 'nothing_here_1', 'missing_symbol_x(', 'no_such_identifier_2'],
+  rare: 'zzqqxxyy_rare',
+  list: { mask: '**/*.c', ext: 'c' },
+};
 
 async function main(): Promise<void> {
   ensureCorpus();
@@ -177,10 +94,12 @@ async function main(): Promise<void> {
     return;
   }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.
+  const loadBefore = os.loadavg()[0] ?? 0;
   const rows: Row[] = [...(await parserRows()), editRow()];
   // Same skip rules on both sides: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
   const skips = `--hidden --no-require-git -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
-  rows.push(...(await wholeProcessRows(tools, skips)));
+  const outside = await outsideRows(tools);
+  rows.push(...outside.rows);
   const executor = createExecutor(CORPUS);
   const find = (texts: string[]) =>
     executor.answer(texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })));
@@ -271,13 +190,14 @@ async function main(): Promise<void> {
     ),
   );
   rows.push(...(await budgetRows(executor)));
-  rows.push(peakRssRow());
   await executor.close();
   rows.push(...(await outlineRows(tools.rg)));
 
   const check = await hitsMatchRipgrep(tools.rg, skips);
-  print(rows, corpus, check);
-  save(rows, corpus, check);
+  const load = `the machine's load average (1 min) ${loadBefore.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end`;
+  const about = `npm corpus ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(0)} MB; ${outside.linux}, ${outside.linuxFiles.toLocaleString('en-US')} files; ${load}`;
+  print(rows, about, check);
+  save(rows, about, check);
 }
 
 // OUTLINE and the map of the code (bench/outline.ts): OUTLINE's own cost against ripgrep finding definitions in the same
@@ -554,24 +474,6 @@ async function stepRow(executor: Executor, where: string, replies: string[], tar
   return absoluteRow(`A whole step but the model, on ${where} (slowest of 3)`, median(worst), target, 'ms');
 }
 
-// Peak RSS of a fresh process doing what a FIND-heavy run does on the corpus.
-function peakRssRow(): Row {
-  const probe = spawnSync(process.execPath, [fileURLToPath(new URL('./rss-probe.js', import.meta.url))], {
-    encoding: 'utf8',
-    cwd: path.dirname(BENCH),
-  });
-  const kb = Number(probe.stdout.trim());
-  const mb = kb / 1024;
-  return {
-    what: 'Peak RSS during FIND on the corpus',
-    deepwork: `${mb.toFixed(0)} MB`,
-    reference: '—',
-    ratio: '—',
-    target: '≤ 200 MB',
-    met: Number.isFinite(mb) ? mb <= 200 : false,
-  };
-}
-
 type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: string[]; onlyRipgrep: string[] };
 
 // deepwork's FIND must find what ripgrep finds.
@@ -612,7 +514,7 @@ function table(rows: Row[]): string {
   return [head, ...body].join('\n');
 }
 
-function print(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
+function print(rows: Row[], about: string, check: HitCheck): void {
   process.stdout.write(`\n${table(rows)}\n\n`);
   const same = check.onlyOurs.length === 0 && check.onlyRipgrep.length === 0;
   process.stdout.write(
@@ -622,16 +524,14 @@ function print(rows: Row[], corpus: { files: number; bytes: number }, check: Hit
     process.stdout.write(
       `  only deepwork: ${check.onlyOurs.join('; ')}\n  only ripgrep: ${check.onlyRipgrep.join('; ')}\n`,
     );
-  process.stdout.write(
-    `Corpus: ${corpus.files} files, ${(corpus.bytes / 1e6).toFixed(1)} MB. Machine: ${machine()}.\n`,
-  );
+  process.stdout.write(`${about}. Machine: ${machine()}.\n`);
 }
 
-function save(rows: Row[], corpus: { files: number; bytes: number }, check: HitCheck): void {
+function save(rows: Row[], about: string, check: HitCheck): void {
   const date = new Date().toISOString().slice(0, 10);
   fs.writeFileSync(
     path.join(BENCH, 'results.json'),
-    `${JSON.stringify({ date, machine: machine(), runs: RUNS, corpus, rows, hitCheck: check }, null, 2)}\n`,
+    `${JSON.stringify({ date, machine: machine(), runs: RUNS, about, rows, hitCheck: check }, null, 2)}\n`,
   );
   const readme = path.join(path.dirname(BENCH), 'README.md');
   const text = fs.readFileSync(readme, 'utf8');
@@ -643,7 +543,7 @@ function save(rows: Row[], corpus: { files: number; bytes: number }, check: HitC
   const same = check.onlyOurs.length === 0 && check.onlyRipgrep.length === 0;
   const section = [
     start,
-    `Measured ${date} on ${machine()}; corpus ${corpus.files.toLocaleString('en-US')} files, ${(corpus.bytes / 1e6).toFixed(0)} MB of npm packages; medians of ${RUNS} runs.`,
+    `Measured ${date} on ${machine()}; ${about}; ${RUNS} rounds, each row alternated with its reference, ratios as the median of the rounds' (min–max).`,
     '',
     table(rows),
     '',

@@ -1,27 +1,123 @@
 // How many tokens a text takes, estimated. A real tokenizer differs per model (DeepSeek, Llama, Qwen and OpenAI's
-// each have their own) and costs ~85 ms per 370 KB message; this estimate costs about a millisecond and is calibrated
-// to come out a little above OpenAI's cl100k tokenizer, the more wasteful of its two on Cyrillic and Chinese, so a
-// budget built on it errs toward room to spare. Measured (test/tokens.test.ts keeps it within 0-35% above cl100k):
-// deepwork's own sources +9% against cl100k (+8% against o200k), the original Russian README +6% (+43%), a Chinese
-// article +4% (+30%); about 1.2 ms for 400 KB.
+// each have their own) and costs ~85 ms per 370 KB message; this estimate costs a millisecond or two and is meant to
+// come out at or above OpenAI's cl100k and o200k tokenizers on the text a project holds, so that a budget built on it
+// never overfills a window. A flat rate of characters per token cannot do that: tab-indented C, hex constants and
+// lock files take far more tokens per character than prose does, and a rate right for one is 10–25% low or 30% high
+// on the other. So the text is read in the pieces tokenizers split it into first (words, groups of digits, runs of
+// punctuation and of whitespace, other scripts, long mixes of letters and digits), and each piece is priced by what
+// those tokenizers spend on it.
+//
+// The prices were fitted on real text (Linux's C, assembly, Kconfig, Makefiles, YAML and documentation; npm packages'
+// JavaScript, minified files, source maps, declarations and lock files; Python; Go; deepwork's TypeScript and README;
+// Russian, simplified and traditional Chinese, Japanese and Korean; the samples of test/token-samples.ts) to stay 5%
+// or more above the larger of the two counts on every one of them: 5–25% above on most code and prose, up to 45% on
+// headers full of hex constants, more against o200k on Cyrillic and CJK, which it spends fewer tokens on than cl100k.
+// test/tokens.test.ts checks the bound. What no price per piece can follow is random letters (a run of made-up
+// words costs three to four times what real ones do); base64 and hex hashes, which hold digits, are priced as such.
 
-// Characters per token: ASCII (code, English) and other alphabets (Cyrillic, Greek, accents); CJK ideographs and
-// kana take about one token each or more.
-const ASCII_PER_TOKEN = 3.4;
-const OTHER_PER_TOKEN = 1.8;
-const CJK_TOKENS = 1.1;
+// A word of ASCII letters, and each letter in it; a lower-to-upper turn inside it (`getElementById`), each upper-case
+// letter after another (`CONFIG`), and each letter past the tenth of one part, where tokenizers split more often.
+const WORD = 0.92;
+const LETTER = 0.055;
+const HUMP = 0.57;
+const CAPS = 0.31;
+const LONG = 0.08;
+const PART = 10;
+// A group of up to three digits (tokenizers split numbers so).
+const DIGITS = 1.5;
+// Each character of a run of 16 or more letters and digits holding both: base64, hashes.
+const MIXED = 0.78;
+const MIXED_RUN = 16;
+// A punctuation character.
+const PUNCTUATION = 0.53;
+// A run of whitespace other than one space (a space before a word goes with the word): within a line, and across lines.
+const SPACES = 4.55;
+const NEWLINES = 1.92;
+// A letter of another alphabet (Cyrillic, Greek, accented Latin); a Chinese, Japanese or Korean character; any other
+// character past ASCII (symbols, dashes, emoji).
+const ALPHABET = 0.55;
+const CJK = 1.42;
+const SYMBOL = 0.48;
 
 export function estimateTokens(text: string): number {
-  let ascii = 0;
-  let cjk = 0;
-  let other = 0;
-  for (let i = 0; i < text.length; i++) {
+  let sum = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
     const c = text.charCodeAt(i);
-    if (c < 0x80) ascii++;
-    else if (c >= 0x3000 && c < 0xa000) cjk++;
-    else if (c >= 0xdc00 && c < 0xe000)
-      continue; // the second half of a surrogate pair: counted with the first
-    else other++;
+    if (isLetter(c) || isDigit(c)) {
+      // A run of letters and digits, priced word by word and digit group by group, or as a mix when it is one.
+      const start = i;
+      let run = 0;
+      let letters = false;
+      let digits = false;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (isLetter(d)) {
+          letters = true;
+          const word = i;
+          let previousUpper = d <= 90;
+          let part = 1;
+          for (i++; i < n; i++) {
+            const e = text.charCodeAt(i);
+            if (!isLetter(e)) break;
+            const upper = e <= 90;
+            if (upper && !previousUpper) {
+              run += HUMP;
+              part = 0;
+            } else if (upper) run += CAPS;
+            if (++part > PART) run += LONG;
+            previousUpper = upper;
+          }
+          run += WORD + LETTER * (i - word);
+        } else if (isDigit(d)) {
+          digits = true;
+          const group = i;
+          for (i++; i < n && isDigit(text.charCodeAt(i)); i++) {}
+          run += DIGITS * Math.ceil((i - group) / 3);
+        } else break;
+      }
+      sum += letters && digits && i - start >= MIXED_RUN ? MIXED * (i - start) : run;
+    } else if (isSpace(c)) {
+      const start = i;
+      let lines = c === 10;
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (!isSpace(d)) break;
+        if (d === 10) lines = true;
+      }
+      if (i - start > 1 || c !== 32) sum += lines ? NEWLINES : SPACES;
+    } else {
+      if (c < 128) sum += PUNCTUATION;
+      else if (isCjk(c)) sum += CJK;
+      else if (c >= 0xdc00 && c < 0xe000) {
+        // The second half of a surrogate pair: counted with the first.
+      } else if ((c >= 0xc0 && c < 0x250) || (c >= 0x370 && c < 0x530)) sum += ALPHABET;
+      else sum += SYMBOL;
+      i++;
+    }
   }
-  return Math.ceil(ascii / ASCII_PER_TOKEN + other / OTHER_PER_TOKEN + cjk * CJK_TOKENS);
+  return Math.ceil(sum);
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+// CJK ideographs, kana, Hangul syllables and the full-width forms: a token each, or more.
+function isCjk(c: number): boolean {
+  return (
+    (c >= 0x3000 && c < 0xa000) ||
+    (c >= 0xac00 && c < 0xd7b0) ||
+    (c >= 0xf900 && c < 0xfb00) ||
+    (c >= 0xff00 && c < 0xfff0)
+  );
 }

@@ -8,7 +8,7 @@ import { isRequestKind, type Request, type RequestKind, type RequestOf } from '.
 import type { Result } from '../protocol/results.ts';
 import { defaultLimits, type FileText, type Limits, type Reader } from '../protocol/contract.ts';
 import { createSandbox, resolvePath, type Sandbox, type SandboxOptions } from './sandbox.ts';
-import { walk, type WalkEntry, type WalkNote } from './walk.ts';
+import { startWalk, type Walk, type WalkEntry, type Walker } from './walk.ts';
 import { createFinder, PARALLEL_MIN_FILES, type SearchFile } from './search/finder.ts';
 import { forChange, readText, unfitReason } from './text.ts';
 import { buildTree } from './tree.ts';
@@ -25,6 +25,12 @@ import type { MapStore } from './map/cache.ts';
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
   box: Sandbox;
+  // The walk of the folder as the current run sees it (made now if it is not yet), and which run's it is: a number that
+  // changes at each reset(), so that what is built on a walk (the pult's file tree) knows when to build again.
+  walked(): Walk;
+  generation(): number;
+  // The walk when it is done, undefined while it goes on in the background (started now when there is none).
+  walkedSoFar(): Walk | undefined;
   close(): Promise<void>;
 };
 
@@ -45,30 +51,47 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   const box = createSandbox(root, options);
   const limits = { ...defaultLimits, ...options.limits };
   const finder = createFinder(box.root);
-  let entries: WalkEntry[] | undefined;
-  let notes: WalkNote[] = [];
+  let walker: Walker | undefined;
+  let walked: Walk | undefined;
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
   let index: PathIndex | undefined;
   let parsers: Parsers | undefined;
   let closed = false;
+  // Each run's walk has its number: a slice or a warm-up of an earlier run stops when it sees a later one.
+  let run = 0;
+  const start = () => (walker ??= startWalk(box, options.onLargeFolder, options.largeFolder));
+  const finish = (): Walk => {
+    if (walked === undefined) {
+      walked = start().finish();
+      whenWalked(run);
+    }
+    return walked;
+  };
+  // The walk goes on a slice at a time while this thread has nothing else to do: beside the question to the bridge
+  // for the model's window, which the run asks first.
+  const slice = (of: number) => {
+    if (closed || of !== run || walked !== undefined) return;
+    if (!start().step(WALK_SLICE_MS)) setImmediate(() => slice(of));
+    else finish();
+  };
+  // A folder big enough for a search worker gets it ready, a step at a time (each a task of its own, so that the
+  // first message goes out and the model's answer is taken in between): the files in FIND's order, their paths in
+  // shared memory, the worker started and given them. A FIND that comes first does what is left itself.
+  const whenWalked = (of: number) => {
+    let count = 0;
+    for (const e of walked?.entries ?? []) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
+    if (count < PARALLEL_MIN_FILES) return;
+    setImmediate(() => {
+      if (closed || of !== run) return;
+      const ready = folder.searchable();
+      setImmediate(() => {
+        if (!closed && of === run && searchable === ready) finder.warm(ready);
+      });
+    });
+  };
   const folder: Folder = {
-    entries: () => {
-      if (entries === undefined) {
-        ({ entries, notes } = walk(box, options.onLargeFolder, options.largeFolder));
-        // A folder big enough for a search worker gets it started, and given the files, once this thread is free:
-        // while the model reads the first message, not before that message is sent.
-        let count = 0;
-        for (const e of entries) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
-        const walked = entries;
-        if (count >= PARALLEL_MIN_FILES) {
-          setImmediate(() => {
-            if (!closed && entries === walked) finder.warm(folder.searchable());
-          });
-        }
-      }
-      return entries;
-    },
+    entries: () => finish().entries,
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
     searchable: () => (searchable ??= sourceFirst(folder.files())),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
@@ -89,25 +112,36 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       }
     },
     text: (wanted) => textOf(box, wanted),
-    tree: (maxChars) => {
-      const all = folder.entries();
-      return buildTree(
-        all,
+    tree: (maxChars) =>
+      buildTree(
+        folder.entries(),
         path.basename(box.root),
         {
           maxChars: Math.min(maxChars ?? limits.treeChars, limits.treeChars),
           maxEntriesPerFolder: limits.folderEntries,
         },
-        notes,
-      );
+        finish().notes,
+      ),
+    walked: finish,
+    generation: () => run,
+    walkedSoFar: () => {
+      if (walked === undefined && walker === undefined) {
+        const of = run;
+        start();
+        setImmediate(() => slice(of));
+      }
+      return walked;
     },
     reset: () => {
-      entries = undefined;
-      notes = [];
+      run++;
+      walker = undefined;
+      walked = undefined;
       files = undefined;
       searchable = undefined;
       index = undefined;
       finder.reset();
+      const of = run;
+      setImmediate(() => slice(of));
     },
     map: (focus) => {
       try {
@@ -123,6 +157,10 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     },
   };
 }
+
+// How long one slice of a walk going on in the background takes, in ms: long enough that slicing costs nothing
+// measurable, short enough that an answer from the bridge waits at most that long.
+const WALK_SLICE_MS = 4;
 
 // The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
 // changelogs, docs), then what is generated (lock files, minified and map files), each in walk order. A FIND of a

@@ -1,7 +1,7 @@
-// The .gitignore rules the walk matches, bounded so that matching stays fast. The `ignore` package turns each rule into
-// a backtracking regular expression, and some rules make it explode: `a/**/**/**/**/**/**/**/**/**/**/**/**/b` on a
-// folder chain 30 deep ran for minutes, a rule of 33,000 characters throws instead of matching, and every rule is tried
-// on every path. The matcher itself stays as it is (another issue reworks it); what goes into it is bounded here.
+// The .gitignore rules the walk matches, read as git reads them (reading/rule-set.ts, reading/wildmatch.ts) and
+// bounded so that matching stays fast whatever a rules file holds. git's own matcher backtracks through runs of `**`:
+// `a/**/**/**/**/**/**/**/**/**/**/**/**/b` on a folder chain 30 deep runs for minutes in `git check-ignore` too, and
+// every rule is tried on every path. What goes into the matcher is bounded here.
 //
 // A rule over a bound errs toward leaving files out, never toward sending them: what the user ignored is often a
 // secret, a dump or a build, and once sent to a model it cannot be taken back, while a file left out is visible in the
@@ -9,14 +9,15 @@
 // as much, and a `!` rule past a bound is dropped, which keeps hidden what it would have shown again.
 
 import fs from 'node:fs';
-import ignore, { type Ignore } from 'ignore';
+import path from 'node:path';
+import { compileRules, type RuleSet } from './rule-set.ts';
+import { configEntries } from './git-places.ts';
 
 // The bounds, each well past what real rules need (github/gitignore's templates: at most two `**` before the last
 // name, 87 characters, 705 rules in a file).
-// `globstars`: `**` before a rule's last name, once runs are folded. Each is a loop the regular expression backtracks
-// through: a rule with none or one costs about a path's length, one with two its folders times its length, and each
-// more multiplies by the folders again. `chars`: a rule's length; far longer ones throw (`Regular expression too
-// large` from 33,000 characters). `rules` and `bytes`: a .gitignore with the files above it on the way, and its size.
+// `globstars`: `**` before a rule's last name, once runs are folded. Each is a loop the matcher backtracks through: a
+// rule with none or one costs about a path's length, one with two its folders times its length, and each more
+// multiplies by the folders again. `chars`: a rule's length. `rules` and `bytes`: a .gitignore with the files above it on the way, and its size.
 // `twoGlobstarWork`: on a path whose folders times its length, times the rules with two `**`, passes this (about half a
 // millisecond of matching; far deeper and longer paths than projects hold), those rules are matched in their one-`**`
 // form, which hides at least as much.
@@ -33,9 +34,11 @@ export const RULE_LIMITS = {
 // many. `count`: the rules it holds, so that the walk can bound them along a path.
 export type Rules = {
   base: string;
+  // The names in `base`: 0 for the root.
+  depth: number;
   file: string;
-  exact: Ignore;
-  wide: Ignore | undefined;
+  exact: RuleSet;
+  wide: RuleSet | undefined;
   twoGlobstars: number;
   count: number;
 };
@@ -50,14 +53,22 @@ export type RuleNote =
   | { kind: 'too-many'; file: string }
   | { kind: 'wide-paths'; file: string; paths: number };
 
-// Reads a rules file. `above`: the rules already in force along the path; `file`: its path from the root, for notes.
-export function readRules(base: string, abs: string, file: string, above: number, notes: RuleNote[]): Rules {
+// Reads a rules file. `above`: the rules already in force along the path; `file`: its path from the root, for notes;
+// `fold`: ASCII letters matched in either case (caseBlind).
+export function readRules(
+  base: string,
+  abs: string,
+  file: string,
+  above: number,
+  notes: RuleNote[],
+  fold: boolean,
+): Rules {
   let text = '';
   try {
     const stat = fs.statSync(abs);
     // A FIFO named .gitignore would block the read for ever.
-    if (!stat.isFile()) return rulesOf(base, file, '');
-    if (stat.size > RULE_LIMITS.bytes) return everything(base, file, notes);
+    if (!stat.isFile()) return rulesOf(base, file, [], fold);
+    if (stat.size > RULE_LIMITS.bytes) return everything(base, file, notes, fold);
     text = fs.readFileSync(abs, 'utf8');
   } catch {
     // An unreadable .gitignore ignores nothing, as in git.
@@ -81,24 +92,25 @@ export function readRules(base: string, abs: string, file: string, above: number
     wide.push(rule.wide ?? rule.text);
     if (rule.wide !== undefined) twoGlobstars++;
   });
-  if (above + count > RULE_LIMITS.rules) return everything(base, file, notes);
+  if (above + count > RULE_LIMITS.rules) return everything(base, file, notes, fold);
   if (widened.length > 0) notes.push({ kind: 'widened', file, lines: widened });
   return {
-    ...rulesOf(base, file, exact.join('\n')),
-    wide: twoGlobstars > 0 ? ignore().add(wide.join('\n')) : undefined,
+    ...rulesOf(base, file, exact, fold),
+    wide: twoGlobstars > 0 ? compileRules(wide, fold) : undefined,
     twoGlobstars,
     count,
   };
 }
 
-function rulesOf(base: string, file: string, text: string): Rules {
-  return { base, file, exact: ignore().add(text), wide: undefined, twoGlobstars: 0, count: 0 };
+function rulesOf(base: string, file: string, lines: readonly string[], fold: boolean): Rules {
+  const depth = base === '.' ? 0 : base.split('/').length;
+  return { base, depth, file, exact: compileRules(lines, fold), wide: undefined, twoGlobstars: 0, count: 0 };
 }
 
 // A file past the bounds hides its whole folder: nothing in it is matched, nothing in it is sent.
-function everything(base: string, file: string, notes: RuleNote[]): Rules {
+function everything(base: string, file: string, notes: RuleNote[], fold: boolean): Rules {
   notes.push({ kind: 'too-many', file });
-  return { ...rulesOf(base, file, '*'), count: 1 };
+  return { ...rulesOf(base, file, ['*'], fold), count: 1 };
 }
 
 // One line of a rules file, bounded, or undefined for a line that is no rule. `text` is what goes to the matcher: the
@@ -171,26 +183,90 @@ function keepGlobstars(parts: readonly string[], keep: number): string[] {
 
 // Git's precedence: the deepest .gitignore with an opinion decides; a folder it ignores is not entered at all. A
 // file's two-`**` rules are matched in their one-`**` form on a path where they would cost more than
-// RULE_LIMITS.twoGlobstarWork; `wide` counts those paths per file.
-export function isIgnored(rules: readonly Rules[], rel: string, folder: boolean, wide: Map<Rules, number>): boolean {
+// RULE_LIMITS.twoGlobstarWork; `wide` counts those paths per file. `name`: the path's last name; `depth`: its names.
+export function isIgnored(
+  rules: readonly Rules[],
+  rel: string,
+  name: string,
+  depth: number,
+  folder: boolean,
+  wide: Map<Rules, number>,
+): boolean {
   for (let i = rules.length - 1; i >= 0; i--) {
     const r = rules[i];
     if (r === undefined) continue;
-    const sub = r.base === '.' ? rel : rel.slice(r.base.length + 1);
-    let ig = r.exact;
-    if (r.wide !== undefined && r.twoGlobstars * depthOf(sub) * sub.length > RULE_LIMITS.twoGlobstarWork) {
-      ig = r.wide;
+    const from = r.base === '.' ? 0 : r.base.length + 1;
+    const below = depth - r.depth;
+    let set = r.exact;
+    if (r.wide !== undefined && r.twoGlobstars * below * (rel.length - from) > RULE_LIMITS.twoGlobstarWork) {
+      set = r.wide;
       wide.set(r, (wide.get(r) ?? 0) + 1);
     }
-    const verdict = ig.test(folder ? `${sub}/` : sub);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+    const verdict = set.verdict(rel, from, below, name, folder);
+    if (verdict !== undefined) return verdict === 'ignored';
   }
   return false;
 }
 
-function depthOf(sub: string): number {
-  let n = 1;
-  for (let at = sub.indexOf('/'); at !== -1; at = sub.indexOf('/', at + 1)) n++;
-  return n;
+// Whether the repository's .gitignore rules are blind to the case of ASCII letters, as git decides: core.ignorecase in
+// the repository's config (git sets it when `git init` or `git clone` finds the disk case-blind) or in the user's, the
+// later one winning; with neither, git's default, false. A folder in no repository takes the platform's file systems:
+// case-blind on Windows and macOS.
+export function caseBlind(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const repo = repositoryConfigs(root);
+  const home = env.HOME ?? env.USERPROFILE ?? '';
+  const globals =
+    env.GIT_CONFIG_GLOBAL !== undefined && env.GIT_CONFIG_GLOBAL !== ''
+      ? [env.GIT_CONFIG_GLOBAL]
+      : [path.join(home, '.gitconfig')];
+  let value: boolean | undefined;
+  for (const file of [...globals, ...(repo ?? [])]) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const entry of configEntries(text)) {
+      if (entry.section === 'core' && !entry.sub && entry.key === 'ignorecase') value = gitBoolean(entry.value);
+    }
+  }
+  if (value !== undefined) return value;
+  return repo === undefined && (process.platform === 'win32' || process.platform === 'darwin');
+}
+
+// The config files of the repository holding `root`: its own `.git` folder's, or those of the one a `.git` file
+// points to (a linked worktree reads its main repository's config, and its own config.worktree).
+function repositoryConfigs(root: string): string[] | undefined {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, '.git');
+    try {
+      let gitDir: string | undefined;
+      if (fs.statSync(dotGit).isDirectory()) gitDir = dotGit;
+      else {
+        const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1];
+        if (pointer !== undefined) gitDir = path.resolve(dir, pointer);
+      }
+      if (gitDir !== undefined) {
+        let common = gitDir;
+        try {
+          common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+        } catch {
+          // Not a linked worktree.
+        }
+        return [path.join(common, 'config'), path.join(gitDir, 'config.worktree')];
+      }
+    } catch {
+      // No .git here: look further up.
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+// git's booleans: true, yes, on, a number but 0; false, no, off, 0 and empty.
+function gitBoolean(value: string): boolean {
+  const v = value.toLowerCase();
+  if (v === 'true' || v === 'yes' || v === 'on') return true;
+  if (v === 'false' || v === 'no' || v === 'off' || v === '') return false;
+  return Number.isInteger(Number(v)) && Number(v) !== 0;
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { foldName, foldRel, holdsControls, isInside, protectedReason, relativeTo, type Sandbox } from './sandbox.ts';
-import { isIgnored, readRules, type RuleNote, type Rules } from './gitignore.ts';
+import { caseBlind, isIgnored, readRules, type RuleNote, type Rules } from './gitignore.ts';
 import { gitDirShape } from './git-places.ts';
 
 // `parent` is the index in the walk's list of the folder holding the entry, -1 for the folder the walk started in.
@@ -29,9 +29,31 @@ export const LARGE_FOLDER = 300_000;
 
 // Every entry of the project folder, depth first, names in byte order within a folder.
 export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): Walk {
+  return startWalk(box, onLarge, large).finish();
+}
+
+// A walk under way, taken a slice at a time so that other work goes on beside it: the run starts it, and while the
+// bridge is asked for the model's window the walk goes on; whatever needs the entries first finishes it.
+// `step(ms)`: walks on for about `ms` milliseconds, true when the walk is done. `finish()`: walks to the end.
+export type Walker = { step(ms: number): boolean; finish(): Walk };
+
+// A folder being walked: its entries in order, the next to look at, and what holds for all of them.
+type Frame = {
+  entries: fs.Dirent[];
+  next: number;
+  prefix: string;
+  abs: string;
+  rules: Rules[];
+  parent: number;
+  depth: number;
+  isSecret: (rel: string, name: string) => boolean;
+};
+
+export function startWalk(box: Sandbox, onLarge?: (entries: number) => void, large = LARGE_FOLDER): Walker {
   const notes: RuleNote[] = [];
   const exclude = path.join(box.root, '.git', 'info', 'exclude');
-  const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes)] : [];
+  const fold = caseBlind(box.root);
+  const rules = fs.existsSync(exclude) ? [readRules('.', exclude, '.git/info/exclude', 0, notes, fold)] : [];
   const out: WalkEntry[] = [];
   const inside = box.guarded
     .filter((g) => isInside(box.root, g.real) && g.real !== box.root)
@@ -39,19 +61,54 @@ export function walk(box: Sandbox, onLarge?: (entries: number) => void, large = 
   const skip: Skip = { rels: new Set(inside), names: new Set(inside.map((r) => r.slice(r.lastIndexOf('/') + 1))) };
   const state: State = {
     notes,
+    fold,
     wide: new Map(),
     controlNames: 0,
     large: onLarge === undefined ? undefined : { told: false, tell: onLarge, at: large },
   };
-  walkFolder(box, skip, '.', box.root, rules, out, -1, state);
-  const left: WalkNote[] = state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [];
-  const wide = [...state.wide].map(([r, paths]): WalkNote => ({ kind: 'wide-paths', file: r.file, paths }));
-  return { entries: out, notes: [...left, ...notes, ...wide] };
+  const stack: Frame[] = [];
+  const top = openFolder(box, '.', box.root, rules, -1, 1, state);
+  if (top !== undefined) stack.push(top);
+  let result: Walk | undefined;
+  const done = (): Walk => {
+    if (result !== undefined) return result;
+    const left: WalkNote[] = state.controlNames > 0 ? [{ kind: 'control-names', count: state.controlNames }] : [];
+    const wide = [...state.wide].map(([r, paths]): WalkNote => ({ kind: 'wide-paths', file: r.file, paths }));
+    result = { entries: out, notes: [...left, ...notes, ...wide] };
+    return result;
+  };
+  // Walks until the stack is empty or `deadline` (performance.now()) has passed, looked at every few hundred entries.
+  const run = (deadline: number): boolean => {
+    let budget = 256;
+    for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+      if (--budget === 0) {
+        if (performance.now() > deadline) return false;
+        budget = 256;
+      }
+      const entry = frame.entries[frame.next++];
+      if (entry === undefined) {
+        stack.pop();
+        continue;
+      }
+      const child = admit(box, skip, frame, entry, out, state);
+      if (child !== undefined) stack.push(child);
+    }
+    done();
+    return true;
+  };
+  return {
+    step: (ms) => result !== undefined || run(performance.now() + ms),
+    finish: () => {
+      run(Number.POSITIVE_INFINITY);
+      return done();
+    },
+  };
 }
 
 // What one walk keeps track of besides its entries.
 type State = {
   notes: RuleNote[];
+  fold: boolean;
   wide: Map<Rules, number>;
   controlNames: number;
   large: { told: boolean; tell: (entries: number) => void; at: number } | undefined;
@@ -67,26 +124,22 @@ function skippedName(name: string, folder: boolean): boolean {
   return folded === '.git' || (folder && folded === 'node_modules');
 }
 
-function walkFolder(
+// A folder's entries, ready to be walked: read, in byte order, with its .gitignore's rules on top of those above it.
+// Undefined when it cannot be read or is a git directory under another name.
+function openFolder(
   box: Sandbox,
-  skip: Skip,
   rel: string,
   abs: string,
   rules: Rules[],
-  out: WalkEntry[],
   parent: number,
+  depth: number,
   state: State,
-): void {
-  const large = state.large;
-  if (large !== undefined && !large.told && out.length > large.at) {
-    large.told = true;
-    large.tell(large.at);
-  }
+): Frame | undefined {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(abs, { withFileTypes: true });
   } catch {
-    return;
+    return undefined;
   }
   // Names come in byte order from libuv, which is this order but for rare characters: sorted only when out of order.
   let sorted = true;
@@ -98,42 +151,59 @@ function walkFolder(
     if (entry.name === '.gitignore' && entry.isFile()) gitignore = true;
   }
   if (!sorted) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  if (isGitDirListing(entries)) return;
+  if (isGitDirListing(entries)) return undefined;
   const prefix = rel === '.' ? '' : `${rel}/`;
   const above = gitignore ? rules.reduce((n, r) => n + r.count, 0) : 0;
   const active = gitignore
-    ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes)]
+    ? [...rules, readRules(rel, path.join(abs, '.gitignore'), `${prefix}.gitignore`, above, state.notes, state.fold)]
     : rules;
-  const isSecret = box.secretsIn(rel);
-  for (const entry of entries) {
-    const childRel = prefix + entry.name;
-    let kind: 'file' | 'folder';
-    let target: string | undefined;
-    if (entry.isDirectory()) kind = 'folder';
-    else if (entry.isFile()) kind = 'file';
-    else if (entry.isSymbolicLink()) {
-      target = symlinkedFileInside(box, childRel, abs + path.sep + entry.name);
-      if (target === undefined) continue;
-      kind = 'file';
-    } else continue;
+  return { entries, next: 0, prefix, abs, rules: active, parent, depth, isSecret: box.secretsIn(rel) };
+}
 
-    if (holdsControls(entry.name)) {
-      state.controlNames++;
-      continue;
-    }
-    if (skippedName(entry.name, kind === 'folder')) continue;
-    if (kind === 'file' && isSecret(childRel, entry.name)) continue;
-    if (active.length > 0 && isIgnored(active, childRel, kind === 'folder', state.wide)) continue;
-    if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) continue;
-
-    const index =
-      out.push(
-        target === undefined
-          ? { kind, rel: childRel, name: entry.name, parent }
-          : { kind, rel: childRel, name: entry.name, parent, target },
-      ) - 1;
-    if (kind === 'folder') walkFolder(box, skip, childRel, abs + path.sep + entry.name, active, out, index, state);
+// One entry of a folder: left out, or added to the walk; a folder added comes back to be walked next.
+function admit(
+  box: Sandbox,
+  skip: Skip,
+  frame: Frame,
+  entry: fs.Dirent,
+  out: WalkEntry[],
+  state: State,
+): Frame | undefined {
+  const large = state.large;
+  if (large !== undefined && !large.told && out.length > large.at) {
+    large.told = true;
+    large.tell(large.at);
   }
+  const childRel = frame.prefix + entry.name;
+  let kind: 'file' | 'folder';
+  let target: string | undefined;
+  if (entry.isDirectory()) kind = 'folder';
+  else if (entry.isFile()) kind = 'file';
+  else if (entry.isSymbolicLink()) {
+    target = symlinkedFileInside(box, childRel, frame.abs + path.sep + entry.name);
+    if (target === undefined) return undefined;
+    kind = 'file';
+  } else return undefined;
+
+  if (holdsControls(entry.name)) {
+    state.controlNames++;
+    return undefined;
+  }
+  if (skippedName(entry.name, kind === 'folder')) return undefined;
+  if (kind === 'file' && frame.isSecret(childRel, entry.name)) return undefined;
+  const rules = frame.rules;
+  if (rules.length > 0 && isIgnored(rules, childRel, entry.name, frame.depth, kind === 'folder', state.wide))
+    return undefined;
+  if (skip.names.size > 0 && skip.names.has(foldName(entry.name)) && skip.rels.has(foldRel(childRel))) return undefined;
+
+  const index =
+    out.push(
+      target === undefined
+        ? { kind, rel: childRel, name: entry.name, parent: frame.parent }
+        : { kind, rel: childRel, name: entry.name, parent: frame.parent, target },
+    ) - 1;
+  if (kind !== 'folder') return undefined;
+  return openFolder(box, childRel, frame.abs + path.sep + entry.name, rules, index, frame.depth + 1, state);
 }
 
 // A git directory under another name (HEAD, objects/, refs/) holds what .git holds: its entries are never walked.

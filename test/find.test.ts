@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createFinder, type SearchFile } from '../reading/search/finder.ts';
+import { placesOf } from '../reading/search/places.ts';
 import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
 import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
 import { tempFolder } from './helpers.ts';
@@ -209,10 +210,10 @@ describe('what a searcher keeps between steps', () => {
     const file = path.join(root, 'a.js');
     fs.writeFileSync(file, 'one\n');
     const keeper = createKeeper(3 << 20);
-    keeper.reset(fs.realpathSync(root), 1);
+    keeper.reset(placesOf(fs.realpathSync(root), [{ rel: 'a.js' }]));
     const ready = keeper.prepare();
     const text = () => {
-      const bytes = keeper.bytesOf(0, file);
+      const bytes = keeper.bytesOf(0);
       return Buffer.isBuffer(bytes) ? bytes.toString() : String(bytes);
     };
     // Nothing is ready yet: read, not kept.

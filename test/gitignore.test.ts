@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createSandbox } from '../reading/sandbox.ts';
 import { walk, type Walk } from '../reading/walk.ts';
 import { buildTree } from '../reading/tree.ts';
-import { tempFolder } from './helpers.ts';
+import { tempFolder, writeFiles } from './helpers.ts';
 
 // A git repository in a temp folder holding `.gitignore` and an empty file at each path.
 function repo(gitignore: string, paths: readonly string[]): string {
@@ -206,5 +206,153 @@ describe('.gitignore rules the matcher would take minutes on', () => {
     assert.equal(result.notes.length, 1);
     const [note] = result.notes;
     assert.ok(note?.kind === 'wide-paths' && note.file === '.gitignore' && note.paths > 0, JSON.stringify(note));
+  });
+});
+
+describe('.gitignore rules matched as git matches them', () => {
+  it('finds the .S files a *.s rule leaves alone: case-sensitive, as git check-ignore on a case-sensitive disk', () => {
+    const paths = ['arch/x86/entry/entry_64.S', 'arch/x86/entry/entry_64.s', 'lib/a.o', 'lib/A.O', 'README'];
+    const root = repo('*.s\n*.o\n', paths);
+    const result = walked(root);
+    assert.deepEqual(leftOut(result, paths), gitIgnored(root, paths));
+    assert.deepEqual(leftOut(result, paths), ['arch/x86/entry/entry_64.s', 'lib/a.o']);
+  });
+
+  it('matches blind to case where the repository sets core.ignorecase, as git does then', () => {
+    const paths = ['entry_64.S', 'entry_64.s', 'Build/x.js', 'build/y.js', 'keep.S'];
+    const root = repo('*.s\nbuild/\n!KEEP.s\n', paths);
+    execFileSync('git', ['-C', root, 'config', 'core.ignorecase', 'true']);
+    const result = walked(root);
+    assert.deepEqual(leftOut(result, paths), gitIgnored(root, paths));
+    assert.deepEqual(leftOut(result, paths), ['Build/x.js', 'build/y.js', 'entry_64.S', 'entry_64.s']);
+  });
+
+  it('hides exactly what git check-ignore hides for random rules of every kind, nested files included', {
+    timeout: 120_000,
+  }, () => {
+    let seed = 30;
+    const pick = <T>(list: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return list[Math.floor(seed / 65536) % list.length] as T;
+    };
+    const parts = [
+      'a',
+      'b',
+      'A',
+      'ab',
+      '*',
+      '?',
+      '**',
+      '[ab]',
+      '[!a]',
+      '[a-c]',
+      '[[:upper:]]',
+      '*.s',
+      '\\*',
+      'a*',
+      '*b',
+    ];
+    const rule = () =>
+      `${pick(['', '', '', '!'])}${pick(['', '', '/'])}${Array.from({ length: pick([1, 1, 2, 3]) }, () => pick(parts)).join('/')}${pick(['', '', '/', '  ', '\\ '])}`;
+    const names = ['a', 'b', 'A', 'ab', 'B', 'x.s', 'x.S', '.x', 'c', 'a b', '*'];
+    for (let round = 0; round < 40; round++) {
+      const files = new Set<string>();
+      for (let i = 0; i < 25; i++)
+        files.add(`${Array.from({ length: pick([1, 2, 3, 4]) }, () => pick(names)).join('/')}/f${pick([0, 1])}`);
+      // A file may not also be a folder: keep the paths no other path runs through.
+      const list = [...files].filter((p) => ![...files].some((q) => q.startsWith(`${p}/`)));
+      const rules = Array.from({ length: pick([1, 2, 3, 4, 5]) }, rule);
+      const inner = Array.from({ length: pick([0, 1, 2]) }, rule);
+      const root = repo(`${rules.join('\n')}\n`, list);
+      // A second .gitignore one folder down, where a folder of the paths is.
+      const folder = list.find((p) => p.includes('/'))?.split('/')[0] ?? 'a';
+      if (inner.length > 0) fs.writeFileSync(path.join(root, folder, '.gitignore'), `${inner.join('\n')}\n`);
+      if (round % 4 === 3) execFileSync('git', ['-C', root, 'config', 'core.ignorecase', 'true']);
+      const result = walked(root);
+      assert.deepEqual(leftOut(result, list), gitIgnored(root, list), JSON.stringify({ rules, inner, folder }));
+      assert.deepEqual(result.notes, []);
+    }
+  });
+
+  it('walks a tree shaped like the Linux source, with rules nested four deep, as git ls-files lists it', () => {
+    const files: Record<string, string> = {
+      '.gitignore': [
+        '.*',
+        '!.gitignore',
+        '*.a',
+        '*.asn1.[ch]',
+        '*.c.[012]*.*',
+        '*.dtb.S',
+        '*.o',
+        '*.o.*',
+        '*.s',
+        '*.tab.[ch]',
+        '\\#*#',
+        '/vmlinux',
+        'modules.order',
+        '/arch/*/include/generated/',
+        'patches-*',
+        'cscope.*',
+        'sphinx_*/',
+        '/*.spec',
+      ].join('\n'),
+      'scripts/.gitignore': '/asn1_compiler\n/bin2c\n!/keep.o\n',
+      'tools/.gitignore': 'build/\n!*.s\n',
+      'tools/perf/.gitignore': 'perf\n/config/*.conf\n!/config/base.conf\n',
+      'tools/perf/util/.gitignore': '*-flex.*\nparse-events-bison.[ch]\n',
+    };
+    const paths = [
+      'Makefile',
+      'vmlinux',
+      'arch/vmlinux',
+      'kernel.spec',
+      'docs/a.spec',
+      '.clang-format',
+      'arch/x86/entry/entry_64.S',
+      'arch/x86/entry/entry_64.s',
+      'arch/x86/entry/entry_64.o',
+      'arch/x86/include/generated/asm/a.h',
+      'arch/x86/include/asm/a.h',
+      'arch/arm/boot/dts/a.dtb.S',
+      'crypto/rsapub.asn1.c',
+      'crypto/rsapub.asn1.h',
+      'drivers/a.c.000i.cgraph',
+      'drivers/a.o.cmd',
+      'drivers/a.c',
+      'drivers/#a.c#',
+      'lib/modules.order',
+      'patches-1/x.diff',
+      'cscope.out',
+      'sphinx_1/x.py',
+      'sphinx_2',
+      'scripts/asn1_compiler',
+      'scripts/kconfig/asn1_compiler',
+      'scripts/keep.o',
+      'scripts/other.o',
+      'tools/build/a.c',
+      'tools/arch/x86/memcpy.s',
+      'tools/perf/perf',
+      'tools/perf/perf.c',
+      'tools/perf/config/a.conf',
+      'tools/perf/config/base.conf',
+      'tools/perf/util/pmu-flex.c',
+      'tools/perf/util/parse-events-bison.c',
+      'tools/perf/util/parse-events.c',
+    ];
+    const root = repo('', paths);
+    writeFiles(root, files);
+    const listed = execFileSync('git', ['-C', root, 'ls-files', '-o', '--exclude-standard'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+    const result = walked(root);
+    assert.deepEqual(
+      result.entries
+        .filter((e) => e.kind === 'file')
+        .map((e) => e.rel)
+        .sort(),
+      listed,
+    );
+    assert.ok(listed.includes('arch/x86/entry/entry_64.S') && listed.includes('tools/arch/x86/memcpy.s'));
   });
 });

@@ -30,6 +30,8 @@ const root = tempFolder({
   'ask.mjs': 'export async function waitForAnswer(page) {\n  return page;\n}\n',
   'ui.html': '<p>pult</p>\n',
   'notes.md': `${'a'.repeat(30_000)}\n`,
+  // Prose of about 8,000 tokens, by any tokenizer's count: what grows num_ctx past 16,384.
+  'long.md': 'The bridge remembers nothing, so every call carries everything it was sent before. '.repeat(600),
 });
 
 function loop(bridge: Bridge, question: string, steps = 4, files: string[] = [], onEvent?: (e: LoopEvent) => void) {
@@ -561,7 +563,7 @@ describe('the context window', () => {
 
 describe('the context window with Ollama', () => {
   it('asks /api/show for the window and sends a num_ctx that fits the prompt, growing only when needed', async () => {
-    const replies = ['=== NEED: notes.md ===', '=== FIND: waitForAnswer ===', 'done'];
+    const replies = ['=== NEED: long.md ===', '=== FIND: waitForAnswer ===', 'done'];
     const fake = await startFakeBridge({
       chat: (_c, i) => ({ kind: 'reply', text: replies[i] ?? 'done' }),
       show: {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createSandbox, normalizeRequest, resolvePath, resolveTarget } from '../reading/sandbox.ts';
 import { tempFolder, writeFiles } from './helpers.ts';
+import picomatch from 'picomatch';
+import { BUILT_IN_SOURCES, defaultSecretNames } from '../reading/secret-names.ts';
 import { walk } from '../reading/walk.ts';
 
 describe('normalizeRequest', () => {
@@ -396,5 +398,13 @@ describe('the path rule and names with control characters', () => {
       if (place.kind === 'refused') assert.match(place.reason, /control characters/);
       assert.equal(resolveTarget(box, rel).kind, 'refused', JSON.stringify(rel));
     }
+  });
+});
+
+describe('the built-in secret names', () => {
+  it('are compiled as picomatch compiles them, without loading it at each run', () => {
+    for (const name of defaultSecretNames)
+      assert.equal(BUILT_IN_SOURCES.get(name), picomatch.makeRe(name, { dot: true, nocase: true }).source, name);
+    assert.equal(BUILT_IN_SOURCES.size, defaultSecretNames.length);
   });
 });

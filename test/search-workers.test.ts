@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { createFinder, type SearchFile } from '../reading/search/finder.ts';
 import { readReply, readToWorker } from '../reading/search/messages.ts';
 import { newLimits, newOwners } from '../reading/search/plan.ts';
+import { poolOf } from '../reading/search/places.ts';
 import { tempFolder } from './helpers.ts';
 
 // 2,600 files: enough for the worker to take a share.
@@ -183,8 +184,10 @@ describe('readToWorker', () => {
   const limits = newLimits(1);
   const job = { texts: ['a'], maxHits: 5, lineChars: 80, fold: [false] };
 
+  const pool = poolOf('/p', [{ rel: 'a.js' }, { rel: 'src/b.js', target: '/p/q/b.js' }]).shared;
+
   it('reads the two messages a worker is sent', () => {
-    const assign = { kind: 'assign', root: '/p', rels: ['a.js', 'b.js'], targets: [[1, '/q/b.js']], owners };
+    const assign = { kind: 'assign', pool, owners };
     assert.deepEqual(readToWorker(assign), assign);
     const search = { kind: 'search', id: 1, me: 1, job, limits };
     assert.deepEqual(readToWorker(search), search);
@@ -192,9 +195,10 @@ describe('readToWorker', () => {
 
   it('refuses anything else', () => {
     const cases: unknown[] = [
-      { kind: 'assign', root: '/p', rels: ['a.js', 2], targets: [], owners },
-      { kind: 'assign', root: '/p', rels: [], targets: [[1]], owners },
-      { kind: 'assign', root: '/p', rels: [], targets: [], owners: new ArrayBuffer(1) },
+      { kind: 'assign', pool: { ...pool, root: 2 }, owners },
+      { kind: 'assign', pool: { ...pool, files: 3 }, owners },
+      { kind: 'assign', pool: { ...pool, bytes: new ArrayBuffer(1) }, owners },
+      { kind: 'assign', pool, owners: new ArrayBuffer(1) },
       { kind: 'search', id: 1, me: 1, job: { ...job, fold: [1] }, limits },
       { kind: 'search', id: 1, me: 1, job: { ...job, texts: 'a' }, limits },
       { kind: 'search', id: 1, me: 1, job: { texts: ['a'], maxHits: 5, lineChars: 80 }, limits },
@@ -212,7 +216,7 @@ describe('the bundled search worker', () => {
     const worker = new Worker(new URL('../bundle/worker.js', import.meta.url), { workerData: { cacheBytes: 1 << 20 } });
     try {
       const owners = newOwners(files.length);
-      worker.postMessage({ kind: 'assign', root, rels: files.map((f) => f.rel), targets: [], owners });
+      worker.postMessage({ kind: 'assign', pool: poolOf(root, files).shared, owners });
       const job = { texts: ['needle_rare'], maxHits: 5, lineChars: 200, fold: [false] };
       const reply = new Promise<unknown>((resolve) => worker.once('message', resolve));
       worker.postMessage({ kind: 'search', id: 1, me: 1, job, limits: newLimits(1) });

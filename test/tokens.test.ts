@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimateTokens } from '../common/tokens.ts';
 import { INSTALL_DIR } from '../common/install.ts';
+import * as samples from './token-samples.ts';
 
-// The estimate against a real tokenizer (cl100k, a devDependency used only here): above it, by little.
+// The estimate against the real tokenizers (cl100k and o200k, a devDependency used only here): never below either.
 function sources(): string {
   const out: string[] = [];
   const walk = (dir: string): void => {
@@ -22,37 +24,28 @@ function sources(): string {
 }
 
 describe('estimateTokens', () => {
-  const samples: Array<[string, string]> = [
+  const texts: Array<[string, string]> = [
     ["deepwork's own sources", sources()],
-    [
-      'Russian prose',
-      'Цикл с инструментами поверх сервиса. Модель просит файлы блоками, программа отвечает на них внутри папки и отправляет весь разговор заново, потому что мост ничего не помнит. '.repeat(
-        40,
-      ),
-    ],
-    [
-      'Russian in code',
-      '// Проверяем путь: всё, что просит модель, проходит через одно правило.\nexport function проверить(путь: string): boolean {\n  return путь.length > 0;\n}\n'.repeat(
-        40,
-      ),
-    ],
-    [
-      'Chinese prose',
-      '模型只能交换文本，但它通过请求块读取本地项目文件夹中的文件。程序在文件夹内回答这些请求，并把整个对话重新发送。'.repeat(
-        40,
-      ),
-    ],
+    ['tab-indented C', samples.tabIndentedC],
+    ['a C header of hex constants', samples.hexHeader],
+    ['Go as gofmt writes it', samples.go],
+    ['Python', samples.python],
+    ['English prose', samples.englishProse],
+    ['Russian prose', samples.russianProse],
+    ['simplified Chinese', samples.simplifiedChinese],
+    ['traditional Chinese', samples.traditionalChinese],
   ];
-  for (const [name, text] of samples) {
-    it(`comes out at or a little above cl100k on ${name}`, () => {
-      const real = cl100k(text).length;
+  for (const [name, text] of texts) {
+    it(`comes out at or above cl100k and o200k on ${name}`, () => {
+      const real = Math.max(cl100k(text).length, o200k(text).length);
       const estimate = estimateTokens(text);
-      assert.ok(estimate >= real * 0.98, `estimate ${estimate} is below the real ${real}`);
-      assert.ok(estimate <= real * 1.35, `estimate ${estimate} is far above the real ${real}`);
+      assert.ok(estimate >= real, `estimate ${estimate} is below the real ${real}`);
+      // Above, but not so far that a budget built on it wastes half the window.
+      assert.ok(estimate <= real * 1.5, `estimate ${estimate} is far above the real ${real}`);
     });
   }
 
   it('counts a character outside the basic plane once', () => {
-    assert.equal(estimateTokens('😀'), estimateTokens('é'));
+    assert.equal(estimateTokens('😀'), estimateTokens('→'));
   });
 });

@@ -2,10 +2,8 @@
 // a missing route or an answer of another shape does not compile. The server (ui/server.ts) gates every request and
 // hands the body in as unknown: each handler checks what it takes.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Executor } from '../reading/executor.ts';
-import { readPathOf, walk } from '../reading/walk.ts';
+import { fileTrees } from './file-tree.ts';
 import { DeepworkError, messageOf } from '../common/errors.ts';
 import { normalizeHost } from '../app/config.ts';
 import { isRecord } from '../common/unknown.ts';
@@ -17,7 +15,6 @@ import type { BridgeCheck, BridgeChoice, LinkRefusal, Route, Routes } from './co
 import { checkView, PultError } from './said.ts';
 import type { PultOptions } from './server.ts';
 
-const TREE_LIMIT = 50_000;
 const BRIDGES: readonly BridgeChoice[] = ['configured', 'demo', 'paste', 'extension'];
 
 export type Handler<R extends Route> = (
@@ -59,6 +56,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     host: c.options.host,
     model: c.options.model,
   };
+  const tree = fileTrees(c.options.executor);
   // One handler per route of the contract, each answering that route's response: a missing route, or an answer of
   // another shape, does not compile.
   return {
@@ -107,7 +105,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       runs: c.session.runs,
       conversations: c.session.conversations(),
     }),
-    'GET /api/tree': () => fileTree(c.options.executor),
+    'GET /api/tree': () => tree.get(),
     'GET /api/check': async () => (lastCheck = checkView(await configured.check())),
     'POST /api/ask': (body) => {
       const input = askInput(body, c.options.steps);
@@ -139,6 +137,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
     'POST /api/stop': () => ({ stopped: c.session.stop() }),
     // One file (`path` and its `base`), or several at once (`files`: path to base), as one backup set.
     'POST /api/write': async (body) => {
+      tree.stale();
       const shape =
         'Expected {"run": number, "path": string, "base": string (the file\'s base from its preview), "force"?: boolean} or {"run": number, "files": {path: base, ...}}.';
       if (!isRecord(body) || typeof body.run !== 'number') throw badRequest(shape);
@@ -209,30 +208,12 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       });
     },
     'POST /api/undo': (body) => {
+      tree.stale();
       if (!isRecord(body) || (body.set !== undefined && typeof body.set !== 'string'))
         throw badRequest('Expected {"set"?: string}.');
       return c.session.undo(body.set);
     },
   };
-}
-
-// The folder's files with sizes, by the same rules as LIST: the page builds its tree from this.
-function fileTree(executor: Executor): { root: string; files: Array<[string, number]>; total: number } {
-  const files: Array<[string, number]> = [];
-  let total = 0;
-  for (const entry of walk(executor.box).entries) {
-    if (entry.kind !== 'file') continue;
-    total++;
-    if (files.length >= TREE_LIMIT) continue;
-    let size = 0;
-    try {
-      size = fs.statSync(readPathOf(executor.box, entry)).size;
-    } catch {
-      // Gone since the walk saw it: size unknown.
-    }
-    files.push([entry.rel, size]);
-  }
-  return { root: path.basename(executor.box.root), files, total };
 }
 
 // `bridge`: "configured" (the default), "demo", "paste" or "extension"; `demo: true` is the older way to say "demo".

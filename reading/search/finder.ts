@@ -5,9 +5,10 @@
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { FindHit } from '../../protocol/results.ts';
-import { searchFiles, type Hit, type SearchJob } from './job.ts';
+import { searchFiles, warmUp, type Hit, type SearchJob } from './job.ts';
 import { createKeeper } from './keeper.ts';
-import { claimedAny, newLimits, newOwners, pathsOf, searchShared, type Plan, type SearchFile } from './plan.ts';
+import { claimFirst, holdsWanted, newLimits, newOwners, searchShared, type Plan, type SearchFile } from './plan.ts';
+import { placesOf, poolOf } from './places.ts';
 import { ask, endWorker, post, startWorkers } from './workers.ts';
 
 // The run's files as the caller hands them in (execute.ts, from the walk).
@@ -38,62 +39,67 @@ export type Finder = {
 };
 
 // `root` is the project's real path: a file is read only while every folder on its way there is a real folder.
-// The main thread searches too, from the first moment: a worker still starting joins when it is up, claiming the
+// The main thread searches from the first moment; a worker not yet given the run's files is started and given them
+// once the main thread's first chunk has not been enough (a common text's first hits need no worker), and claims the
 // chunks nobody has reached yet (plan.ts, searchShared).
 export function createFinder(root: string, options: FinderOptions = {}): Finder {
   let workerCount = options.workers ?? Math.min(2, os.availableParallelism()) - 1;
   const workerModule = options.workerModule ?? new URL('./worker.js', import.meta.url);
-  let workers: Promise<Worker[]> | undefined;
+  let workers: Worker[] | undefined;
+  // The files the main thread searches, and those the workers were given (both by identity: a run's list).
   let assigned: readonly SearchFile[] | undefined;
-  // How many workers were given the assigned files.
-  let told = 0;
-  let pathAt: (index: number) => string = () => '';
-  let owner: Int8Array<ArrayBufferLike> = new Int8Array(1);
+  let told: readonly SearchFile[] | undefined;
+  let owners: SharedArrayBuffer = newOwners(0);
   let nextId = 1;
   const keeper = createKeeper(KEEP_BYTES);
 
-  const start = () => (workers ??= startWorkers(workerCount, workerModule, KEEP_BYTES));
-
-  // The run's files, once per run: their paths to every searcher, and who reads which chunk, shared.
-  const assign = (files: readonly SearchFile[], helpers: Worker[]) => {
-    pathAt = pathsOf(root, files);
-    const owners = newOwners(files.length);
-    owner = new Int8Array(owners);
-    if (helpers.length > 0) {
-      const rels = files.map((f) => f.rel);
-      const targets = files.flatMap((f, i): Array<[number, string]> => (f.target === undefined ? [] : [[i, f.target]]));
-      for (const w of helpers) post(w, { kind: 'assign', root, rels, targets, owners });
-    }
-    told = helpers.length;
-    keeper.reset(root, files.length);
+  // The run's files, once per run, on this thread: who reads which chunk, shared with the workers when they join.
+  const own = (files: readonly SearchFile[]) => {
+    if (assigned === files) return;
+    owners = newOwners(files.length);
+    keeper.reset(placesOf(root, files));
     assigned = files;
+    told = undefined;
   };
 
-  // The main thread alone: the search when there is no worker, and the answer when a worker failed.
-  const searchHere = (files: readonly SearchFile[], job: SearchJob): Hit[] => {
-    keeper.newSearch();
-    return searchShared(
-      job,
-      { count: files.length, pathAt, plan: { owner, limits: new Int32Array(newLimits(job.texts.length)) }, me: 0 },
-      keeper,
-    );
+  // The workers for a big folder, started when first needed and given the run's files once: their paths in shared
+  // memory (places.ts), and the chunks' owners.
+  const helpers = (files: readonly SearchFile[]): Worker[] => {
+    if (workerCount <= 0 || files.length < PARALLEL_MIN_FILES) return [];
+    workers ??= startWorkers(workerCount, workerModule, KEEP_BYTES);
+    if (told !== files) {
+      const pool = poolOf(root, files);
+      for (const w of workers) post(w, { kind: 'assign', pool: pool.shared, owners });
+      told = files;
+    }
+    return workers;
   };
 
   const search = async (files: readonly SearchFile[], job: SearchJob): Promise<Hit[]> => {
-    const helpers = files.length >= PARALLEL_MIN_FILES && workerCount > 0 ? await start() : [];
-    if (assigned !== files || told < helpers.length) assign(files, helpers);
-    if (helpers.length === 0) return searchHere(files, job);
+    own(files);
     const id = nextId++;
     const limits = newLimits(job.texts.length);
-    const plan: Plan = { owner, limits: new Int32Array(limits) };
-    const pending = helpers.map((w, i) => ask(w, { kind: 'search', id, me: i + 1, job, limits }));
+    const plan: Plan = { owner: new Int8Array(owners), limits: new Int32Array(limits) };
+    const pending: Array<Promise<Hit[]>> = [];
+    const join = () => {
+      if (pending.length > 0) return;
+      helpers(files).forEach((w, i) => {
+        pending.push(ask(w, { kind: 'search', id, me: i + 1, job, limits }));
+      });
+    };
+    // The first chunk is this thread's: the first hits of a common text are then its own, and it need not wait for a
+    // worker that starts late or runs slowly on a busy machine. Workers already given the run's files (while the model
+    // read the last message) search beside it from the start.
+    claimFirst(plan, 0);
+    if (told === files) join();
     keeper.newSearch();
-    const here = searchShared(job, { count: files.length, pathAt, plan, me: 0 }, keeper);
-    // A worker that has claimed no chunk by now holds nothing this search needs: every chunk up to the last one wanted
+    const here = searchShared(job, { count: files.length, plan, me: 0 }, keeper, join);
+    // A worker that holds no chunk up to the last one a text wants holds nothing this search needs: every such chunk
     // was searched here, so whatever it claims later is past what is wanted. Its answer is not waited for: a worker
-    // still starting would otherwise hold up a search that is done (a common text's first hits, from the first files).
+    // still starting, or slow on a busy machine, would otherwise hold up a search that is done (a common text's first
+    // hits, from the first files).
     const theirs = pending.map((answer, i) => {
-      if (claimedAny(plan.owner, i + 1)) return answer;
+      if (holdsWanted(plan, i + 1)) return answer;
       answer.catch(() => undefined);
       return [];
     });
@@ -101,9 +107,9 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
   };
 
   const stop = async () => {
-    const running = workers === undefined ? [] : await workers.catch(() => []);
+    const running = workers ?? [];
     workers = undefined;
-    assigned = undefined;
+    told = undefined;
     keeper.drop();
     await Promise.all(running.map(endWorker));
   };
@@ -116,38 +122,40 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
         lineChars: options.lineChars,
         fold: options.fold ?? [],
       };
-      let found: Hit[];
       if (options.only !== undefined) {
         // A FIND limited to a folder or mask: its files in order, here.
-        if (assigned !== files) assign(files, []);
+        own(files);
         keeper.newSearch();
-        const some = options.only.map((index) => ({ index, abs: pathAt(index) }));
-        found = searchFiles(some, job, keeper);
-        return outcomes(files, job, found);
+        return outcomes(files, job, searchFiles(options.only, job, keeper));
       }
+      let found: Hit[];
       try {
         found = await search(files, job);
       } catch {
         // A worker that failed to start or died: search here alone, afresh.
         await stop();
         workerCount = 0;
-        assign(files, []);
-        found = searchHere(files, job);
+        assigned = undefined;
+        found = await search(files, job);
       }
       return outcomes(files, job, found);
     },
     warm(files) {
+      own(files);
       void keeper.prepare();
-      if (workerCount <= 0) return;
-      void start().then(
-        (helpers) => {
-          if (assigned !== files || told < helpers.length) assign(files, helpers);
-        },
-        () => undefined,
-      );
+      // Its own task: the worker's start and its files' paths (tens of milliseconds on a big folder) come after
+      // whatever is waiting.
+      setImmediate(() => {
+        if (assigned !== files) return;
+        warmUp(keeper);
+        setImmediate(() => {
+          if (assigned === files) helpers(files);
+        });
+      });
     },
     reset() {
       assigned = undefined;
+      told = undefined;
     },
     close: stop,
   };

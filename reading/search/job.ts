@@ -15,8 +15,6 @@ export type SearchJob = { texts: readonly string[]; maxHits: number; lineChars: 
 
 // A hit as the searchers pass it between them: which text, which file of the run, the line's number and its text.
 export type Hit = [pattern: number, file: number, line: number, text: string];
-// A file of a searcher's share: its index in the run's list and where it is read.
-export type Assigned = { index: number; abs: string };
 
 // A search under way: made once, then handed to searchFile for every file, so that the loop over files passes one
 // object and makes none. `left[t]`: hits of text t still wanted (its cap plus one, counted down as hits are taken).
@@ -51,11 +49,11 @@ export function take(search: Search, hit: Hit): void {
 // Searches the given files in order, on this thread (a FIND kept to a folder or mask): each file is read once and
 // searched for every text still short of its cap; the walk stops when every text has one hit past its cap (which
 // marks the cut).
-export function searchFiles(files: readonly Assigned[], job: SearchJob, keeper: Keeper): Hit[] {
+export function searchFiles(files: readonly number[], job: SearchJob, keeper: Keeper): Hit[] {
   const search = startSearch(job, keeper);
-  for (const file of files) {
+  for (const index of files) {
     if (search.left.every((n) => n <= 0)) break;
-    searchFile(search, file.index, file.abs, search.left);
+    searchFile(search, index, search.left);
   }
   return search.hits;
 }
@@ -72,14 +70,20 @@ function twinsOf(texts: readonly string[], fold: readonly boolean[]): number[] {
 // One file searched for every text with hits still wanted; a file holding a private key gives none. The folded twins
 // go first, so that their outcome can spare the exact search (see twinsOf). `wanted[t]`: hits still wanted of text t;
 // the file's hits are taken only after the whole file is searched, so `wanted` may be the search's live `left`.
-export function searchFile(search: Search, index: number, abs: string, wanted: readonly number[]): void {
-  const { needles, twins, lineChars, keeper } = search;
-  const bytes = keeper.bytesOf(index, abs);
+export function searchFile(search: Search, index: number, wanted: readonly number[]): void {
+  const bytes = search.keeper.bytesOf(index);
   if (bytes === undefined) return;
   if (bytes === 'large') {
-    for (const hit of searchLarge(search, index, abs, [...wanted])) take(search, hit);
+    const where = search.keeper.openable(index);
+    if (where !== undefined) for (const hit of searchLarge(search, index, where, [...wanted])) take(search, hit);
     return;
   }
+  searchIn(search, index, bytes, wanted);
+}
+
+// The same for a file's bytes at hand.
+function searchIn(search: Search, index: number, bytes: Buffer, wanted: readonly number[]): void {
+  const { needles, twins, lineChars } = search;
   let mine: Hit[] | undefined;
   let foundBlind: Uint8Array | undefined;
   const look = (p: number) => {
@@ -107,4 +111,18 @@ export function searchFile(search: Search, index: number, abs: string, wanted: r
   // bytes are mostly control characters (too costly to look at for every file; a file with hits is rare).
   if (mine === undefined || holdsPrivateKey(bytes) || binaryReason(bytes) !== undefined) return;
   for (const hit of mine) take(search, hit);
+}
+
+// Runs the search's code on a few lines made up here, a text found as it is and one found ignoring case, until the
+// engine has compiled it: a fresh process's first FIND otherwise runs it cold, which costs a common text's first hits
+// more than finding them (tens of milliseconds). Called while the model reads a message.
+export function warmUp(keeper: Keeper): void {
+  const lines = Buffer.from('function warm() {\n  return Warm.up(WARM, 1);\n}\n// warm text\n'.repeat(20));
+  for (let round = 0; round < 40; round++) {
+    const search = startSearch(
+      { texts: ['Warm.up', 'warm', 'warm'], maxHits: 5, lineChars: 80, fold: [false, false, true] },
+      keeper,
+    );
+    searchIn(search, 0, lines, search.left);
+  }
 }

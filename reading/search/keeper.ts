@@ -1,19 +1,23 @@
-// What a searcher keeps between steps (the text of small files, in one arena) and how it reads a file: only while
-// every folder on the way is still the real folder the walk saw.
+// What a searcher keeps between steps (the text of small files, in one arena) and how it reads a file: where its
+// places say (places.ts), only while the way there is still the walk's.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import { isBinary } from '../binary.ts';
 import { READ_FLAGS } from '../open.ts';
+import type { Places } from './places.ts';
 
 export type Keeper = {
   counts: Uint32Array;
   chunk: Buffer;
-  // A new run's `files` files under `root`: nothing kept.
-  reset(root: string, files: number): void;
+  // A new run's files, read where `places` says: nothing kept.
+  reset(places: Places): void;
   // A new search: the folders on the way are looked at again.
   newSearch(): void;
-  bytesOf(index: number, abs: string): Buffer | 'large' | undefined;
+  // File `index` of the run: its bytes, 'large' when it is searched piece by piece (searchLarge), undefined when it is
+  // binary, gone, or no longer where the walk saw it.
+  bytesOf(index: number): Buffer | 'large' | undefined;
+  // Where file `index` is read, when its way is still the walk's; else undefined.
+  openable(index: number): string | Buffer | undefined;
   // Touches the keeping memory ahead of use, a step at a time whenever this thread is idle (while the model reads the
   // first message). From then on a file is kept only where memory was touched: a FIND that comes before all of it is
   // ready keeps less, rather than wait for it. Resolves when all of it is ready (or dropped).
@@ -54,8 +58,7 @@ export function createKeeper(budget: number): Keeper {
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
   const counts = new Uint32Array(256);
   let sampled = 0;
-  let root = '';
-  let wayOk: (abs: string) => boolean = () => false;
+  let places: Places = { files: 0, open: () => undefined, newSearch: () => {} };
   let ready: Promise<void> = Promise.resolve();
   let done = () => {};
   const touchStep = () => {
@@ -69,16 +72,16 @@ export function createKeeper(budget: number): Keeper {
   return {
     counts,
     chunk,
-    reset(newRoot, files) {
-      starts = new Int32Array(files).fill(UNKNOWN);
-      lengths = new Int32Array(files);
+    reset(next) {
+      starts = new Int32Array(next.files).fill(UNKNOWN);
+      lengths = new Int32Array(next.files);
       used = 0;
-      root = newRoot;
-      wayOk = createWayCheck(root);
+      places = next;
     },
     newSearch() {
-      wayOk = createWayCheck(root);
+      places.newSearch();
     },
+    openable: (index) => places.open(index),
     prepare() {
       if (prepared || budget <= 0) return ready;
       // Memory kept into before this call was touched then.
@@ -103,18 +106,19 @@ export function createKeeper(budget: number): Keeper {
       used = 0;
       starts.fill(UNKNOWN);
     },
-    bytesOf(index, abs) {
+    bytesOf(index) {
       const start = starts[index] ?? UNKNOWN;
       if (start === BINARY) return undefined;
       if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[index] ?? 0));
-      if (!wayOk(abs)) return undefined;
+      const where = places.open(index);
+      if (where === undefined) return undefined;
       if (budget > 0) arena ??= Buffer.allocUnsafe(budget);
       // Room to keep in: touched memory once prepared, else the whole arena.
       const room = arena === undefined ? 0 : (prepared ? touched : arena.length) - used;
       // Straight into the arena while a whole read buffer fits in the room: no copy. Else into the read buffer, and
       // copied when kept.
       const direct = arena !== undefined && room >= read.length;
-      const bytes = readFile(abs, direct && arena !== undefined ? arena.subarray(used, used + read.length) : read);
+      const bytes = readFile(where, direct && arena !== undefined ? arena.subarray(used, used + read.length) : read);
       if (bytes === undefined || bytes === 'large') return bytes;
       if (isBinary(bytes)) {
         if (index < starts.length) starts[index] = BINARY;
@@ -136,32 +140,9 @@ export function createKeeper(budget: number): Keeper {
   };
 }
 
-// Whether the folders on the way to a file are still the real folders the walk saw, not symlinks made since: each
-// folder is looked at once per search (an lstat), up to the root.
-function createWayCheck(root: string): (abs: string) => boolean {
-  const known = new Map<string, boolean>([[root, true]]);
-  const folderOk = (dir: string): boolean => {
-    const seen = known.get(dir);
-    if (seen !== undefined) return seen;
-    const up = path.dirname(dir);
-    let ok = false;
-    if (up !== dir && dir.length > root.length) {
-      try {
-        const stat = fs.lstatSync(dir);
-        ok = stat.isDirectory() && folderOk(up);
-      } catch {
-        ok = false;
-      }
-    }
-    known.set(dir, ok);
-    return ok;
-  };
-  return (abs) => folderOk(path.dirname(abs));
-}
-
 // Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
 // 'large' when it does not (it is then searched chunk by chunk).
-function readFile(abs: string, buffer: Buffer): Buffer | 'large' | undefined {
+function readFile(abs: string | Buffer, buffer: Buffer): Buffer | 'large' | undefined {
   let fd: number;
   try {
     fd = fs.openSync(abs, READ_FLAGS);

@@ -36,7 +36,7 @@ export function searchBytes(bytes: Buffer, needle: Needle, max: number, lineChar
 // whole: memory stays at the buffer's size whatever the file's. A single line longer than the buffer is searched in
 // pieces, and a text that straddles two pieces of it is missed. `left`: hits still wanted per needle, counted down.
 // Returns the file's hits, none when it holds a private key.
-export function searchLarge(search: Search, index: number, abs: string, left: number[]): Hit[] {
+export function searchLarge(search: Search, index: number, abs: string | Buffer, left: number[]): Hit[] {
   const { needles, lineChars } = search;
   const buffer = search.keeper.chunk;
   let fd: number;

@@ -3,17 +3,12 @@
 
 import { isRecord } from '../../common/unknown.ts';
 import type { Hit, SearchJob } from './job.ts';
+import type { SharedPool } from './places.ts';
 
-// To a worker. `assign`: the run's files, once per run (paths relative to `root`, and the symlinks' targets by index)
+// To a worker. `assign`: the run's files, once per run (their paths, in memory shared with the main thread: pool.ts)
 // and who reads which chunk (plan.ts). `search`: one search, as searcher `me`, with its own shared limits.
 export type ToWorker =
-  | {
-      kind: 'assign';
-      root: string;
-      rels: readonly string[];
-      targets: ReadonlyArray<readonly [number, string]>;
-      owners: SharedArrayBuffer;
-    }
+  | { kind: 'assign'; pool: SharedPool; owners: SharedArrayBuffer }
   | { kind: 'search'; id: number; me: number; job: SearchJob; limits: SharedArrayBuffer };
 
 // From a worker: a search's hits, or why it could not read a message.
@@ -38,10 +33,9 @@ export function readReply(reply: unknown, id: number): Reply {
 export function readToWorker(message: unknown): ToWorker | undefined {
   if (!isRecord(message)) return undefined;
   if (message.kind === 'assign') {
-    const { root, rels, targets, owners } = message;
-    if (typeof root !== 'string' || !isStrings(rels) || !isTargets(targets) || !(owners instanceof SharedArrayBuffer))
-      return undefined;
-    return { kind: 'assign', root, rels, targets, owners };
+    const { pool, owners } = message;
+    if (!isPool(pool) || !(owners instanceof SharedArrayBuffer)) return undefined;
+    return { kind: 'assign', pool, owners };
   }
   if (message.kind === 'search') {
     const { id, me, job, limits } = message;
@@ -70,10 +64,16 @@ function isStrings(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((t) => typeof t === 'string');
 }
 
-function isTargets(value: unknown): value is Array<[number, string]> {
+function isPool(value: unknown): value is SharedPool {
+  if (!isRecord(value)) return false;
+  const { root, files, folders, bytes, index } = value;
   return (
-    Array.isArray(value) &&
-    value.every((t) => Array.isArray(t) && t.length === 2 && typeof t[0] === 'number' && typeof t[1] === 'string')
+    typeof root === 'string' &&
+    Number.isInteger(files) &&
+    Number.isInteger(folders) &&
+    bytes instanceof SharedArrayBuffer &&
+    index instanceof SharedArrayBuffer &&
+    index.byteLength === 4 * (2 * Number(files) + 2 * Number(folders) + 1)
   );
 }
 

@@ -1,6 +1,5 @@
 // How the searchers of a run — the main thread and its workers — share its files, and one searcher's part of a search.
 
-import path from 'node:path';
 import type { Keeper } from './keeper.ts';
 import { searchFile, startSearch, type Hit, type SearchJob } from './job.ts';
 
@@ -29,19 +28,21 @@ export function newLimits(texts: number): SharedArrayBuffer {
   return buffer;
 }
 
-// One searcher's part in a run: the run's `count` files, `pathAt(i)` the path file i is read at (made when it is read:
-// no list of 200,000 paths is kept), the shared plan, and which searcher this is (0 the main thread, 1… the workers).
-export type Share = { count: number; pathAt: (index: number) => string; plan: Plan; me: number };
+// One searcher's part in a run: the run's `count` files (read through its keeper, which holds their paths), the shared
+// plan, and which searcher this is (0 the main thread, 1… the workers).
+export type Share = { count: number; plan: Plan; me: number };
 
-// Searches the chunks this searcher owns or claims, in order, for every text still open there.
-export function searchShared(job: SearchJob, share: Share, keeper: Keeper): Hit[] {
-  const { count, pathAt, plan, me } = share;
+// Searches the chunks this searcher owns or claims, in order, for every text still open there. `more`: told once, after
+// this searcher's first chunk, when texts are still open (the main thread then asks its workers to join).
+export function searchShared(job: SearchJob, share: Share, keeper: Keeper, more?: () => void): Hit[] {
+  const { count, plan, me } = share;
   const texts = job.texts.length;
   const search = startSearch(job, keeper);
   const left = search.left;
   const wanted = job.texts.map(() => 0);
   const inRange = new Uint8Array(texts);
   const chunks = Math.ceil(count / CHUNK_FILES);
+  let first = true;
   for (let c = 0; c < chunks; c++) {
     let open = false;
     for (let t = 0; t < texts; t++) if (c <= Atomics.load(plan.limits, t) && (left[t] ?? 0) > 0) open = true;
@@ -59,36 +60,35 @@ export function searchShared(job: SearchJob, share: Share, keeper: Keeper): Hit[
         if ((wanted[t] ?? 0) > 0) any = true;
       }
       if (!any) break;
-      searchFile(search, index, pathAt(index), wanted);
+      searchFile(search, index, wanted);
     }
+    let still = false;
     for (let t = 0; t < texts; t++) {
-      if ((left[t] ?? 0) > 0) continue;
+      if ((left[t] ?? 0) > 0) {
+        still = true;
+        continue;
+      }
       // Lowers limits[t] to c, unless another searcher lowered it further meanwhile.
       for (let now = Atomics.load(plan.limits, t); now > c; now = Atomics.load(plan.limits, t)) {
         if (Atomics.compareExchange(plan.limits, t, now, c) === now) break;
       }
     }
+    if (first && still) more?.();
+    first = false;
   }
   return search.hits;
 }
 
-// Whether searcher `me` has claimed a chunk of the run.
-export function claimedAny(owner: Int8Array<ArrayBufferLike>, me: number): boolean {
-  for (let c = 0; c < owner.length; c++) if (Atomics.load(owner, c) === me) return true;
-  return false;
+// Claims the run's first chunk for searcher `me` when nobody holds it yet.
+export function claimFirst(plan: Plan, me: number): void {
+  if (plan.owner.length > 0) Atomics.compareExchange(plan.owner, 0, -1, me);
 }
 
-// Where file i of the run is read: its symlink's target, or the root joined with its relative path (made on demand).
-// A worker has the files as the `assign` message carries them: the paths, and the symlinks' targets by index.
-export function pathsOf(
-  root: string,
-  files: readonly SearchFile[] | { rels: readonly string[]; targets: ReadonlyMap<number, string> },
-): (index: number) => string {
-  const prefix = root + path.sep;
-  const join = (rel: string) => prefix + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
-  if ('rels' in files) return (i) => files.targets.get(i) ?? join(files.rels[i] ?? '');
-  return (i) => {
-    const file = files[i];
-    return file === undefined ? '' : (file.target ?? join(file.rel));
-  };
+// Whether searcher `me` holds a chunk whose hits this search may need: one up to the last chunk any text still wants
+// (a text short of its cap wants them all).
+export function holdsWanted(plan: Plan, me: number): boolean {
+  let last = 0;
+  for (let t = 0; t < plan.limits.length; t++) last = Math.max(last, Atomics.load(plan.limits, t));
+  for (let c = 0; c < plan.owner.length && c <= last; c++) if (Atomics.load(plan.owner, c) === me) return true;
+  return false;
 }

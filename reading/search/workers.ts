@@ -2,6 +2,7 @@
 // longer than a search needs, and each failure of theirs (a module that does not load, a thread that dies, a reply
 // that cannot be read) turned into a rejected search that finder.ts answers on the main thread instead.
 
+import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
 import type { Hit } from './job.ts';
 import { readReply, type ToWorker } from './messages.ts';
@@ -9,9 +10,10 @@ import { readReply, type ToWorker } from './messages.ts';
 type SearchMessage = Extract<ToWorker, { kind: 'search' }>;
 
 // worker_threads is loaded here, when a big folder first needs a worker: most runs never do. `module`: the worker's
-// compiled module (worker.ts's); `cacheBytes`: what each worker keeps between steps.
-export async function startWorkers(count: number, module: URL, cacheBytes: number): Promise<Worker[]> {
-  const { Worker } = await import('node:worker_threads');
+// compiled module (worker.ts's); `cacheBytes`: what each worker keeps between steps. Synchronous, so that a search can
+// start its worker and go on at once: the thread comes up beside it.
+export function startWorkers(count: number, module: URL, cacheBytes: number): Worker[] {
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   return Array.from({ length: count }, () => {
     // execArgv empty: it needs none of the parent's flags.
     const worker = new Worker(module, {

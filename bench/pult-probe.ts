@@ -1,0 +1,28 @@
+// Run by the benchmark in a fresh process: a pult serving the folder named first, with the token named second, on a
+// free port, which it prints; it serves until it is ended.
+
+import { createExecutor } from '../reading/executor.ts';
+import { startPult } from '../ui/server.ts';
+import { createDemoBridge } from '../bridge/demo.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const [root = '.', token = ''] = process.argv.slice(2);
+const state = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-pult-'));
+process.on('exit', () => fs.rmSync(state, { recursive: true, force: true }));
+process.on('SIGTERM', () => process.exit(0));
+const pult = await startPult({
+  executor: createExecutor(root, { backupDir: path.join(state, 'backup') }),
+  bridge: createDemoBridge(),
+  demo: createDemoBridge,
+  check: () => Promise.resolve({ kind: 'demo' } as never),
+  stateDir: state,
+  host: 'http://127.0.0.1:9',
+  model: 'none',
+  steps: 8,
+  backupDir: path.join(state, 'backup'),
+  port: 0,
+  token,
+});
+process.stdout.write(`${pult.port}\n`);

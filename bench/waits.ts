@@ -1,0 +1,261 @@
+// What the user waits for, measured from outside: a fresh deepwork process per run against the benchmark's bridge
+// (bench/bridge.ts), each alternated in one loop with its named reference (ripgrep, fd, find, `node -e 0`) so that a
+// change in the machine's load hits both, and reported as the median of the rounds' ratios with their range.
+
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import os from 'node:os';
+import { defaultSecretNames } from '../reading/sandbox.ts';
+import { epochNow, timedAsk, type Bridge, type Timed } from './bridge.ts';
+import { median, processTime, timedRun } from './tools.ts';
+import { INSTALL_DIR } from '../common/install.ts';
+
+export type Row = {
+  what: string;
+  deepwork: string;
+  reference: string;
+  ratio: string;
+  target: string;
+  met: boolean | null;
+};
+
+// The reference tools and their skips: hidden files searched, .git, node_modules and the secret names skipped,
+// .gitignore obeyed, as deepwork does.
+export type Tools = { rg: string; fd: string };
+const rgSkips = `--hidden -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
+const fdSkips = `-H -E .git -E node_modules ${defaultSecretNames.map((s) => `-E '${s}'`).join(' ')}`;
+
+// What is asked of one tree: a common text (its first 100 hits), five texts found nowhere, a rare text, a LIST.
+export type Asks = { common: string; five: readonly string[]; rare: string; list: { mask: string; ext: string } };
+
+// Each round runs every command once, in order; the first round only warms the page cache.
+function rounds<T extends Record<string, () => unknown>>(
+  commands: T,
+  n: number,
+): { [K in keyof T]: Array<ReturnType<T[K]>> } {
+  const out = Object.fromEntries(Object.keys(commands).map((k) => [k, []])) as unknown as {
+    [K in keyof T]: Array<ReturnType<T[K]>>;
+  };
+  for (let round = -1; round < n; round++) {
+    for (const [name, run] of Object.entries(commands)) {
+      const value = run() as ReturnType<T[keyof T]>;
+      if (round >= 0) out[name as keyof T].push(value);
+    }
+  }
+  return out;
+}
+
+// A ratio row from paired samples: the median of the per-round ratios, and their range.
+export function ratioRow(what: string, ours: number[], reference: number[], name: string, target: number | null): Row {
+  const ratios = ours.map((v, i) => v / (reference[i] ?? Number.NaN));
+  const r = median(ratios);
+  return {
+    what,
+    deepwork: `${median(ours).toFixed(1)} ms`,
+    reference: `${median(reference).toFixed(1)} ms (${name})`,
+    ratio: `${r.toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+    target: target === null ? '—' : `≤ ${target}×`,
+    met: target === null ? null : r <= target,
+  };
+}
+
+function mbRow(what: string, values: number[], target: number): Row {
+  const mb = median(values);
+  return {
+    what,
+    deepwork: `${mb.toFixed(0)} MB (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`,
+    reference: '—',
+    ratio: '—',
+    target: `≤ ${target} MB`,
+    met: mb <= target,
+  };
+}
+
+const gapOf = (t: Timed): number => t.gap ?? Number.NaN;
+const shell = (command: string, cwd: string) => () => processTime(command, cwd).ms;
+
+// The rows of one tree. `label`: how the rows name it; `tiny`: a small folder, whose start is taken off the first
+// message's time to leave the walk's share.
+export function treeRows(
+  bridge: Bridge,
+  tools: Tools,
+  root: string,
+  label: string,
+  asks: Asks,
+  tiny: string,
+  runs: number,
+): Row[] {
+  const ask =
+    (question: string, rss = false) =>
+    () =>
+      timedAsk(bridge, question, root, rss);
+  const rg = (args: string, tail = '') =>
+    shell(`${tools.rg} -F -n --no-heading ${rgSkips} ${args} . ${tail} >/dev/null`, root);
+  const t = rounds(
+    {
+      tiny: () => timedAsk(bridge, '0 NOREQ', tiny),
+      walked: ask('0 NOREQ'),
+      fd: shell(`${tools.fd} -t f ${fdSkips} . >/dev/null`, root),
+      common: ask(`3000 FIND ${asks.common}`, true),
+      commonNow: ask(`0 FIND ${asks.common}`),
+      rgCommon: rg(`-- '${asks.common}'`, '| head -100'),
+      five: ask(`3000 FIND ${asks.five.join('|')}`, true),
+      rgFive: rg(asks.five.map((text) => `-e '${text}'`).join(' ')),
+      rare: ask(`3000 FIND ${asks.rare}`, true),
+      rgRare: rg(`-- '${asks.rare}'`),
+      list: ask(`0 LIST ${asks.list.mask}`),
+      fdList: shell(`${tools.fd} -t f ${fdSkips} -e ${asks.list.ext} . | head -300 >/dev/null`, root),
+    },
+    runs,
+  );
+  const walkShare = t.walked.map((w, i) => w.first - (t.tiny[i]?.first ?? Number.NaN));
+  const rss = [...t.common, ...t.five, ...t.rare].map((r) => r.rssMb ?? Number.NaN);
+  return [
+    ratioRow(
+      `${label}: the walk before the first message (its share of the time to it)`,
+      walkShare,
+      t.fd,
+      'fd, same rules',
+      1.5,
+    ),
+    ratioRow(
+      `${label}: FIND a common text, its first 100 hits, after a model thinking 3 s`,
+      t.common.map(gapOf),
+      t.rgCommon,
+      `rg … | head -100`,
+      1.5,
+    ),
+    ratioRow(`${label}: the same after a reply at once`, t.commonNow.map(gapOf), t.rgCommon, 'rg … | head -100', 3),
+    ratioRow(
+      `${label}: FIND 5 texts in one step, after a model thinking 3 s`,
+      t.five.map(gapOf),
+      t.rgFive,
+      'rg -e ×5',
+      1.2,
+    ),
+    ratioRow(`${label}: FIND a rare text, after a model thinking 3 s`, t.rare.map(gapOf), t.rgRare, 'rg -F', 1.5),
+    ratioRow(
+      `${label}: LIST ${asks.list.mask}, first 300, after a reply at once`,
+      t.list.map(gapOf),
+      t.fdList,
+      'fd … | head -300',
+      1.5,
+    ),
+    mbRow(`${label}: peak RSS of a FIND run (all threads)`, rss, 100),
+  ];
+}
+
+// A run with no requests in a small folder, start to end, and --version, against `node -e 0`.
+export function startRows(bridge: Bridge, tiny: string, runs: number): Row[] {
+  const bin = path.join(INSTALL_DIR, 'bin', 'deepwork.js');
+  const t = rounds(
+    {
+      node: () => timedRun(process.execPath, ['-e', '0'], tiny).ms,
+      version: () => timedRun(process.execPath, [bin, '--version'], tiny).ms,
+      run: () => timedAsk(bridge, '0 NOREQ', tiny).total,
+    },
+    runs,
+  );
+  return [
+    ratioRow('Start: a run with no requests in a small folder, start to answer', t.run, t.node, 'node -e 0', 1.5),
+    ratioRow('Start: --version', t.version, t.node, 'node -e 0', 1.5),
+  ];
+}
+
+// A rare text in one 500 MB file, after a model thinking 3 s, against ripgrep's whole process.
+export function bigFileRow(bridge: Bridge, tools: Tools, folder: string, rare: string, runs: number): Row {
+  const t = rounds(
+    {
+      find: () => timedAsk(bridge, `3000 FIND ${rare}`, folder),
+      rg: shell(`${tools.rg} -F -n --no-heading ${rgSkips} -- '${rare}' . >/dev/null`, folder),
+    },
+    runs,
+  );
+  return ratioRow(
+    'One 500 MB file: FIND a rare text, after a model thinking 3 s',
+    t.find.map(gapOf),
+    t.rg,
+    'rg -F',
+    1.2,
+  );
+}
+
+// The pult's file tree as a page loads it: a fresh pult (a session) per round, its first GET /api/tree against
+// `find -printf` of the same paths and sizes, then a reload's.
+export async function pultTreeRows(root: string, label: string, runs: number): Promise<Row[]> {
+  const first: number[] = [];
+  const again: number[] = [];
+  const find: number[] = [];
+  const bytes: number[] = [];
+  for (let round = -1; round < runs; round++) {
+    const pult = await startProbe(root);
+    try {
+      const one = await getTree(pult.port);
+      const two = await getTree(pult.port);
+      const reference = processTime(`find . -path ./.git -prune -o -type f -printf '%P\t%s\n' >/dev/null`, root).ms;
+      if (round < 0) continue;
+      first.push(one.ms);
+      again.push(two.ms);
+      bytes.push(one.bytes);
+      find.push(reference);
+    } finally {
+      pult.stop();
+    }
+  }
+  return [
+    ratioRow(
+      `${label}: the pult's file tree, the first page load of a session (${(median(bytes) / 1e6).toFixed(1)} MB of JSON)`,
+      first,
+      find,
+      'find -printf',
+      1.5,
+    ),
+    ratioRow(`${label}: the same, a reload`, again, find, 'find -printf', null),
+  ];
+}
+
+const TOKEN = 'bench-token-0123456789abcdef';
+
+// A pult in a process of its own, serving `root` with a known token.
+async function startProbe(root: string): Promise<{ port: number; stop: () => void }> {
+  const probe = spawn(process.execPath, [fileURLToPath(new URL('./pult-probe.js', import.meta.url)), root, TOKEN], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    probe.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    probe.once('error', reject);
+  });
+  return { port, stop: () => probe.kill() };
+}
+
+function getTree(port: number): Promise<{ ms: number; bytes: number }> {
+  const started = epochNow();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/api/tree', headers: { 'x-deepwork-token': TOKEN } },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ ms: epochNow() - started, bytes })
+            : reject(new Error(`GET /api/tree: ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// A small folder, removed by the caller.
+export function tinyFolder(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-small-'));
+  fs.writeFileSync(path.join(folder, 'a.js'), 'export const a = 1;\n');
+  fs.mkdirSync(path.join(folder, 'src'));
+  fs.writeFileSync(path.join(folder, 'src', 'b.js'), 'export const b = 2;\n');
+  return folder;
+}
