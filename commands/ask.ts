@@ -8,7 +8,7 @@ import type { Bridge } from '../protocol/contract.ts';
 import type { Turn } from '../protocol/conversation.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { runQuestion } from '../app/question.ts';
-import { previewFiles, type ApplyReport } from '../writing/apply.ts';
+import type { ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../saved/runs.ts';
 import { newConversationId } from '../saved/conversations.ts';
 import { mapStore } from '../saved/map-cache.ts';
@@ -154,6 +154,7 @@ async function ask(
   } else if (outcome.proposals.length === 0) {
     report = { files: [], backupSet: undefined };
   } else {
+    const { previewFiles } = await import('../writing/apply.ts');
     report = { files: previewFiles(executor.box, outcome.proposals, q.write), backupSet: undefined };
   }
   if (q.write.json) {

@@ -135,15 +135,3 @@ export function listOf(value: string | undefined): string[] {
         .map((f) => f.trim())
         .filter((f) => f !== '');
 }
-
-// What the flags say about writing: --force, --trust, --diff, --json.
-export type Write = { force: boolean; trust: string[]; diff: boolean; json: boolean };
-
-export function writeOf(flags: Flags): Write {
-  return {
-    force: flags.force === true,
-    trust: listOf(flags.trust),
-    diff: flags.diff === true,
-    json: flags.json === true,
-  };
-}

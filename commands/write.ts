@@ -2,7 +2,7 @@
 // finishes the file being written, records it in the set and stops (exit 130); a file that could not be written makes
 // the exit code 1.
 
-import { applyFiles, type ApplyReport } from '../writing/apply.ts';
+import type { ApplyReport } from '../writing/apply.ts';
 import type { Proposal } from '../protocol/parse.ts';
 import type { Sandbox } from '../reading/sandbox.ts';
 import type { Flags } from '../console/args.ts';
@@ -55,6 +55,9 @@ export async function writeFiles(
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   try {
+    // The writer (and jsdiff with it) loads only when there is something to write: a question without proposals
+    // starts without it.
+    const { applyFiles } = await import('../writing/apply.ts');
     const report = await applyFiles(box, files, {
       backupDir,
       force: write.force,
