@@ -1,6 +1,6 @@
 // npm run bench: deepwork's executor, parser and loop against ripgrep and fd on real code, side by side in one run.
-// Prints a table (figures, ratios, targets, met or not), writes bench/results.json and the README's Performance
-// section.
+// Prints a table (figures, ratios, targets, met or not), writes bench/results.json and the
+// table in docs/performance.md.
 
 import { MAX_PAIRS_PER_EDIT } from '../protocol/caps.ts';
 import fs from 'node:fs';
@@ -533,7 +533,7 @@ function save(rows: Row[], about: string, check: HitCheck): void {
     path.join(BENCH, 'results.json'),
     `${JSON.stringify({ date, machine: machine(), runs: RUNS, about, rows, hitCheck: check }, null, 2)}\n`,
   );
-  const readme = path.join(path.dirname(BENCH), 'README.md');
+  const readme = path.join(path.dirname(BENCH), 'docs', 'performance.md');
   const text = fs.readFileSync(readme, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
