@@ -12,7 +12,7 @@ import { readDraft, saveDraft } from './drafts.js';
 import { catchPaste } from './paste-view.js';
 import { showRuns, takeRuns, tickWaiting } from './runs.js';
 import { conversations, pult, selected } from './state.js';
-import { setLanguage, t } from './strings.js';
+import { language, setLanguage, t } from './strings.js';
 import { showSelected, showTree, takeFiles, tickKept } from './tree.js';
 
 /** @import { BridgeChoice } from '../contract.ts' */
@@ -92,7 +92,7 @@ async function start() {
   setLanguage(lang);
   const taken = await takeToken();
   if (taken.kind === 'refused') {
-    applyLanguage(lang);
+    applyLanguage(language());
     lockOut(
       t(
         taken.reason === 'used'
@@ -109,7 +109,7 @@ async function start() {
   const peer = await prove();
   if (peer === 'down') throw new Error(t('notRunning'));
   if (peer === 'foreign') {
-    applyLanguage(lang);
+    applyLanguage(language());
     lockOut(t('foreignPult'));
     return;
   }
@@ -137,7 +137,8 @@ async function start() {
   takeConversations(state.conversations);
   takeRuns(state.runs);
   pult.instance = (await get('GET /api/ping')).instance;
-  applyLanguage(lang);
+  // The language as it is now: the person may have chosen one while the page was loading.
+  applyLanguage(language());
   void connect();
   void check();
   const tree = await get('GET /api/tree');
