@@ -156,7 +156,9 @@
   }
 
   // Into a textarea or input through its own value setter (the page's framework hears an input event, as from typing);
-  // into a contenteditable box as inserted text, which its editor takes as typing.
+  // into a contenteditable box as inserted text, which its editor takes as typing: line by line, with a line break
+  // between (Shift+Enter), since text inserted with its newlines becomes a paragraph per line, and a page that reads
+  // the box's text then sends every line followed by a blank one.
   /** @param {Element} input @param {string} message */
   function type(input, message) {
     if (input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement) {
@@ -174,7 +176,13 @@
       const selection = window.getSelection();
       selection?.removeAllRanges();
       selection?.addRange(range);
-      if (!document.execCommand('insertText', false, message)) {
+      const lines = message.split('\n');
+      const done = lines.every(
+        (line, i) =>
+          (i === 0 || document.execCommand('insertLineBreak')) &&
+          (line === '' || document.execCommand('insertText', false, line)),
+      );
+      if (!done) {
         input.textContent = message;
         input.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
       }
@@ -193,8 +201,8 @@
     return squash(value) === squash(message);
   }
 
-  // A reply as markdown again: code blocks fenced (with their language), inline code in backticks, lists and headings
-  // marked, paragraphs apart; the buttons and labels a chat draws around a code block left out.
+  // A reply as markdown again: code blocks fenced (with their language), inline code in backticks, lists, headings and
+  // tables marked, paragraphs apart; the buttons and labels a chat draws around a code block left out.
   /** @param {Element} root */
   function replyText(root) {
     /** @type {string[]} */
@@ -224,15 +232,19 @@
       if (tag === 'code') return void out.push(`\`${node.textContent ?? ''}\``);
       const heading = /^h([1-6])$/.exec(tag);
       const block =
-        heading !== null || ['p', 'div', 'li', 'ul', 'ol', 'blockquote', 'table', 'tr', 'hr', 'section'].includes(tag);
+        heading !== null || ['p', 'div', 'li', 'ul', 'ol', 'blockquote', 'table', 'hr', 'section'].includes(tag);
       if (block) out.push('\n');
       if (heading !== null) out.push(`${'#'.repeat(Number(heading[1]))} `);
       if (tag === 'li')
         out.push(list === 'ol' ? `${[...(node.parentElement?.children ?? [])].indexOf(node) + 1}. ` : '- ');
       if (tag === 'p' || heading !== null) out.push('\n');
+      if (tag === 'tr') out.push('| ');
       for (const child of node.childNodes) walk(child, tag === 'ol' || tag === 'ul' ? tag : list);
       if (tag === 'td' || tag === 'th') out.push(' | ');
-      if (block) out.push('\n');
+      if (block || tag === 'tr') out.push('\n');
+      // A table's first row is its header: the line under it makes the rows a markdown table again.
+      if (tag === 'tr' && node.closest('table')?.querySelector('tr') === node)
+        out.push(`|${' --- |'.repeat(node.querySelectorAll(':scope > td, :scope > th').length)}\n`);
     };
     walk(root, '');
     return out
