@@ -111,11 +111,14 @@
       }
       const busy = all(site.busy).some(shown);
       // A new reply: one more than there were, or the last one drawn anew with other text (a page may redraw the old
-      // one as a new element, which is not an answer).
+      // one as a new element, which is not an answer). Nor is the message itself, drawn as the person's turn in the
+      // same shape as the chat's when `reply` matches both: taken, it would be run as the model's requests.
       const now = all(site.reply);
       const last = now.at(-1);
       const fresh =
-        last !== undefined && (now.length > replies.length || (last !== before && replyText(last) !== beforeText))
+        last !== undefined &&
+        (now.length > replies.length || (last !== before && replyText(last) !== beforeText)) &&
+        squash(last.textContent ?? '') !== squash(message)
           ? last
           : undefined;
       if (!began) {
@@ -197,8 +200,12 @@
         : input instanceof HTMLElement
           ? (input.textContent ?? '')
           : '';
-    const squash = (/** @type {string} */ s) => s.replace(/\s+/g, '');
     return squash(value) === squash(message);
+  }
+
+  /** @param {string} text */
+  function squash(text) {
+    return text.replace(/\s+/g, '');
   }
 
   // A reply as markdown again: code blocks fenced (with their language), inline code in backticks, lists, headings and

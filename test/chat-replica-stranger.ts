@@ -13,12 +13,16 @@ export type Stranger = {
   url: string;
   answers: string[];
   sent: string[];
+  // How long the "model" takes before its first word (the Stop button shows only then, as on a page that waits for
+  // its server before it changes the button).
+  firstWordMs: number;
   close: () => Promise<void>;
 };
 
 export async function startStranger(): Promise<Stranger> {
   const answers: string[] = [];
   const sent: string[] = [];
+  const stranger: Stranger = { url: '', answers, sent, firstWordMs: 0, close: async () => {} };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -26,7 +30,8 @@ export async function startStranger(): Promise<Stranger> {
       if (req.method === 'POST' && req.url === '/api/send') {
         sent.push(body);
         const next = answers.shift() ?? 'No more answers.';
-        return void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(next);
+        const answer = () => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(next);
+        return void (stranger.firstWordMs > 0 ? setTimeout(answer, stranger.firstWordMs) : answer());
       }
       if (req.method === 'GET' && (req.url === '/' || req.url?.startsWith('/c/')))
         return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
@@ -34,7 +39,9 @@ export async function startStranger(): Promise<Stranger> {
     });
   });
   const { port, close } = await serveOnLoopback(server, true);
-  return { url: `http://127.0.0.1:${port}/`, answers, sent, close };
+  stranger.url = `http://127.0.0.1:${port}/`;
+  stranger.close = close;
+  return stranger;
 }
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Lumen Chat</title>
@@ -142,9 +149,10 @@ async function go() {
   editor.innerHTML = '<p><br></p>';
   redrawEditor();
   streaming = true;
+  button.disabled = true;
+  const answer = await (await fetch('/api/send', { method: 'POST', body: message })).text();
   button.disabled = false;
   button.setAttribute('aria-label', 'Stop generating');
-  const answer = await (await fetch('/api/send', { method: 'POST', body: message })).text();
   const body = turn('assistant');
   body.innerHTML = '<div class="thinking"><div class="thinking-head">Thinking…</div><div class="thinking-body"><div class="markdown prose"></div></div></div><div class="answer"><div class="markdown prose"></div></div><div class="turn-actions"><button aria-label="Copy">⧉</button><button aria-label="Good response">👍</button></div>';
   await stream(body.querySelector('.thinking .markdown'), 'The user asks about a file. Let me think about which file holds it, and whether I need to read it first. I should answer only from what I have read.');

@@ -41,9 +41,8 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
   const root = tempFolder({ 'a.js': 'const a = 1;\nexport default a;\n', 'b.js': 'import a from "./a.js";\n' });
   const stateDir = tempFolder();
   const backupDir = path.join(tempFolder(), 'backup');
-  before(async () => {
-    lumen = await startStranger();
-    // As a person writes it from the page's inspector: the box, the button by its label, the answer's body.
+  // As a person writes it from the page's inspector: the box, the button by its label, the answer's body.
+  const writeSite = (over: Record<string, unknown>) =>
     fs.writeFileSync(
       path.join(sitesDir, 'lumen.json'),
       JSON.stringify({
@@ -55,8 +54,12 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
         busy: 'button[aria-label="Stop generating"]',
         reply: '.turn .markdown.prose',
         steadySeconds: 1,
+        ...over,
       }),
     );
+  before(async () => {
+    lumen = await startStranger();
+    writeSite({});
     pult = await startPult(
       pultOptions({
         executor: createExecutor(root, { backupDir }),
@@ -156,6 +159,31 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
       await answered(page);
       assert.equal(lumen.sent.length, 4);
     } finally {
+      await page.close();
+      await chat.close();
+    }
+  });
+
+  // The person's busy selector misses (the page's Stop button is labelled in another language, say) and the model is
+  // slow to begin: the person's own message, drawn in a turn the reply selector also matches, stands still for longer
+  // than steadySeconds. It is not the reply.
+  it("does not take the person's own message for the reply while the model is slow to begin", async () => {
+    writeSite({ busy: 'button[aria-label="Остановить"]' });
+    lumen.firstWordMs = 2500;
+    const chat = await context.newPage();
+    await chat.goto(lumen.url);
+    const page = await context.newPage();
+    try {
+      await page.goto(pult.url);
+      await page.getByLabel('Bridge').selectOption('extension');
+      await page.locator('#ext-automatic').check();
+      await page.locator('#new-conversation').click();
+      lumen.answers.push(FINAL);
+      await ask(page, 'What is a, slowly?');
+      await answered(page);
+    } finally {
+      lumen.firstWordMs = 0;
+      writeSite({});
       await page.close();
       await chat.close();
     }
