@@ -99,6 +99,9 @@
     // Until the chat begins: a new reply, or `busy`. In assisted mode the person takes their time; automatic, a chat
     // that does not begin within startSeconds did not take the message.
     let began = false;
+    // Assisted: the person pressed Send once the message has left the input box; the pult then says the chat is
+    // answering, not "press Send there", while the chat is slow to begin.
+    let pressed = automatic;
     let text = '';
     let steadySince = Date.now();
     for (;;) {
@@ -123,6 +126,11 @@
           : undefined;
       if (!began) {
         if (fresh === undefined && !busy) {
+          const box = all(site.input).find(shown);
+          if (!pressed && box !== undefined && squash(boxText(box)) === '') {
+            pressed = true;
+            say({ type: 'progress', phase: 'answering', chars: 0 });
+          }
           if (automatic && Date.now() - sentAt > site.startSeconds * 1000)
             throw new Miss('no-reply', `${site.busy} / ${site.reply}`, String(site.startSeconds));
           if (Date.now() - sentAt > site.answerMinutes * 60_000) throw new Miss('no-reply', site.reply);
@@ -194,13 +202,16 @@
 
   /** @param {Element} input @param {string} message */
   function typed(input, message) {
-    const value =
-      input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement
-        ? input.value
-        : input instanceof HTMLElement
-          ? (input.textContent ?? '')
-          : '';
-    return squash(value) === squash(message);
+    return squash(boxText(input)) === squash(message);
+  }
+
+  /** @param {Element} input */
+  function boxText(input) {
+    return input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement
+      ? input.value
+      : input instanceof HTMLElement
+        ? (input.textContent ?? '')
+        : '';
   }
 
   /** @param {string} text */

@@ -16,13 +16,21 @@ export type Stranger = {
   // How long the "model" takes before its first word (the Stop button shows only then, as on a page that waits for
   // its server before it changes the button).
   firstWordMs: number;
+  // Holds the "model"'s next answers until the function it gives is called.
+  hold: () => () => void;
   close: () => Promise<void>;
 };
 
 export async function startStranger(): Promise<Stranger> {
   const answers: string[] = [];
   const sent: string[] = [];
-  const stranger: Stranger = { url: '', answers, sent, firstWordMs: 0, close: async () => {} };
+  let held = Promise.resolve();
+  const hold = () => {
+    let release = () => {};
+    held = new Promise<void>((resolve) => (release = resolve));
+    return release;
+  };
+  const stranger: Stranger = { url: '', answers, sent, firstWordMs: 0, hold, close: async () => {} };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -31,7 +39,7 @@ export async function startStranger(): Promise<Stranger> {
         sent.push(body);
         const next = answers.shift() ?? 'No more answers.';
         const answer = () => res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(next);
-        return void (stranger.firstWordMs > 0 ? setTimeout(answer, stranger.firstWordMs) : answer());
+        return void held.then(() => (stranger.firstWordMs > 0 ? setTimeout(answer, stranger.firstWordMs) : answer()));
       }
       if (req.method === 'GET' && (req.url === '/' || req.url?.startsWith('/c/')))
         return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);

@@ -143,22 +143,29 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
     const chat = await context.newPage();
     await chat.goto(lumen.url);
     const page = await context.newPage();
+    let release = () => {};
     try {
       await page.goto(pult.url);
       await page.getByLabel('Bridge').selectOption('extension');
       await page.locator('#ext-automatic').uncheck();
       await page.locator('#new-conversation').click();
       lumen.answers.push(FIRST, FINAL);
+      const sent = lumen.sent.length;
       await ask(page, 'And what is a now?');
       const send = chat.locator('button[aria-label="Send message"]');
       for (let step = 1; step <= 2; step++) {
         await page.locator('.ext-step', { hasText: 'press Send there' }).waitFor();
+        // The model is slow to begin: once Send is pressed the pult says so, not "press Send there" still.
+        release = lumen.hold();
         await send.click();
+        await page.locator('.ext-step', { hasText: 'the chat is answering' }).waitFor({ timeout: 10_000 });
+        release();
         if (step === 1) await page.locator('.ext-step', { hasText: 'press Send there' }).waitFor({ state: 'detached' });
       }
       await answered(page);
-      assert.equal(lumen.sent.length, 4);
+      assert.equal(lumen.sent.length, sent + 2);
     } finally {
+      release();
       await page.close();
       await chat.close();
     }
