@@ -7,6 +7,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -193,6 +195,31 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
       writeSite({});
       await page.close();
       await chat.close();
+    }
+  });
+
+  // A site of the sites folder whose host the extension may not read: its tabs' addresses are hidden from the
+  // extension, so no tab is seen at all — the pult says why it may be, not only to open the chat.
+  it('says, when no chat tab is seen, that a site of the sites folder needs host_permissions', async () => {
+    const other = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>chat'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
+    const { port } = other.address() as AddressInfo;
+    writeSite({ match: [`http://127.0.0.2:${port}/*`] });
+    const chat = await context.newPage();
+    const page = await context.newPage();
+    try {
+      await chat.goto(`http://127.0.0.2:${port}/`);
+      await page.goto(pult.url);
+      await page.getByLabel('Bridge').selectOption('extension');
+      const said = page.locator('#bridge-message', { hasText: 'Open your chat' });
+      await said.waitFor();
+      assert.match(await said.innerText(), /host_permissions \(extension\/manifest\.json, then reload the extension\)/);
+    } finally {
+      writeSite({});
+      await page.close();
+      await chat.close();
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
     }
   });
 });
