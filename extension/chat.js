@@ -99,6 +99,9 @@
     // Until the chat begins: a new reply, or `busy`. In assisted mode the person takes their time; automatic, a chat
     // that does not begin within startSeconds did not take the message.
     let began = false;
+    // Assisted: the person pressed Send once the message has left the input box; the pult then says the chat is
+    // answering, not "press Send there", while the chat is slow to begin.
+    let pressed = automatic;
     let text = '';
     let steadySince = Date.now();
     for (;;) {
@@ -111,15 +114,23 @@
       }
       const busy = all(site.busy).some(shown);
       // A new reply: one more than there were, or the last one drawn anew with other text (a page may redraw the old
-      // one as a new element, which is not an answer).
+      // one as a new element, which is not an answer). Nor is the message itself, drawn as the person's turn in the
+      // same shape as the chat's when `reply` matches both: taken, it would be run as the model's requests.
       const now = all(site.reply);
       const last = now.at(-1);
       const fresh =
-        last !== undefined && (now.length > replies.length || (last !== before && replyText(last) !== beforeText))
+        last !== undefined &&
+        (now.length > replies.length || (last !== before && replyText(last) !== beforeText)) &&
+        squash(last.textContent ?? '') !== squash(message)
           ? last
           : undefined;
       if (!began) {
         if (fresh === undefined && !busy) {
+          const box = all(site.input).find(shown);
+          if (!pressed && box !== undefined && squash(boxText(box)) === '') {
+            pressed = true;
+            say({ type: 'progress', phase: 'answering', chars: 0 });
+          }
           if (automatic && Date.now() - sentAt > site.startSeconds * 1000)
             throw new Miss('no-reply', `${site.busy} / ${site.reply}`, String(site.startSeconds));
           if (Date.now() - sentAt > site.answerMinutes * 60_000) throw new Miss('no-reply', site.reply);
@@ -156,7 +167,9 @@
   }
 
   // Into a textarea or input through its own value setter (the page's framework hears an input event, as from typing);
-  // into a contenteditable box as inserted text, which its editor takes as typing.
+  // into a contenteditable box as inserted text, which its editor takes as typing: line by line, with a line break
+  // between (Shift+Enter), since text inserted with its newlines becomes a paragraph per line, and a page that reads
+  // the box's text then sends every line followed by a blank one.
   /** @param {Element} input @param {string} message */
   function type(input, message) {
     if (input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement) {
@@ -174,7 +187,13 @@
       const selection = window.getSelection();
       selection?.removeAllRanges();
       selection?.addRange(range);
-      if (!document.execCommand('insertText', false, message)) {
+      const lines = message.split('\n');
+      const done = lines.every(
+        (line, i) =>
+          (i === 0 || document.execCommand('insertLineBreak')) &&
+          (line === '' || document.execCommand('insertText', false, line)),
+      );
+      if (!done) {
         input.textContent = message;
         input.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
       }
@@ -183,18 +202,25 @@
 
   /** @param {Element} input @param {string} message */
   function typed(input, message) {
-    const value =
-      input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement
-        ? input.value
-        : input instanceof HTMLElement
-          ? (input.textContent ?? '')
-          : '';
-    const squash = (/** @type {string} */ s) => s.replace(/\s+/g, '');
-    return squash(value) === squash(message);
+    return squash(boxText(input)) === squash(message);
   }
 
-  // A reply as markdown again: code blocks fenced (with their language), inline code in backticks, lists and headings
-  // marked, paragraphs apart; the buttons and labels a chat draws around a code block left out.
+  /** @param {Element} input */
+  function boxText(input) {
+    return input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement
+      ? input.value
+      : input instanceof HTMLElement
+        ? (input.textContent ?? '')
+        : '';
+  }
+
+  /** @param {string} text */
+  function squash(text) {
+    return text.replace(/\s+/g, '');
+  }
+
+  // A reply as markdown again: code blocks fenced (with their language), inline code in backticks, lists, headings and
+  // tables marked, paragraphs apart; the buttons and labels a chat draws around a code block left out.
   /** @param {Element} root */
   function replyText(root) {
     /** @type {string[]} */
@@ -224,15 +250,19 @@
       if (tag === 'code') return void out.push(`\`${node.textContent ?? ''}\``);
       const heading = /^h([1-6])$/.exec(tag);
       const block =
-        heading !== null || ['p', 'div', 'li', 'ul', 'ol', 'blockquote', 'table', 'tr', 'hr', 'section'].includes(tag);
+        heading !== null || ['p', 'div', 'li', 'ul', 'ol', 'blockquote', 'table', 'hr', 'section'].includes(tag);
       if (block) out.push('\n');
       if (heading !== null) out.push(`${'#'.repeat(Number(heading[1]))} `);
       if (tag === 'li')
         out.push(list === 'ol' ? `${[...(node.parentElement?.children ?? [])].indexOf(node) + 1}. ` : '- ');
       if (tag === 'p' || heading !== null) out.push('\n');
+      if (tag === 'tr') out.push('| ');
       for (const child of node.childNodes) walk(child, tag === 'ol' || tag === 'ul' ? tag : list);
       if (tag === 'td' || tag === 'th') out.push(' | ');
-      if (block) out.push('\n');
+      if (block || tag === 'tr') out.push('\n');
+      // A table's first row is its header: the line under it makes the rows a markdown table again.
+      if (tag === 'tr' && node.closest('table')?.querySelector('tr') === node)
+        out.push(`|${' --- |'.repeat(node.querySelectorAll(':scope > td, :scope > th').length)}\n`);
     };
     walk(root, '');
     return out

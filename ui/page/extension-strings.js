@@ -14,7 +14,7 @@ export const extensionEn = {
   extAsking: "Confirm the pairing in the extension's window.",
   extRefused: (/** @type {string} */ why) => `Not paired: ${why}. Press Pair to try again.`,
   extNoTab:
-    'Paired. Open your chat in a tab of this browser and log in: DeepSeek, ChatGPT, Qwen, Kimi or Gemini in AI Studio (or a site of your sites folder).',
+    "Paired. Open your chat in a tab of this browser and log in: DeepSeek, ChatGPT, Qwen, Kimi or Gemini in AI Studio, or a site of your sites folder — whose host must also be in the extension's host_permissions (extension/manifest.json, then reload the extension), or its tabs are not seen.",
   extReady: 'Paired. Each step goes to:',
   extFirstFree: 'the first free chat tab',
   extOther: ' (another pult is using it)',
@@ -70,7 +70,7 @@ export const extensionRu = {
   extAsking: 'Подтвердите связь в окне расширения.',
   extRefused: (/** @type {string} */ why) => `Не связано: ${why}. Нажмите «Связать» ещё раз.`,
   extNoTab:
-    'Связано. Откройте свой чат во вкладке этого браузера и войдите: DeepSeek, ChatGPT, Qwen, Kimi или Gemini в AI Studio (или сайт из вашей папки sites).',
+    'Связано. Откройте свой чат во вкладке этого браузера и войдите: DeepSeek, ChatGPT, Qwen, Kimi или Gemini в AI Studio, или сайт из вашей папки sites — но его адрес должен быть и в host_permissions расширения (extension/manifest.json, затем перезагрузите расширение), иначе его вкладок не видно.',
   extReady: 'Связано. Каждый шаг идёт в:',
   extFirstFree: 'первую свободную вкладку чата',
   extOther: ' (её занял другой пульт)',
