@@ -18,7 +18,7 @@ import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, 
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
 import { startBridge } from './bridge.ts';
 import { bigFileFolder, linuxTree, manyFilesFolder } from './trees.ts';
-import { bigFileRow, pultTreeRows, startRows, tinyFolder, treeRows, type Tools } from './waits.ts';
+import { bigFileRow, pultTreeRows, startRows, stepRows, tinyFolder, treeRows, type Tools } from './waits.ts';
 import { growthFactor, type Growth } from './growth.ts';
 import { LARGEST, MASK, outlineFigures } from './outline.ts';
 
@@ -27,6 +27,9 @@ const RARE = 'zzqqxxyy_rare';
 const RARE_2 = 'qqq_nope_never';
 const COMMON = 'function';
 const FIVE = [RARE, 'xxzz_none_at_all', 'nothing_here_1', 'missing.Symbol()', 'no_such_identifier_2'];
+
+const CORPUS_ASKS = { common: COMMON, five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } };
+const MANY_ASKS = { common: 'export', five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } };
 
 type Row = { what: string; deepwork: string; reference: string; ratio: string; target: string; met: boolean | null };
 
@@ -38,25 +41,14 @@ async function outsideRows(tools: Tools): Promise<{ rows: Row[]; linux: string; 
   const tiny = tinyFolder();
   try {
     rows.push(...startRows(bridge, tiny, RUNS));
-    rows.push(
-      ...treeRows(
-        bridge,
-        tools,
-        CORPUS,
-        'npm corpus',
-        { common: COMMON, five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } },
-        tiny,
-        RUNS,
-      ),
-    );
+    rows.push(...treeRows(bridge, tools, CORPUS, 'npm corpus', CORPUS_ASKS, tiny, RUNS));
     rows.push(...(await pultTreeRows(CORPUS, 'npm corpus', RUNS)));
     const linux = linuxTree();
     rows.push(...treeRows(bridge, tools, linux.root, 'Linux', LINUX_ASKS, tiny, RUNS));
     rows.push(...(await pultTreeRows(linux.root, 'Linux', RUNS)));
     const many = manyFilesFolder(200_000);
     try {
-      const asks = { common: 'export', five: FIVE, rare: RARE, list: { mask: '**/*.ts', ext: 'ts' } };
-      rows.push(...treeRows(bridge, tools, many, '200,000 files', asks, tiny, RUNS));
+      rows.push(...treeRows(bridge, tools, many, '200,000 files', MANY_ASKS, tiny, RUNS));
     } finally {
       fs.rmSync(many, { recursive: true, force: true });
     }
@@ -67,6 +59,31 @@ async function outsideRows(tools: Tools): Promise<{ rows: Row[]; linux: string; 
       fs.rmSync(big, { recursive: true, force: true });
     }
     return { rows, linux: linux.name, linuxFiles: countFiles(linux.root).files };
+  } finally {
+    bridge.close();
+    fs.rmSync(tiny, { recursive: true, force: true });
+  }
+}
+
+// The rows BENCH_ONLY=steps prints: start-up, and the FIND and LIST steps after a reply at once on the three trees.
+async function fixedCostRows(tools: Tools): Promise<Row[]> {
+  const bridge = await startBridge();
+  const tiny = tinyFolder();
+  const load = os.loadavg()[0] ?? 0;
+  try {
+    const rows = startRows(bridge, tiny, RUNS);
+    rows.push(...stepRows(bridge, tools, CORPUS, 'npm corpus', CORPUS_ASKS, RUNS));
+    rows.push(...stepRows(bridge, tools, linuxTree().root, 'Linux', LINUX_ASKS, RUNS));
+    const many = manyFilesFolder(200_000);
+    try {
+      rows.push(...stepRows(bridge, tools, many, '200,000 files', MANY_ASKS, RUNS));
+    } finally {
+      fs.rmSync(many, { recursive: true, force: true });
+    }
+    process.stderr.write(
+      `Load average (1 min): ${load.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+    );
+    return rows;
   } finally {
     bridge.close();
     fs.rmSync(tiny, { recursive: true, force: true });
@@ -91,6 +108,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=outline: OUTLINE's and the map's rows alone (issue 27), printed, nothing written.
   if (process.env.BENCH_ONLY === 'outline') {
     process.stdout.write(`\n${table(await outlineRows(tools.rg))}\n`);
+    return;
+  }
+  // BENCH_ONLY=steps: a run with no requests and a step's fixed cost on each tree (issue 30), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'steps') {
+    process.stdout.write(`\n${table(await fixedCostRows(tools))}\n`);
     return;
   }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.

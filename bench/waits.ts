@@ -148,6 +148,36 @@ export function treeRows(
   ];
 }
 
+// A step's fixed cost alone (BENCH_ONLY=steps): a common text's first 100 hits and a LIST's first 300, each after a
+// reply at once, against the same references as treeRows'.
+export function stepRows(bridge: Bridge, tools: Tools, root: string, label: string, asks: Asks, runs: number): Row[] {
+  const t = rounds(
+    {
+      commonNow: () => timedAsk(bridge, `0 FIND ${asks.common}`, root),
+      rgCommon: shell(`${tools.rg} -F -n --no-heading ${rgSkips} -- '${asks.common}' . | head -100 >/dev/null`, root),
+      list: () => timedAsk(bridge, `0 LIST ${asks.list.mask}`, root),
+      fdList: shell(`${tools.fd} -t f ${fdSkips} -e ${asks.list.ext} . | head -300 >/dev/null`, root),
+    },
+    runs,
+  );
+  return [
+    ratioRow(
+      `${label}: FIND a common text, its first 100 hits, after a reply at once`,
+      t.commonNow.map(gapOf),
+      t.rgCommon,
+      'rg … | head -100',
+      3,
+    ),
+    ratioRow(
+      `${label}: LIST ${asks.list.mask}, first 300, after a reply at once`,
+      t.list.map(gapOf),
+      t.fdList,
+      'fd … | head -300',
+      1.5,
+    ),
+  ];
+}
+
 // A run with no requests in a small folder, start to end, and --version, against `node -e 0`.
 export function startRows(bridge: Bridge, tiny: string, runs: number): Row[] {
   const bin = path.join(INSTALL_DIR, 'bin', 'deepwork.js');

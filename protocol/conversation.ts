@@ -5,7 +5,7 @@
 // results and answers. The instructions, the tree, the files the user attached, the question and the closing reminder
 // are never dropped: when even they do not fit, nothing is sent.
 
-import { estimateTokens } from '../common/tokens.ts';
+import { estimateTokens, joinedTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import { droppedNote, renderResult, type Result } from './results.ts';
@@ -79,23 +79,36 @@ export type Start = {
 export function createConversation(start: Start): Conversation {
   const { texts, window } = start;
   const attachedText = start.attached.map(renderResult).join('\n\n');
-  const headWith = (map: string | undefined): string => {
-    const parts = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
-    if (map !== undefined && map !== '') parts.push(map);
-    if (attachedText !== '') parts.push(`${heading.attached}\n${attachedText}`);
-    if (start.piped !== undefined)
-      parts.push(`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`);
-    return parts.join('\n\n');
+  // Each part is estimated once (the tree is most of every message, and the estimate runs cold in a fresh process),
+  // and a head's estimate is summed from its parts'.
+  const before = [texts.instructions, `${heading.projectFolder}\n${start.tree}`];
+  const after = [
+    ...(attachedText !== '' ? [`${heading.attached}\n${attachedText}`] : []),
+    ...(start.piped !== undefined ? [`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`] : []),
+  ];
+  const beforeTokens = before.map(estimateTokens);
+  const afterTokens = after.map(estimateTokens);
+  const headWith = (map: string | undefined): { text: string; tokens: number } => {
+    const maps = map !== undefined && map !== '' ? [map] : [];
+    return {
+      text: [...before, ...maps, ...after].join('\n\n'),
+      tokens: joinedTokens([...beforeTokens, ...maps.map(estimateTokens), ...afterTokens]),
+    };
   };
   // The map of the code leads the first step; after it the model has asked with it in view, and each later message
   // carries a line in its place rather than the map again (its room goes to results).
-  const firstHead = headWith(start.map);
-  const laterHead = start.mapAfter === undefined ? firstHead : headWith(start.mapAfter);
+  const first = headWith(start.map);
+  const later = start.mapAfter === undefined ? first : headWith(start.mapAfter);
+  const firstHead = first.text;
+  const laterHead = later.text;
   const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
   const questionTokens = estimateTokens(question);
-  const firstFixed = estimateTokens(firstHead) + questionTokens;
-  const laterFixed = estimateTokens(laterHead) + questionTokens;
+  const firstHeadTokens = first.tokens;
+  const laterHeadTokens = later.tokens;
+  const firstFixed = firstHeadTokens + questionTokens;
+  const laterFixed = laterHeadTokens + questionTokens;
   const headOf = (step: number) => (step <= 1 ? firstHead : laterHead);
+  const headTokensOf = (step: number) => (step <= 1 ? firstHeadTokens : laterHeadTokens);
   const fixedTokensOf = (step: number) => (step <= 1 ? firstFixed : laterFixed);
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
@@ -117,25 +130,44 @@ export function createConversation(start: Start): Conversation {
   const tailTokens = (step: number, total: number): number =>
     estimateTokens(tail(step, total, window.promptTokens)) + 2;
 
-  const assemble = (step: number, total: number, room: number): string => {
+  // The message and its estimate, summed from its parts' (joinedTokens: at or above the estimate of the whole text).
+  const assemble = (step: number, total: number, room: number): { message: string; tokens: number } => {
     const parts = [headOf(step)];
+    const tokens = [headTokensOf(step)];
+    const add = (text: string, estimate: number) => {
+      parts.push(text);
+      tokens.push(estimate);
+    };
+    const addResults = (title: string, results: ReadonlyArray<{ text: string; tokens: number }>) =>
+      add(
+        `${title}\n${results.map((r) => r.text).join('\n\n')}`,
+        joinedTokens([estimateTokens(title), ...results.map((r) => r.tokens)]),
+      );
     for (const turn of earlier) {
-      parts.push(turn.question.text);
+      add(turn.question.text, turn.question.tokens);
       for (const s of turn.steps) {
-        parts.push(shown(s.answer));
+        add(shown(s.answer), shownTokens(s.answer));
         if (s.results.length > 0)
-          parts.push(`${heading.results(s.step, turn.number)}\n${s.results.map(shown).join('\n\n')}`);
+          addResults(
+            heading.results(s.step, turn.number),
+            s.results.map((r) => ({ text: shown(r), tokens: shownTokens(r) })),
+          );
       }
-      parts.push(shown(turn.answer));
+      add(shown(turn.answer), shownTokens(turn.answer));
     }
-    parts.push(question);
+    add(question, questionTokens);
     for (const s of steps) {
-      parts.push(shown(s.answer));
-      const results = s.results.map((r) => (!r.dropped ? r.text : r.seen ? r.note : r.unsent));
-      if (s.results.length > 0) parts.push(`${heading.results(s.step)}\n${results.join('\n\n')}`);
+      add(shown(s.answer), shownTokens(s.answer));
+      const results = s.results.map((r) => {
+        if (!r.dropped) return { text: r.text, tokens: r.tokens };
+        const text = r.seen ? r.note : r.unsent;
+        return { text, tokens: estimateTokens(text) };
+      });
+      if (s.results.length > 0) addResults(heading.results(s.step), results);
     }
-    parts.push(tail(step, total, room));
-    return parts.join('\n\n');
+    const closing = tail(step, total, room);
+    add(closing, estimateTokens(closing));
+    return { message: parts.join('\n\n'), tokens: joinedTokens(tokens) };
   };
 
   return {
@@ -201,8 +233,7 @@ export function createConversation(start: Start): Conversation {
       }
       // The latest step's results that fit are read by the model now; those that did not never will be.
       for (const r of steps.at(-1)?.results ?? []) if (!r.dropped) r.seen = true;
-      const message = assemble(step, total, window.promptTokens - estimate);
-      return { message, tokens: estimateTokens(message), dropped };
+      return { ...assemble(step, total, window.promptTokens - estimate), dropped };
     },
     renderNew(step, total) {
       const latest = steps.at(-1);
@@ -281,6 +312,10 @@ function piece(text: string, note: string, seen = true): Piece {
 
 function shown(p: Piece): string {
   return p.dropped ? p.note : p.text;
+}
+
+function shownTokens(p: Piece): number {
+  return p.dropped ? estimateTokens(p.note) : p.tokens;
 }
 
 // The line that stands for a result of the latest step that did not fit at all: the model never saw it.

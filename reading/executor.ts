@@ -55,6 +55,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let walked: Walk | undefined;
   let files: WalkEntry[] | undefined;
   let searchable: SearchFile[] | undefined;
+  let ranking: Ranking | undefined;
   let index: PathIndex | undefined;
   let parsers: Parsers | undefined;
   let closed = false;
@@ -82,18 +83,26 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     let count = 0;
     for (const e of walked?.entries ?? []) if (e.kind === 'file' && ++count >= PARALLEL_MIN_FILES) break;
     if (count < PARALLEL_MIN_FILES) return;
-    setImmediate(() => {
+    // The files in FIND's order a slice at a time: all at once took 55-75 ms on 200,000 files, which a LIST asked at
+    // once after the first message waited for (issue 30); a FIND that comes first ranks what is left itself.
+    const rank = () => {
       if (closed || of !== run) return;
+      if (searchable === undefined && !rankingOf().step(WALK_SLICE_MS)) {
+        setImmediate(rank);
+        return;
+      }
       const ready = folder.searchable();
       setImmediate(() => {
         if (!closed && of === run && searchable === ready) finder.warm(ready);
       });
-    });
+    };
+    setImmediate(rank);
   };
+  const rankingOf = () => (ranking ??= sourceFirst(folder.files()));
   const folder: Folder = {
     entries: () => finish().entries,
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
-    searchable: () => (searchable ??= sourceFirst(folder.files())),
+    searchable: () => (searchable ??= rankingOf().finish()),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
     parsers: () => (parsers ??= createParsers(options.parsers)),
@@ -138,6 +147,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       walked = undefined;
       files = undefined;
       searchable = undefined;
+      ranking = undefined;
       index = undefined;
       finder.reset();
       const of = run;
@@ -165,10 +175,31 @@ const WALK_SLICE_MS = 4;
 // The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
 // changelogs, docs), then what is generated (lock files, minified and map files), each in walk order. A FIND of a
 // common word shows where the code uses it before what a changelog says about it.
-function sourceFirst(files: readonly WalkEntry[]): WalkEntry[] {
+// Ranked in slices (`step`, true once done) or at once (`finish`).
+type Ranking = { step(ms: number): boolean; finish(): WalkEntry[] };
+
+function sourceFirst(files: readonly WalkEntry[]): Ranking {
   const ranked: WalkEntry[][] = [[], [], []];
-  for (const file of files) ranked[rankOf(file.rel)]?.push(file);
-  return ranked.flat();
+  let next = 0;
+  const rank = (until: number): boolean => {
+    while (next < files.length) {
+      const file = files[next++];
+      if (file !== undefined) ranked[rankOf(file.rel)]?.push(file);
+      if (next % 256 === 0 && performance.now() >= until) break;
+    }
+    return next >= files.length;
+  };
+  let done: WalkEntry[] | undefined;
+  return {
+    step: (ms) => rank(performance.now() + ms),
+    finish: () => {
+      if (done === undefined) {
+        rank(Number.POSITIVE_INFINITY);
+        done = ranked.flat();
+      }
+      return done;
+    },
+  };
 }
 
 const PROSE =

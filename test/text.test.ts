@@ -4,12 +4,29 @@ import { countLines, formatCount } from '../common/text.ts';
 import { forPeople, printAnswer, type AnswerPart } from '../console/output.ts';
 import { stepLog } from '../console/steps.ts';
 import { stepTexts } from '../common/strings/steps.js';
-import { textsIn } from '../common/strings/language.js';
+import { duration, number, textsIn } from '../common/strings/language.js';
 
 describe('formatCount', () => {
   it('writes numbers as en-US does', () => {
     for (const n of [0, 7, 999, 1000, 12_345, 200_000, 1_234_567, -4_321, 30_001])
       assert.equal(formatCount(n), n.toLocaleString('en-US'));
+  });
+});
+
+describe('number and duration (common/strings/language.js)', () => {
+  it('write numbers as toLocaleString does in each language, without loading ICU for whole ones', () => {
+    const numbers = [0, 7, -7, 999, 1000, 1234, 9999, 12_345, 200_000, 1_234_567, -4_321, 2 ** 53 - 1, 1.5, 12_345.678];
+    for (const n of numbers) {
+      assert.equal(number.en(n), n.toLocaleString('en-US'));
+      assert.equal(number.ru(n), n.toLocaleString('ru-RU'));
+    }
+  });
+
+  it('write seconds to a tenth as toLocaleString does', () => {
+    for (let ms = 1000; ms < 60_000; ms += 7.3) {
+      assert.equal(duration.en(ms), `${(ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s`);
+      assert.equal(duration.ru(ms), `${(ms / 1000).toLocaleString('ru-RU', { maximumFractionDigits: 1 })} с`);
+    }
   });
 });
 

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { estimateTokens } from '../common/tokens.ts';
+import { estimateTokens, joinedTokens } from '../common/tokens.ts';
+import { createConversation } from '../protocol/conversation.ts';
+import type { Result } from '../protocol/results.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import * as samples from './token-samples.ts';
 
@@ -47,5 +49,62 @@ describe('estimateTokens', () => {
 
   it('counts a character outside the basic plane once', () => {
     assert.equal(estimateTokens('😀'), estimateTokens('→'));
+  });
+});
+
+describe('joinedTokens', () => {
+  // Texts whose ends meet a line break in every way: words, digits, spaces, tabs, newlines, punctuation, nothing.
+  const parts = [
+    '',
+    'word',
+    'word ',
+    ' word',
+    '\tindented\n',
+    '\n\n',
+    '123',
+    'x{',
+    '}',
+    '  ',
+    '\t',
+    'a\n',
+    '\nb',
+    '😀',
+    'é',
+  ];
+  it('is never below the estimate of the parts joined by a line break or a blank line', () => {
+    for (const a of parts)
+      for (const b of parts)
+        for (const c of parts)
+          for (const join of ['\n', '\n\n']) {
+            const whole = estimateTokens([a, b, c].join(join));
+            const summed = joinedTokens([a, b, c].map(estimateTokens));
+            assert.ok(summed >= whole, `${JSON.stringify([a, b, c, join])}: ${summed} < ${whole}`);
+          }
+  });
+
+  it("is never below the estimate of a conversation's message, which is summed from its parts", () => {
+    const conversation = createConversation({
+      texts: {
+        instructions: 'Ask with FIND.\n',
+        reminder: 'Remember.',
+        lastStep: 'Last step.',
+        sameChat: 'Same chat.',
+      },
+      tree: 'src/\n  a.ts\n  b.ts',
+      map: '=== MAP ===\nsrc/a.ts: a()',
+      mapAfter: '',
+      attached: [],
+      question: 'Where is\ta defined?  ',
+      window: { promptTokens: 20_000, windowTokens: 32_768 },
+    });
+    const results: Result[] = [
+      { kind: 'list', request: 'LIST **/*.ts', mask: '**/*.ts', paths: ['src/a.ts', 'src/b.ts'], total: 2 },
+      { kind: 'refused', request: 'NEED x', path: 'x', reason: 'it is outside the project folder' },
+    ];
+    for (let step = 1; step <= 3; step++) {
+      const rendered = conversation.render(step, 3);
+      assert.ok(rendered.tokens >= estimateTokens(rendered.message), `step ${step}`);
+      conversation.add(step, `=== LIST: **/*.ts ===\n\t${samples.go.slice(0, 400)}`, results);
+    }
   });
 });
