@@ -13,9 +13,10 @@ import { heading } from '../protocol/wire.ts';
 const BIN = path.join(INSTALL_DIR, 'bin', 'deepwork.js');
 
 // A question is `<ms> <what>`: the model thinks `ms` before each reply; `FIND a|b` asks FIND of each text, `LIST mask`
-// a LIST, anything else is answered at once. A message that already holds results is answered. Each chat request is
-// logged as a line: when it arrived (its body's end) and when its reply's last byte was handed to the socket, in ms
-// since the epoch (performance.timeOrigin + now(), the same clock in every process of the machine).
+// a LIST, `OUTLINE target` an OUTLINE, anything else is answered at once. A message that already holds results is
+// answered. Each chat request is logged as a line: when it arrived (its body's end) and when its reply's last byte was
+// handed to the socket, in ms since the epoch (performance.timeOrigin + now(), the same clock in every process of the
+// machine).
 const BRIDGE = `
 const http = require('node:http');
 const fs = require('node:fs');
@@ -44,6 +45,7 @@ const server = http.createServer((req, res) => {
     if (!message.includes(${JSON.stringify(heading.results(1).replace(/ 1 ===$/, ''))})) {
       if (question.startsWith('FIND ')) reply = question.slice(5).split('|').map((t) => '=== FIND: ' + t + ' ===').join('\\n');
       else if (question.startsWith('LIST ')) reply = '=== LIST: ' + question.slice(5) + ' ===';
+      else if (question.startsWith('OUTLINE ')) reply = '=== OUTLINE: ' + question.slice(8) + ' ===';
     }
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });

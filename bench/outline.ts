@@ -1,6 +1,6 @@
-// What OUTLINE and the map of the code cost (issue 27): OUTLINE as the user waits for it (a fresh process, its own
-// cost against a run with no requests, alternated with ripgrep finding definitions in the same files), and the map
-// made in the background from cold and from the cache, against a run of deepwork with no requests.
+// What OUTLINE and the map of the code cost (issue 27): OUTLINE as the user waits for it (a fresh process against the
+// benchmark's bridge, deepwork's share of the step timed there, alternated with ripgrep finding definitions in the same
+// files), and the map made in the background from cold and from the cache, against a run of deepwork with no requests.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { INSTALL_DIR } from '../common/install.ts';
 import { createExecutor } from '../reading/executor.ts';
 import type { MapStore } from '../reading/map/cache.ts';
-import { CORPUS, median } from './tools.ts';
-import { alternate, deepworkRun, shell, withConfig, type Bridge } from './process.ts';
+import { CORPUS, median, processTime } from './tools.ts';
+import { timedAsk, type Bridge } from './bridge.ts';
+import { rounds } from './waits.ts';
 
 // The corpus's largest source file, a mask of about 300 source files, and a small file for the parser's first load.
 export const LARGEST = 'typescript/lib/typescript.js';
@@ -31,33 +32,31 @@ export type OutlineFigures = {
 };
 
 export async function outlineFigures(bridge: Bridge, rg: string, runs: number): Promise<OutlineFigures> {
-  // The parser's first load, where no map has started it: a folder of one small file.
+  // The parser's first load, where no map has started it: a folder of one small file. An OUTLINE's own cost is
+  // deepwork's share of its step, from the model's reply to the next request, as the bridge times it.
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-outline-'));
   fs.copyFileSync(path.join(CORPUS, SMALL), path.join(small, 'index.js'));
-  const f = withConfig((config) => {
-    const ask = deepworkRun(bridge, config);
-    return alternate({ none: () => ask('NOREQ', small), first: () => ask('OUTLINE index.js', small) }, runs);
-  });
+  const f = rounds(
+    { none: () => timedAsk(bridge, '0 NOREQ', small).total, first: () => gapOf(bridge, 'index.js', small) },
+    runs,
+  );
   fs.rmSync(small, { recursive: true, force: true });
-  const t = withConfig((config) => {
-    const ask = deepworkRun(bridge, config);
-    return alternate(
-      {
-        none: () => ask('NOREQ', CORPUS),
-        largest: () => ask(`OUTLINE ${LARGEST}`, CORPUS),
-        rgLargest: () => shell(`${rg} -n -e ${DEFINITIONS} -- ${LARGEST} >/dev/null`, CORPUS),
-        mask: () => ask(`OUTLINE ${MASK}`, CORPUS),
-        rgMask: () => shell(`${rg} -n -g '*.js' -e ${DEFINITIONS} -- ${MASK_FOLDER} >/dev/null`, CORPUS),
-      },
-      Math.max(3, Math.ceil(runs / 2)),
-    );
-  });
-  const v = (k: string) => t[k] ?? Number.NaN;
+  const t = rounds(
+    {
+      none: () => timedAsk(bridge, '0 NOREQ', CORPUS).total,
+      largest: () => gapOf(bridge, LARGEST, CORPUS),
+      rgLargest: () => processTime(`${rg} -n -e ${DEFINITIONS} -- ${LARGEST} >/dev/null`, CORPUS).ms,
+      mask: () => gapOf(bridge, MASK, CORPUS),
+      rgMask: () => processTime(`${rg} -n -g '*.js' -e ${DEFINITIONS} -- ${MASK_FOLDER} >/dev/null`, CORPUS).ms,
+    },
+    Math.max(3, Math.ceil(runs / 2)),
+  );
+  const v = (k: keyof typeof t) => median(t[k]);
   const maskFiles = countFiles(path.join(CORPUS, MASK_FOLDER), '.js');
   return {
-    largest: { own: v('largest') - v('none'), rg: v('rgLargest'), bytes: fs.statSync(path.join(CORPUS, LARGEST)).size },
-    mask: { own: v('mask') - v('none'), rg: v('rgMask'), files: maskFiles },
-    first: { own: (f.first ?? 0) - (f.none ?? 0), none: f.none ?? 0 },
+    largest: { own: v('largest'), rg: v('rgLargest'), bytes: fs.statSync(path.join(CORPUS, LARGEST)).size },
+    mask: { own: v('mask'), rg: v('rgMask'), files: maskFiles },
+    first: { own: median(f.first), none: median(f.none) },
     map: { ...(await mapFigures(runs)), bare: v('none') },
     installBytes: folderBytes(path.join(INSTALL_DIR, 'node_modules', '@vscode', 'tree-sitter-wasm')),
   };
@@ -99,6 +98,11 @@ function memoryStore(): MapStore {
       data = value;
     },
   };
+}
+
+// deepwork's share of a step that outlines `target`: from the model's reply to the next request.
+function gapOf(bridge: Bridge, target: string, cwd: string): number {
+  return timedAsk(bridge, `0 OUTLINE ${target}`, cwd).gap ?? Number.NaN;
 }
 
 function countFiles(dir: string, ext: string): number {

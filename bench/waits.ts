@@ -32,7 +32,7 @@ const fdSkips = `-H -E .git -E node_modules ${defaultSecretNames.map((s) => `-E 
 export type Asks = { common: string; five: readonly string[]; rare: string; list: { mask: string; ext: string } };
 
 // Each round runs every command once, in order; the first round only warms the page cache.
-function rounds<T extends Record<string, () => unknown>>(
+export function rounds<T extends Record<string, () => unknown>>(
   commands: T,
   n: number,
 ): { [K in keyof T]: Array<ReturnType<T[K]>> } {

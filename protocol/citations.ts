@@ -12,9 +12,8 @@ import { escapeRegExp } from '../common/text.ts';
 export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
   | { problem: 'no-file' }
   | { problem: 'past-end'; lines: number }
-  // The name is not near the line; `at`: the line it is on, its definition when the file defines it (`defined`),
-  // else the first line that uses it.
-  | { problem: 'name-elsewhere'; at: number; defined: boolean }
+  // The name is not near the line, nor is the line inside its definition; `at`: where the file defines it.
+  | { problem: 'name-elsewhere'; at: number }
   | { problem: 'name-absent' }
 );
 
@@ -162,13 +161,15 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
       lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => word.test(l));
     if (spans.some(nearName)) return [];
     // Lines inside the name's definition cite it too: its body, its return, its docstring.
-    const bodies = definitionsOf(lines, c.name).map((at) => [at, bodyEnd(lines, at)]);
-    if (spans.some(([first, last]) => bodies.some(([at = 0, end = 0]) => first >= at && last <= end))) return [];
-    const at = whereDefined(lines, c.name, word);
+    const definitions = definitionsOf(lines, c.name);
+    const inside = ([first, last]: [number, number]) =>
+      definitions.some((at) => first >= at && last <= bodyEnd(lines, at));
+    if (spans.some(inside)) return [];
+    const [at] = definitions;
+    if (at !== undefined) return [{ ...cited, problem: 'name-elsewhere', at }];
     // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
     // beside the call that reports it): only a definition elsewhere in the file says the line is wrong.
-    if (at?.defined === false) return [];
-    return [at === undefined ? { ...cited, problem: 'name-absent' } : { ...cited, problem: 'name-elsewhere', ...at }];
+    return lines.some((l) => word.test(l)) ? [] : [{ ...cited, problem: 'name-absent' }];
   });
 }
 
@@ -210,18 +211,6 @@ function bodyEnd(lines: readonly string[], at: number): number {
   return end;
 }
 
-// The line (1-based) a name is defined on, or first appears on; undefined when it is not in the file.
-function whereDefined(
-  lines: readonly string[],
-  name: string,
-  word: RegExp,
-): { at: number; defined: boolean } | undefined {
-  const [defined] = definitionsOf(lines, name);
-  if (defined !== undefined) return { at: defined, defined: true };
-  const used = lines.findIndex((l) => word.test(l));
-  return used >= 0 ? { at: used + 1, defined: false } : undefined;
-}
-
 // What the person is told of one, and the model: "protocol/loop.ts:120 for `runLoop`: it is at line 113".
 export function describeMiscitation(m: Miscitation): string {
   const what = `${m.cited}${m.name === undefined ? '' : ` for \`${m.name}\``}`;
@@ -231,9 +220,7 @@ export function describeMiscitation(m: Miscitation): string {
     case 'past-end':
       return `${what}: ${m.path} has ${m.lines} line${m.lines === 1 ? '' : 's'}`;
     case 'name-elsewhere':
-      return m.defined
-        ? `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`
-        : `${what}: ${m.path} does not define \`${m.name ?? ''}\` (it first appears at line ${m.at}); FIND it to cite its definition`;
+      return `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`;
     case 'name-absent':
       return `${what}: \`${m.name ?? ''}\` is not in ${m.path}`;
   }
