@@ -62,7 +62,8 @@ export type Conversation = {
 
 // `earlier`: the questions before this one in a continued conversation, oldest first.
 // `piped`: text given with the question (what was piped in).
-// `map`: the map of the code (protocol/code-map.ts), or the note that it follows.
+// `map`: the map of the code (protocol/code-map.ts), or the note that it follows. `quoted`: where the texts the
+// question quotes occur (protocol/quoted.ts), sent with the question.
 export type Start = {
   texts: Texts;
   tree: string;
@@ -71,6 +72,7 @@ export type Start = {
   mapAfter?: string | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
+  quoted?: string | undefined;
   question: string;
   window: Window;
   earlier?: readonly Turn[];
@@ -85,6 +87,7 @@ export function createConversation(start: Start): Conversation {
   const after = [
     ...(attachedText !== '' ? [`${heading.attached}\n${attachedText}`] : []),
     ...(start.piped !== undefined ? [`${heading.piped}\n${start.piped.replace(/\n$/, '')}\n${heading.pipedEnd}`] : []),
+    ...(start.quoted !== undefined ? [start.quoted] : []),
   ];
   const beforeTokens = before.map(estimateTokens);
   const afterTokens = after.map(estimateTokens);
@@ -238,8 +241,12 @@ export function createConversation(start: Start): Conversation {
     renderNew(step, total) {
       const latest = steps.at(-1);
       if (step === 1 || latest === undefined) {
-        const message = `${question}\n\n${tail(step, total, window.promptTokens - estimateTokens(question) - tailTokens(step, total))}`;
-        return { message, tokens: estimateTokens(message), dropped: 0, carries: ['the question'] };
+        // A follow-up in the same chat: the question, with where the texts it quotes occur.
+        const asked = start.quoted === undefined ? question : `${start.quoted}\n\n${question}`;
+        const message = `${asked}\n\n${tail(step, total, window.promptTokens - estimateTokens(asked) - tailTokens(step, total))}`;
+        const carries =
+          start.quoted === undefined ? ['the question'] : ['the question', 'where the text it quotes occurs'];
+        return { message, tokens: estimateTokens(message), dropped: 0, carries };
       }
       // What fit the message that stands on its own fits this one too: render() has decided it for this step.
       const results = latest.results.map((r) => (!r.dropped ? r.text : r.unsent));

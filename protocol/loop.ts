@@ -12,6 +12,7 @@ import { heardStop } from '../common/errors.ts';
 import { estimateTokens } from '../common/tokens.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
 import { MAP_WAIT_MS, mapBudget, mapInMessage, startMap } from './code-map.ts';
+import { lookForQuoted, quotedPart } from './quoted.ts';
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -64,7 +65,8 @@ export type LoopInput = {
   chatContinues?: boolean;
   // Stops the run (the pult's Stop, Ctrl-C): heard while a reply is awaited, and between the blocks of a reply.
   signal?: AbortSignal;
-  // How long the first message waits for a map of the code expected soon (MAP_WAIT_MS); the tests say.
+  // How long the first message waits for a map of the code expected soon and for the hits of the texts the question
+  // quotes (MAP_WAIT_MS); the tests say.
   mapWait?: number;
   onEvent?: (event: LoopEvent) => void;
 };
@@ -128,9 +130,21 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const job = startMap(executor, input.question, input.files ?? []);
   const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
   const tree = executor.tree(Math.round(treeChars));
-  const fixed = [texts.instructions, tree, input.question, input.piped ?? '', ...attached.map(renderResult)];
+  // The texts the question quotes, looked for beside the map, within the same wait.
+  const wait = input.mapWait ?? MAP_WAIT_MS;
+  const waitUntil = Date.now() + wait;
+  const quoted = lookForQuoted(executor, input.question);
+  const quotedText = quotedPart(await quoted?.within(wait));
+  const fixed = [
+    texts.instructions,
+    tree,
+    input.question,
+    input.piped ?? '',
+    quotedText ?? '',
+    ...attached.map(renderResult),
+  ];
   const mapChars = mapBudget(window, estimateTokens(fixed.join('\n\n')), attached.length > 0, treeChars - tree.length);
-  const map = await mapInMessage(job, mapChars, input.mapWait ?? MAP_WAIT_MS);
+  const map = await mapInMessage(job, mapChars, Math.max(0, waitUntil - Date.now()));
   const conversation = createConversation({
     texts,
     tree,
@@ -139,6 +153,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     attached,
     question: input.question,
     piped: input.piped,
+    quoted: quotedText,
     window,
     earlier: input.earlier ?? [],
   });
@@ -266,12 +281,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
 
     // What became of the lines not written as requests, in the order they stand: each before the results.
     const lines = [...parsed.unclear.map(unclearResult), ...parsed.slips.map(readAsResult)];
+    // The quoted texts' hits not ready for the first message come with the first results (the search ends first).
+    const lateQuoted = (await quoted?.late(parsed.requests.map((r) => describeRequest(r)))) ?? [];
     const answered = await executor.answer(parsed.requests, conversation.stillSent());
     // A map not ready for the first message comes with the first results after it is.
     const late = map.later();
     const results = [
       ...lines.sort((a, b) => a.line - b.line),
       ...told,
+      ...lateQuoted,
       ...answered,
       ...(late === undefined ? [] : [late]),
     ];

@@ -4,6 +4,7 @@
 export const heading = {
   projectFolder: '=== PROJECT FOLDER ===',
   map: '=== MAP OF THE CODE ===',
+  quoted: '=== WHERE THE TEXT THE QUESTION QUOTES OCCURS ===',
   attached: '=== FILES ATTACHED BY THE USER ===',
   piped: '=== TEXT GIVEN BY THE USER WITH THE QUESTION ===',
   pipedEnd: '=== END OF THE TEXT ===',

@@ -84,6 +84,26 @@ describe('rankFiles', () => {
     assert.equal(none[0], 'src/nodes.ts', none.join());
   });
 
+  it("weighs the question's words by how rare they are among the names: the name saying most of it first", () => {
+    // Every name of the types module holds `type`; one name of the registry holds all four words of the message.
+    const typeNames = ['TypeInfo', 'TypeAlias', 'TypeVar', 'type_map', 'named_type', 'TypeList', 'is_type', 'TypeOf'];
+    const files = [
+      source('pkg/types.py', typeNames, {}),
+      source('pkg/registry.py', ['NO_RETURN_VALUE', 'MISSING_RETURN', 'INCOMPATIBLE_RETURN_VALUE_TYPE'], {}),
+      source('pkg/checker.py', ['check_return'], {
+        TypeInfo: 2,
+        INCOMPATIBLE_RETURN_VALUE_TYPE: 1,
+        NO_RETURN_VALUE: 1,
+      }),
+      source('pkg/binder.py', ['bind'], { TypeInfo: 3, TypeAlias: 2 }),
+    ];
+    const words = new Set(['Incompatible', 'return', 'value', 'type', 'report', 'error']);
+    const ranked = rankFiles(files, { words, attached: new Set() });
+    const order = ranked.map((f) => f.rel);
+    assert.ok(order.indexOf('pkg/registry.py') < order.indexOf('pkg/types.py'), order.join());
+    assert.equal(ranked.find((f) => f.rel === 'pkg/registry.py')?.defs[0]?.name, 'INCOMPATIBLE_RETURN_VALUE_TYPE');
+  });
+
   it('takes stubs, declarations and test data at a fraction of their rank, unless the question is about them', () => {
     // Every module uses what the stubs declare; the stubs would otherwise lead any map.
     const stubbed = [

@@ -38,10 +38,38 @@ function partsOf(name: string): string[] {
     .filter((part) => part.length >= 3);
 }
 
-// Whether the question's words (lower-cased, with their singulars) hold a word of `name`, in the singular or not:
-// `redirect` is a word of `resolve_redirects`, `cookie` of `extract_cookies_to_jar`.
-function saysPartOf(name: string, lowered: ReadonlySet<string>): boolean {
-  return partsOf(name).some((part) => forms(part).some((form) => lowered.has(form)));
+// How much each name says of the question: the summed rarity of the question's words among its words, in the singular
+// or not (`redirect` is a word of `resolve_redirects`, `cookie` of `extract_cookies_to_jar`). A word's rarity is the
+// inverse of how many of the folder's defined names hold it, so that for "Incompatible return value type" in mypy,
+// `INCOMPATIBLE_RETURN_VALUE_TYPE` says far more than `type_map`, and `type`, which a tenth of its names hold, little.
+function questionScores(names: Iterable<string>, questionWords: ReadonlySet<string>): (name: string) => number {
+  // Each form of a question word (`cookies`, `cookie`) stands for the word.
+  const owner = new Map<string, string>();
+  for (const word of questionWords) for (const form of forms(word.toLowerCase())) owner.set(form, word.toLowerCase());
+  const wordsOf = (name: string): Set<string> => {
+    const words = new Set<string>();
+    for (const part of partsOf(name)) {
+      const word = forms(part).find((form) => owner.has(form));
+      if (word !== undefined) words.add(owner.get(word) ?? word);
+    }
+    return words;
+  };
+  const holding = new Map<string, number>();
+  let total = 0;
+  for (const name of names) {
+    total++;
+    for (const word of wordsOf(name)) holding.set(word, (holding.get(word) ?? 0) + 1);
+  }
+  const scores = new Map<string, number>();
+  return (name) => {
+    let score = scores.get(name);
+    if (score === undefined) {
+      score = 0;
+      for (const word of wordsOf(name)) score += Math.log((total + 1) / ((holding.get(word) ?? 0) + 1));
+      scores.set(name, score);
+    }
+    return score;
+  };
 }
 
 // A word as written and in the singular, either way English makes it: `templates`, `template`; `classes`, `class`.
@@ -94,7 +122,8 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
     });
   });
 
-  const personal = personalisation(sources, focus, { lowered, code }, index, definers);
+  const saysOf = questionScores(definers.keys(), focus.words);
+  const personal = personalisation(sources, focus, { lowered, code, saysOf }, index, definers);
   // Each edge's share of its file's rank, worked out once.
   const from = Int32Array.from(edges.from);
   const to = Int32Array.from(edges.to);
@@ -126,8 +155,8 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
   }
   return top.map(({ s, i, rank: r }) => {
     const names = shown.get(i) ?? new Map<string, number>();
-    // The names the question says first, then those it says a word of (`redirect` of `resolve_redirects`).
-    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? 2 : saysPartOf(keyOf(d.name), lowered) ? 1 : 0);
+    // The names the question says first, then by how much of it they say (`redirect` of `resolve_redirects`).
+    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? Infinity : saysOf(keyOf(d.name)));
     const defs = s.defs
       .map((d, order) => ({ d, order, score: names.get(keyOf(d.name)) ?? 0 }))
       .sort(
@@ -190,7 +219,11 @@ function weightOf(word: string, definers: number, mentioned: ReadonlySet<string>
 function personalisation(
   sources: readonly MapSource[],
   focus: Focus,
-  { lowered, code }: { lowered: ReadonlySet<string>; code: ReadonlySet<string> },
+  {
+    lowered,
+    code,
+    saysOf,
+  }: { lowered: ReadonlySet<string>; code: ReadonlySet<string>; saysOf: (name: string) => number },
   index: ReadonlyMap<string, number>,
   definers: ReadonlyMap<string, number[]>,
 ): Float64Array {
@@ -204,12 +237,31 @@ function personalisation(
     const name = parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '';
     if (lowered.has(name) || parts.slice(0, -1).some((part) => lowered.has(part))) p[i] = (p[i] ?? 0) + 1;
   });
-  for (const word of focus.words)
-    for (const i of definers.get(word) ?? []) p[i] = (p[i] ?? 0) + (code.has(word) ? 1 : 0.3);
-  // A plain word of the question that is part of a name (`token` of `tokenMatches`, `new_token`) points there a little.
+  // A plain word as the name it is (`type`, `render`) points there as much as it is rare among the folder's names,
+  // against the question's rarest word.
+  let rarest = 0;
+  for (const word of focus.words) rarest = Math.max(rarest, saysOf(word));
+  for (const word of focus.words) {
+    const weight = code.has(word) ? 1 : 0.3 * (rarest === 0 ? 1 : (saysOf(word) / rarest) ** 2);
+    for (const i of definers.get(word) ?? []) p[i] = (p[i] ?? 0) + weight;
+  }
+  // A plain word of the question that is part of a name (`token` of `tokenMatches`, `new_token`) points there a little,
+  // the more the rarer its words and the more of them it holds; the name saying most of the question, as much as a name
+  // the question says.
+  let said = 0;
+  let saying = 0;
+  for (const name of definers.keys()) {
+    const says = saysOf(name);
+    if (says > 0) {
+      said += says;
+      saying++;
+    }
+  }
+  const mean = saying === 0 ? 1 : said / saying;
   for (const [name, files] of definers) {
-    if (name.length === 0 || !saysPartOf(name, lowered) || lowered.has(name.toLowerCase())) continue;
-    for (const i of files) p[i] = (p[i] ?? 0) + 0.2;
+    const says = saysOf(name);
+    if (says === 0 || lowered.has(name.toLowerCase())) continue;
+    for (const i of files) p[i] = (p[i] ?? 0) + 0.2 * (says / mean) ** 2;
   }
   const sum = p.reduce((a, b) => a + b, 0);
   if (sum === 0) return p.fill(1 / sources.length);

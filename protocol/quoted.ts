@@ -1,0 +1,98 @@
+// The texts a question quotes — an error message in quotes, a `--flag` — are what a model FINDs first. deepwork looks
+// for them, as FIND does, while the first message is made, and sends their hits with the question: the model's first
+// step can go to the code itself. Hits not found within the first message's wait come with the first results instead.
+
+import type { Reader } from './contract.ts';
+import type { FindRequest } from './kinds/find.ts';
+import { renderResult, type Result } from './results.ts';
+import { heading } from './wire.ts';
+
+// Texts looked for, at most, and their length: shorter finds everything, longer is a paragraph, not a text to find.
+const MOST_TEXTS = 3;
+const MIN_CHARS = 4;
+const MAX_CHARS = 160;
+// Hits sent per text: where it is defined or said is among the first; the model FINDs it again for more.
+const HITS = 10;
+
+// Quoted as people quote: straight and typographic double quotes, guillemets (Russian), German quotes, single quotes
+// that are not an apostrophe, and backticks around more than a name (the map has names: `parse` alone is not looked
+// for, `parse(text)` is). A command-line flag is taken bare: `--strict`.
+const QUOTED = [
+  /"([^"\n]+)"/g,
+  /“([^”\n]+)”/g,
+  /«([^»\n]+)»/g,
+  /„([^“”\n]+)[“”]/g,
+  /(?<![\p{L}\p{N}_'])'([^'\n]+)'(?![\p{L}\p{N}_'])/gu,
+  /`([^`\n]*[^\w`$.\n][^`\n]*)`/g,
+  /(?<![\w-])(--[A-Za-z][\w-]+)/g,
+];
+
+// The texts `question` quotes, in the order it says them, each once.
+export function quotedTexts(question: string): string[] {
+  const found: Array<{ at: number; text: string }> = [];
+  for (const pattern of QUOTED) {
+    for (const m of question.matchAll(pattern)) {
+      const text = (m[1] ?? '').trim();
+      if (text.length >= MIN_CHARS && text.length <= MAX_CHARS && /[\p{L}\p{N}]/u.test(text)) {
+        found.push({ at: m.index, text });
+      }
+    }
+  }
+  const texts = [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.text))];
+  return texts.slice(0, MOST_TEXTS);
+}
+
+export type QuotedLookup = {
+  // The hits, when the search ends within `ms`; undefined when it does not (they come later, with `late`).
+  within(ms: number): Promise<Result[] | undefined>;
+  // The hits not sent in the first message, once, when the search is done (it waits for it: the reader answers one
+  // thing at a time); none when they were sent, or when the model asked the same FIND itself.
+  late(asked: readonly string[]): Promise<Result[]>;
+};
+
+// Starts looking for what `question` quotes; undefined when it quotes nothing.
+export function lookForQuoted(reader: Reader, question: string): QuotedLookup | undefined {
+  const texts = quotedTexts(question);
+  if (texts.length === 0) return undefined;
+  const requests: FindRequest[] = texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 }));
+  let results: Result[] | undefined;
+  let sent = false;
+  // A search that fails is a help not given, never the run's end.
+  const done = reader.answer(requests).then(
+    (r) => {
+      results = r.map(fewer);
+    },
+    () => {
+      results = [];
+    },
+  );
+  return {
+    async within(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise((resolve) => {
+        timer = setTimeout(resolve, ms);
+      });
+      await Promise.race([done, waited]);
+      clearTimeout(timer);
+      if (results !== undefined) sent = true;
+      return results;
+    },
+    async late(asked) {
+      if (sent) return [];
+      sent = true;
+      await done;
+      return (results ?? []).filter((r) => !asked.includes(r.request));
+    },
+  };
+}
+
+// The part of the first message that holds the hits: undefined for none.
+export function quotedPart(results: readonly Result[] | undefined): string | undefined {
+  if (results === undefined || results.length === 0) return undefined;
+  return `${heading.quoted}\n${results.map(renderResult).join('\n\n')}`;
+}
+
+function fewer(result: Result): Result {
+  if (result.kind !== 'find' || result.hits.length <= HITS) return result;
+  return { ...result, hits: result.hits.slice(0, HITS), cut: true };
+}

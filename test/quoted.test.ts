@@ -1,0 +1,174 @@
+// The texts a question quotes: which are taken, and their hits sent with the question — in the first message when the
+// search ends within its wait, with the first results when it does not, and with a follow-up in the same chat.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createExecutor } from '../reading/executor.ts';
+import { quotedTexts } from '../protocol/quoted.ts';
+import { runLoop } from '../protocol/loop.ts';
+import { loadTexts } from '../protocol/transcript.ts';
+import type { Bridge, Reader } from '../protocol/contract.ts';
+import { tempFolder } from './helpers.ts';
+
+describe('quotedTexts', () => {
+  it('takes what is quoted as people quote, in the order the question says it', () => {
+    assert.deepEqual(
+      quotedTexts('Why do I get «Нет такого файла» and then "Incompatible return value type" with `cfg.load(path)`?'),
+      ['Нет такого файла', 'Incompatible return value type', 'cfg.load(path)'],
+    );
+    assert.deepEqual(quotedTexts('What does “max retries exceeded” mean?'), ['max retries exceeded']);
+    assert.deepEqual(quotedTexts('Where is the --strict flag expanded?'), ['--strict']);
+    assert.deepEqual(quotedTexts("The log says 'connection reset by peer'."), ['connection reset by peer']);
+  });
+
+  it('leaves out apostrophes, bare names in backticks, too short or too long texts, and repeats', () => {
+    assert.deepEqual(quotedTexts("It doesn't work and the user's cache isn't cleared."), []);
+    assert.deepEqual(quotedTexts('Where is `parseReply` called?'), [], 'the map has names');
+    assert.deepEqual(quotedTexts('Is "ok" right?'), []);
+    assert.deepEqual(quotedTexts(`Is "${'x'.repeat(161)}" right?`), []);
+    assert.deepEqual(quotedTexts('"same text" and again "same text"'), ['same text']);
+    assert.deepEqual(quotedTexts('a - b -- c, x--y'), [], 'dashes are not flags');
+  });
+
+  it('looks for three texts at most', () => {
+    assert.deepEqual(quotedTexts('"one one" "two two" "three three" "four four"'), [
+      'one one',
+      'two two',
+      'three three',
+    ]);
+  });
+});
+
+function scripted(replies: string[]): Bridge & { seen: string[]; onFirst?: () => void } {
+  const seen: string[] = [];
+  const bridge: Bridge & { seen: string[]; onFirst?: () => void } = {
+    label: 'scripted',
+    seen,
+    chat: (message) => {
+      seen.push(message);
+      if (seen.length === 1) bridge.onFirst?.();
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
+    },
+  };
+  return bridge;
+}
+
+const FILES = {
+  'src/messages.py': 'RETURN_VALUE = "Incompatible return value type"\nOTHER = "x"\n',
+  'src/checker.py': 'from messages import RETURN_VALUE\n\ndef check():\n    fail(RETURN_VALUE)\n',
+  'docs/errors.md': 'The checker says Incompatible return value type when the types differ.\n',
+};
+const QUESTION = 'Where is "Incompatible return value type" reported?';
+
+describe('the hits of what the question quotes', () => {
+  it('come in the first message, before the question, and are not looked for again', async () => {
+    const executor = createExecutor(tempFolder(FILES));
+    const bridge = scripted(['=== NEED: src/checker.py ===', 'The answer.']);
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: QUESTION,
+        steps: 3,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    const first = bridge.seen[0] ?? '';
+    const part = first.indexOf('=== WHERE THE TEXT THE QUESTION QUOTES OCCURS ===');
+    assert.ok(part !== -1 && part < first.indexOf('=== QUESTION ==='), first);
+    assert.match(
+      first,
+      /=== RESULT FIND Incompatible return value type: 2 hits ===\nsrc\/messages\.py:1: RETURN_VALUE/,
+    );
+    assert.match(first, /\ndocs\/errors\.md:1: The checker says/);
+    const second = bridge.seen[1] ?? '';
+    assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, 'sent once, kept');
+  });
+
+  it('come with the first results when the search ends after the first message went out', async () => {
+    const real = createExecutor(tempFolder(FILES));
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    // The reader's first answer (the quoted text's search) waits until the first message was sent.
+    const executor: Reader = {
+      ...real,
+      limits: real.limits,
+      tree: (max) => real.tree(max),
+      text: (p) => real.text(p),
+      reset: () => real.reset(),
+      answer: async (requests, earlier) => {
+        if (calls++ === 0) await held;
+        return real.answer(requests, earlier);
+      },
+    };
+    const bridge = scripted(['=== LIST: src/*.py ===', 'The answer.']);
+    bridge.onFirst = release;
+    try {
+      await runLoop({ bridge, executor, texts: loadTexts(real.limits), question: QUESTION, steps: 3, mapWait: 0 });
+    } finally {
+      await real.close();
+    }
+    assert.ok(!(bridge.seen[0] ?? '').includes('=== RESULT FIND'), 'not in the first message');
+    const second = bridge.seen[1] ?? '';
+    const results = second.slice(second.indexOf('=== RESULTS OF YOUR REQUESTS AT STEP 1 ==='));
+    assert.match(results, /=== RESULT FIND Incompatible return value type: 2 hits ===/);
+    assert.match(results, /=== RESULT LIST src\/\*\.py/);
+  });
+
+  it('are not sent late beside the same FIND the model asked itself', async () => {
+    const real = createExecutor(tempFolder(FILES));
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const executor: Reader = {
+      ...real,
+      limits: real.limits,
+      tree: (max) => real.tree(max),
+      text: (p) => real.text(p),
+      reset: () => real.reset(),
+      answer: async (requests, earlier) => {
+        if (calls++ === 0) await held;
+        return real.answer(requests, earlier);
+      },
+    };
+    const bridge = scripted(['=== FIND: Incompatible return value type ===', 'The answer.']);
+    bridge.onFirst = release;
+    try {
+      await runLoop({ bridge, executor, texts: loadTexts(real.limits), question: QUESTION, steps: 3, mapWait: 0 });
+    } finally {
+      await real.close();
+    }
+    const second = bridge.seen[1] ?? '';
+    assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, second);
+  });
+
+  it('come with a follow-up asked in the same chat', async () => {
+    const executor = createExecutor(tempFolder(FILES));
+    const bridge = { ...scripted(['The answer.']), keepsChat: true };
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: QUESTION,
+        steps: 2,
+        chatContinues: true,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    const first = bridge.seen[0] ?? '';
+    assert.ok(!first.includes('=== PROJECT FOLDER ==='), 'only what is new');
+    assert.match(first, /=== WHERE THE TEXT THE QUESTION QUOTES OCCURS ===\n=== RESULT FIND Incompatible return/);
+    assert.ok(first.indexOf('=== RESULT FIND') < first.indexOf('=== QUESTION ==='));
+  });
+});
