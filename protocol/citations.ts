@@ -30,6 +30,8 @@ const NEAR_BEFORE = 6;
 const KEYWORDS = new Set(
   'None True False null nil true false undefined self this super NaN void return await async'.split(' '),
 );
+// A word before a name that says the line lacks it.
+const NEGATION = /(?:^|[^\p{L}])(no|not|without|never|nor|нет|без|не|ни)\s+$/iu;
 // Characters between a citation and a name on the same line for the name to count as cited beside it.
 const BESIDE = 80;
 
@@ -101,7 +103,7 @@ function citationsOf(line: string): Citation[] {
   }
   if (cites.length === 0) return [];
   // Each name goes to the citation nearest it; each citation takes the nearest name it was given.
-  const names = new Map<number, { name: string; distance: number }>();
+  const names = new Map<number, { name: string; distance: number; absent: boolean }>();
   for (const m of line.matchAll(NAME)) {
     const written = m[1] ?? '';
     const from = m.index;
@@ -123,12 +125,14 @@ function citationsOf(line: string): Citation[] {
     if (nearest < 0) continue;
     const name = written.split(/\.|::|#|->/).at(-1) ?? written;
     if (KEYWORDS.has(name)) continue;
+    // A name said to be absent is cited as not there: "with no `post` (normalize.ts:8)" leaves the line unjudged.
+    const absent = NEGATION.test(line.slice(Math.max(0, from - 12), from));
     const held = names.get(nearest);
-    if (held === undefined || distance < held.distance) names.set(nearest, { name, distance });
+    if (held === undefined || distance < held.distance) names.set(nearest, { name, distance, absent });
   }
   return cites.map(({ from: _from, to: _to, ...c }, i) => {
-    const name = names.get(i)?.name;
-    return name === undefined ? c : { ...c, name };
+    const held = names.get(i);
+    return held === undefined || held.absent ? c : { ...c, name: held.name };
   });
 }
 

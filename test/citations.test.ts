@@ -209,6 +209,15 @@ describe('checkCitations', () => {
     assert.deepEqual(wrong[0]?.problem === 'past-end' ? wrong[0].lines : undefined, 10);
   });
 
+  it('does not judge a name the answer says the line lacks', () => {
+    assert.deepEqual(check('The default methods are `get` and `put`, with no `post` (src/lex.js:1).'), []);
+    assert.deepEqual(check('Без `post` (src/lex.js:1), и не `tokenize` (src/lex.js:1).'), []);
+    assert.deepEqual(
+      check('The list names `post` (src/lex.js:1).').map((m) => m.problem),
+      ['name-absent'],
+    );
+  });
+
   it("takes lines inside a name's definition as citing it: its body, its signature, its return", () => {
     assert.deepEqual(
       check(
