@@ -24,6 +24,8 @@ export type NeedResults = {
     rest: { lines: number; chars: number; exact: boolean };
     ranged: boolean;
     encoding: string | undefined;
+    // The range asked ran past the file's end, which is `last`.
+    pastEnd?: boolean;
   };
   // `controlNames`: entries left out because their names hold control characters.
   folder: { kind: 'folder'; request: string; path: string; entries: string[]; more: number; controlNames: number };
@@ -69,7 +71,8 @@ export const needResults: ResultTexts<NeedResults> = {
       // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
       const lines =
         r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${formatCount(r.last)} line${r.last === 1 ? '' : 's'}`;
-      const span = r.encoding === undefined ? lines : `${lines}, read from ${r.encoding}`;
+      const ended = r.pastEnd === true ? `${lines}, the last of the file` : lines;
+      const span = r.encoding === undefined ? ended : `${ended}, read from ${r.encoding}`;
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${numberLines(r.text, r.first)}${note}${END}`;
     },

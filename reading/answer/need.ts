@@ -173,6 +173,7 @@ function sent(
     rest: lines.rest,
     ranged: asked.ranged,
     encoding,
+    ...(asked.ranged && lines.whole && to !== Infinity && lines.last < to ? { pastEnd: true } : {}),
   };
 }
 
