@@ -90,6 +90,25 @@ async function fixedCostRows(tools: Tools): Promise<Row[]> {
   }
 }
 
+// The rows BENCH_ONLY=start prints: a run with no requests, --version, and the pult's file tree on the corpus and Linux.
+async function startAndTreeRows(): Promise<Row[]> {
+  const bridge = await startBridge();
+  const tiny = tinyFolder();
+  const load = os.loadavg()[0] ?? 0;
+  try {
+    const rows = startRows(bridge, tiny, RUNS);
+    rows.push(...(await pultTreeRows(CORPUS, 'npm corpus', RUNS)));
+    rows.push(...(await pultTreeRows(linuxTree().root, 'Linux', RUNS)));
+    process.stderr.write(
+      `Load average (1 min): ${load.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+    );
+    return rows;
+  } finally {
+    bridge.close();
+    fs.rmSync(tiny, { recursive: true, force: true });
+  }
+}
+
 // On the Linux tree: a common word of C, five texts found nowhere, a rare one, and a LIST of C files.
 const LINUX_ASKS = {
   common: 'return',
@@ -113,6 +132,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=steps: a run with no requests and a step's fixed cost on each tree (issue 30), printed, nothing written.
   if (process.env.BENCH_ONLY === 'steps') {
     process.stdout.write(`\n${table(await fixedCostRows(tools))}\n`);
+    return;
+  }
+  // BENCH_ONLY=start: start-up and the pult's file tree (issue 30), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'start') {
+    process.stdout.write(`\n${table(await startAndTreeRows())}\n`);
     return;
   }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Starts deepwork from any folder: the compiled command line in dist/bundle/, which `npm install` builds. CommonJS, as
 // bin/package.json says, and so is what it loads: Node starts a CommonJS entry about 10 ms sooner than an ES module,
-// whose loader it would set up first (see scripts/build.mjs).
+// whose loader it would set up first (see scripts/build.mjs). Its files compile from V8's code cache (./code-cache.js).
 const { existsSync } = require('node:fs');
 const path = require('node:path');
 
@@ -12,4 +12,5 @@ if (!existsSync(entry)) {
   );
   process.exit(1);
 }
+require('./code-cache.js').useCodeCache(path.dirname(entry));
 require(entry).run(process.argv.slice(2));

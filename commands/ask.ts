@@ -20,7 +20,6 @@ import { stepTexts } from '../common/strings/steps.js';
 import { textsIn, type Lang } from '../common/strings/language.js';
 import { usageTexts } from '../common/strings/usage.js';
 import { PIPED_CHARS } from '../console/stdin.ts';
-import { createConsolePaste } from '../console/paste.ts';
 import { createBridge } from '../bridge/choose.ts';
 import { createDemoBridge } from '../bridge/demo.ts';
 import { chatLimits } from '../bridge/chat-sites.ts';
@@ -44,7 +43,9 @@ export async function run(context: Context): Promise<number> {
   if (flags.paste === true && flags.demo === true)
     throw new DeepworkError('USAGE', usageTexts.pasteAndDemo[context.lang]);
   if (flags.paste === true) {
-    // The terminal is where the replies come in, so nothing piped is read as text with the question.
+    // The terminal is where the replies come in, so nothing piped is read as text with the question. Loaded only
+    // here: it brings readline and child_process (the clipboard), which a run with a bridge never uses.
+    const { createConsolePaste } = await import('../console/paste.ts');
     const paste = createConsolePaste({
       io,
       folder: path.join(settings.config.stateDir, 'paste'),

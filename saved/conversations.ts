@@ -54,7 +54,14 @@ function dropOldest(folder: string): void {
       }
     });
   files.sort((a, b) => b.written - a.written || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-  for (const old of files.slice(KEPT)) fs.rmSync(path.join(folder, old.name), { force: true });
+  // unlink rather than rmSync: rmSync loads Node's recursive remover for one file, at every run once 30 are kept.
+  for (const old of files.slice(KEPT)) {
+    try {
+      fs.unlinkSync(path.join(folder, old.name));
+    } catch {
+      // Gone already (another run dropped it).
+    }
+  }
 }
 
 export function loadConversation(stateDir: string, root: string, id: string): SavedConversation | undefined {

@@ -32,9 +32,16 @@ const onwarn = (warning) => {
   throw new Error(`deepwork: the bundle step warned: ${warning.message}`);
 };
 // The command line as CommonJS: Node 20 loads it much faster than the same code as ES modules (measured here: a run
-// with no requests 1.65× `node -e 0` against 2.3×). Dynamic imports become requires, still made only when needed.
+// with no requests 1.65× `node -e 0` against 2.3×). Dynamic imports become requires, still made only when needed,
+// those of Node's own modules included: bin/code-cache.js compiles the files as scripts, which have no import().
 const cli = await rollup({ input: { deepwork: path.join(dist, 'deepwork.js') }, external, onwarn });
-await cli.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' });
+await cli.write({
+  dir: bundleDir,
+  format: 'cjs',
+  entryFileNames: '[name].cjs',
+  chunkFileNames: '[name]-[hash].cjs',
+  dynamicImportInCjs: false,
+});
 await cli.close();
 // The search worker, which reading/search/finder.ts starts from `./worker.js` beside itself: one ES module file.
 const worker = await rollup({ input: { worker: path.join(dist, 'reading', 'search', 'worker.js') }, external, onwarn });
