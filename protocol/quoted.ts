@@ -94,5 +94,5 @@ export function quotedPart(results: readonly Result[] | undefined): string | und
 
 function fewer(result: Result): Result {
   if (result.kind !== 'find' || result.hits.length <= HITS) return result;
-  return { ...result, hits: result.hits.slice(0, HITS), cut: true };
+  return { ...result, shown: HITS };
 }

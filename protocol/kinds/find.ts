@@ -12,7 +12,8 @@ export type FindHit = { path: string; line: number; text: string };
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
-  find: { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean };
+  // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts).
+  find: { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean; shown?: number };
 };
 
 export const find: Kind<FindRequest> = {
@@ -47,14 +48,18 @@ export const findResults: ResultTexts<FindResults> = {
   find: {
     render: (r) => {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
-      const lines = r.hits.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
-      const cut = r.cut
-        ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]`
-        : '';
+      const shown = r.hits.slice(0, r.shown ?? r.hits.length);
+      const lines = shown.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
       const hits = r.cut ? `${formatCount(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
+      const cut =
+        shown.length < r.hits.length
+          ? `\n[the first ${formatCount(shown.length)} of ${hits} shown here; FIND the text, kept to a folder (IN src/) if need be, for the rest]`
+          : r.cut
+            ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]`
+            : '';
       return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
     },
     dropped: (r, step) =>
-      `[The ${formatCount(r.hits.length)} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+      `[The ${formatCount(Math.min(r.hits.length, r.shown ?? r.hits.length))} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
   },
 };
