@@ -2,6 +2,7 @@
 // for them, as FIND does, while the first message is made, and sends their hits with the question: the model's first
 // step can go to the code itself. Hits not found within the first message's wait come with the first results instead.
 
+import { TEST_PATH } from '../common/kinds-of-files.ts';
 import type { Reader } from './contract.ts';
 import type { FindRequest } from './kinds/find.ts';
 import { renderResult, type Result } from './results.ts';
@@ -92,7 +93,13 @@ export function quotedPart(results: readonly Result[] | undefined): string | und
   return `${heading.quoted}\n${results.map(renderResult).join('\n\n')}`;
 }
 
+// A text quoted from a message or an error is said in tests' expectations as often as where it is made: the hits outside
+// tests first, so that the ten shown are those.
 function fewer(result: Result): Result {
   if (result.kind !== 'find' || result.hits.length <= HITS) return result;
-  return { ...result, shown: HITS };
+  const hits = [
+    ...result.hits.filter((h) => !TEST_PATH.test(h.path)),
+    ...result.hits.filter((h) => TEST_PATH.test(h.path)),
+  ];
+  return { ...result, hits, shown: HITS };
 }

@@ -88,10 +88,11 @@ describe('the hits of what the question quotes', () => {
     assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, 'sent once, kept');
   });
 
-  it('show the first ten hits of a text found often, and say how many there are', async () => {
+  it("show the first ten hits of a text found often, tests' last, and say how many there are", async () => {
     const many = Object.fromEntries(
       Array.from({ length: 12 }, (_, i) => [`src/m${i}.py`, 'raise Error("Incompatible return value type")\n']),
     );
+    for (let i = 0; i < 5; i++) many[`tests/test_m${i}.py`] = 'expect("Incompatible return value type")\n';
     const executor = createExecutor(tempFolder(many));
     const bridge = scripted(['The answer.']);
     try {
@@ -107,9 +108,9 @@ describe('the hits of what the question quotes', () => {
       await executor.close();
     }
     const first = bridge.seen[0] ?? '';
-    assert.match(first, /=== RESULT FIND Incompatible return value type: 12 hits ===\n/);
+    assert.match(first, /=== RESULT FIND Incompatible return value type: 17 hits ===\n/);
     assert.equal(first.match(/^src\/m\d+\.py:1: raise/gm)?.length, 10);
-    assert.match(first, /\n\[the first 10 of 12 hits shown here; FIND the text/);
+    assert.match(first, /\n\[the first 10 of 17 hits shown here; FIND the text/);
   });
 
   it('come with the first results when the search ends after the first message went out', async () => {

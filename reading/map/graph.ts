@@ -3,6 +3,8 @@
 // question mentions — after aider's repository map (the idea, not its code). A file's definitions are ranked by the
 // share of rank that reaches it through each of their names.
 
+import { TEST_PATH } from '../../common/kinds-of-files.ts';
+
 // A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
 export type MapDef = { name: string; first: number; last: number; depth: number };
 // One file of the graph: what it defines, and the words it uses with how often, as `word count word count`.
@@ -19,10 +21,8 @@ const ITERATIONS = 40;
 // nothing worth its edges (a hundred files each defining `subscribe` would tie every user of it to all of them).
 const COMMON_DEFINERS = 5;
 const TOO_COMMON = 20;
-// What a test file's rank is taken at, when the question is not about tests: its folders (and fixtures and test data)
-// or its name says it is one.
+// What a test file's rank is taken at, when the question is not about tests (common/kinds-of-files.ts).
 const TEST_FACTOR = 0.3;
-const TEST_PATH = /(^|\/)(tests?|__tests__|spec|test-?data|fixtures?)\/|[._-](test|spec)\.[^/]+$|_test\.go$/i;
 // Declarations of code that lives elsewhere (Python's stubs, TypeScript's .d.ts, a vendored typeshed) name what
 // everything uses, `str`, `Any`, `Promise`, and are rarely where an answer lies: their rank is taken at this, unless
 // the question is about stubs or types' declarations.
