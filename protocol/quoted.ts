@@ -3,6 +3,7 @@
 // step can go to the code itself. Hits not found within the first message's wait come with the first results instead.
 
 import { TEST_PATH } from '../common/kinds-of-files.ts';
+import { escapeRegExp } from '../common/text.ts';
 import type { Reader } from './contract.ts';
 import type { FindRequest } from './kinds/find.ts';
 import { renderResult, type Result } from './results.ts';
@@ -96,7 +97,14 @@ export function quotedPart(results: readonly Result[] | undefined): string | und
 // A text quoted from a message or an error is said in tests' expectations as often as where it is made: the hits outside
 // tests first, so that the ten shown are those.
 function fewer(result: Result): Result {
-  if (result.kind !== 'find' || result.hits.length <= HITS) return result;
+  if (result.kind !== 'find') return result;
+  // A flag's hits are those of the flag itself: `--strict`, not `--strict-optional`, when it has any.
+  if (result.text.startsWith('--')) {
+    const whole = new RegExp(`${escapeRegExp(result.text)}(?![\\w-])`);
+    const own = result.hits.filter((h) => whole.test(h.text));
+    if (own.length > 0 && own.length < result.hits.length) result = { ...result, hits: own };
+  }
+  if (result.hits.length <= HITS) return result;
   const hits = [
     ...result.hits.filter((h) => !TEST_PATH.test(h.path)),
     ...result.hits.filter((h) => TEST_PATH.test(h.path)),

@@ -113,6 +113,33 @@ describe('the hits of what the question quotes', () => {
     assert.match(first, /\n\[the first 10 of 17 hits shown here; FIND the text/);
   });
 
+  it("keep a flag's hits to the flag itself, not the longer flags it begins", async () => {
+    const executor = createExecutor(
+      tempFolder({
+        'cli.py': 'add("--strict-optional")\nadd("--strict-bytes")\nadd("--strict", help="all")\n',
+        'docs/flags.md': 'Use --strict-equality or --strict.\n',
+      }),
+    );
+    const bridge = scripted(['The answer.']);
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'Where is the --strict flag expanded?',
+        steps: 2,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    const first = bridge.seen[0] ?? '';
+    assert.match(
+      first,
+      /=== RESULT FIND --strict: 2 hits ===\ncli\.py:3: add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
+    );
+  });
+
   it('come with the first results when the search ends after the first message went out', async () => {
     const real = createExecutor(tempFolder(FILES));
     let release: () => void = () => {};
