@@ -40,10 +40,15 @@ export function startSearch(job: SearchJob, keeper: Keeper): Search {
   };
 }
 
-// Takes a file's hit into the search's hits.
+// Takes a file's hit into the search's hits. An exact hit ends the search for its case-blind twin: the twin's hits are
+// shown only when the exact text has none (answer/find.ts), and a common word's twin, anchored on a letter found every
+// few bytes in either case, cost a common text's first hits more than finding them (issue 30).
 export function take(search: Search, hit: Hit): void {
+  const pattern = hit[0];
   search.hits.push(hit);
-  search.left[hit[0]] = (search.left[hit[0]] ?? 0) - 1;
+  search.left[pattern] = (search.left[pattern] ?? 0) - 1;
+  const twin = search.twins[pattern] ?? -1;
+  if (twin !== -1) search.left[twin] = 0;
 }
 
 // Searches the given files in order, on this thread (a FIND kept to a folder or mask): each file is read once and

@@ -22,6 +22,10 @@ export type Keeper = {
   // first message). From then on a file is kept only where memory was touched: a FIND that comes before all of it is
   // ready keeps less, rather than wait for it. Resolves when all of it is ready (or dropped).
   prepare(): Promise<void>;
+  // Reads the run's first `count` files into the kept memory once prepare() has made it ready, a few milliseconds at a
+  // time, each its own task: the first hits of a common text are in the first files, which a FIND then finds kept
+  // rather than opening them (and the bytes' counts, which choose each text's rarest byte, are ready before it).
+  readAhead(count: number): void;
   // Lets go of the keeping memory.
   drop(): void;
 };
@@ -34,6 +38,8 @@ export const KEEP_FILE_MAX = 64 << 10;
 // benchmark, against 10–13 µs to open, read and close a small file): touched ahead of use, a step at a time.
 const TOUCH_STEP = 1 << 20;
 const PAGE = 4096;
+// How long one step of a read ahead takes, at most: an answer from the bridge waits at most that long.
+const READ_AHEAD_MS = 2;
 
 // Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
 const UNKNOWN = -1;
@@ -59,6 +65,8 @@ export function createKeeper(budget: number): Keeper {
   const counts = new Uint32Array(256);
   let sampled = 0;
   let places: Places = { files: 0, open: () => undefined, newSearch: () => {} };
+  // Changes at each reset() and drop(): a read ahead of an earlier run's files stops.
+  let generation = 0;
   let ready: Promise<void> = Promise.resolve();
   let done = () => {};
   const touchStep = () => {
@@ -69,10 +77,11 @@ export function createKeeper(budget: number): Keeper {
     if (touched < arena.length) setImmediate(touchStep);
     else done();
   };
-  return {
+  const keeper: Keeper = {
     counts,
     chunk,
     reset(next) {
+      generation++;
       starts = new Int32Array(next.files).fill(UNKNOWN);
       lengths = new Int32Array(next.files);
       used = 0;
@@ -99,12 +108,24 @@ export function createKeeper(budget: number): Keeper {
       return ready;
     },
     drop() {
+      generation++;
       done();
       arena = undefined;
       prepared = false;
       touched = 0;
       used = 0;
       starts.fill(UNKNOWN);
+    },
+    readAhead(count) {
+      const of = generation;
+      let next = 0;
+      const step = () => {
+        if (of !== generation) return;
+        const until = performance.now() + READ_AHEAD_MS;
+        for (; next < Math.min(count, starts.length) && performance.now() < until; next++) keeper.bytesOf(next);
+        if (next < Math.min(count, starts.length)) setImmediate(step);
+      };
+      void ready.then(() => setImmediate(step));
     },
     bytesOf(index) {
       const start = starts[index] ?? UNKNOWN;
@@ -128,16 +149,24 @@ export function createKeeper(budget: number): Keeper {
         return bytes;
       const view = arena.subarray(used, used + bytes.length);
       if (!direct) bytes.copy(view);
-      if (sampled < 8 << 20) {
-        for (let i = 0; i < view.length; i += 7) counts[view[i] ?? 0] = (counts[view[i] ?? 0] ?? 0) + 1;
-        sampled += view.length;
-      }
+      if (sampled < 8 << 20) sampled += countBytes(view, counts);
       starts[index] = used;
       lengths[index] = view.length;
       used += view.length;
       return view;
     },
   };
+  return keeper;
+}
+
+// Counts every seventh byte of a kept file into `counts` (which bytes are rare in this folder); returns the bytes
+// looked over. A function of its own, so that the engine compiles the loop once rather than with the whole read.
+function countBytes(view: Buffer, counts: Uint32Array): number {
+  for (let i = 0; i < view.length; i += 7) {
+    const byte = view[i] ?? 0;
+    counts[byte] = (counts[byte] ?? 0) + 1;
+  }
+  return view.length;
 }
 
 // Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
