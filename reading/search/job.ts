@@ -21,6 +21,8 @@ export type Hit = [pattern: number, file: number, line: number, text: string];
 export type Search = {
   needles: readonly Needle[];
   twins: readonly number[];
+  // Per text, its place among the search's distinct texts: its bit in what keeper.present() says.
+  textOf: readonly number[];
   lineChars: number;
   keeper: Keeper;
   hits: Hit[];
@@ -28,11 +30,15 @@ export type Search = {
 };
 
 // A search's state at its start: a needle per text (rare bytes judged by what the keeper has seen), no hits yet.
+// The distinct texts are handed to the keeper's scan, which tells for each file which of them it may hold.
 export function startSearch(job: SearchJob, keeper: Keeper): Search {
   const { texts, fold } = job;
+  const distinct = [...new Set(texts)];
+  keeper.lookFor(distinct.map((text) => needleOf(text, keeper.counts, true)));
   return {
     needles: texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true)),
     twins: twinsOf(texts, fold),
+    textOf: texts.map((text) => distinct.indexOf(text)),
     lineChars: job.lineChars,
     keeper,
     hits: [],
@@ -86,15 +92,16 @@ export function searchFile(search: Search, index: number, wanted: readonly numbe
   searchIn(search, index, bytes, wanted);
 }
 
-// The same for a file's bytes at hand.
+// The same for a file's bytes at hand: a text the scan says is not there is not looked for.
 function searchIn(search: Search, index: number, bytes: Buffer, wanted: readonly number[]): void {
-  const { needles, twins, lineChars } = search;
+  const { needles, twins, lineChars, textOf } = search;
+  const present = search.keeper.present(bytes);
   let mine: Hit[] | undefined;
   let foundBlind: Uint8Array | undefined;
   const look = (p: number) => {
     const needle = needles[p];
     const n = wanted[p] ?? 0;
-    if (needle === undefined || n <= 0) return;
+    if (needle === undefined || n <= 0 || ((present >>> (textOf[p] ?? 0)) & 1) === 0) return;
     const found = searchBytes(bytes, needle, n, lineChars);
     if (found.length === 0) return;
     if (needle.fold) {
@@ -122,7 +129,9 @@ function searchIn(search: Search, index: number, bytes: Buffer, wanted: readonly
 // engine has compiled it: a fresh process's first FIND otherwise runs it cold, which costs a common text's first hits
 // more than finding them (tens of milliseconds). Called while the model reads a message.
 export function warmUp(keeper: Keeper): void {
-  const lines = Buffer.from('function warm() {\n  return Warm.up(WARM, 1);\n}\n// warm text\n'.repeat(20));
+  // In the keeper's piece buffer, where the scan sees it (scan.ts).
+  const text = Buffer.from('function warm() {\n  return Warm.up(WARM, 1);\n}\n// warm text\n'.repeat(20));
+  const lines = keeper.chunk.subarray(0, text.copy(keeper.chunk));
   for (let round = 0; round < 40; round++) {
     const search = startSearch(
       { texts: ['Warm.up', 'warm', 'warm'], maxHits: 5, lineChars: 80, fold: [false, false, true] },

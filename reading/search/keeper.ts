@@ -4,11 +4,19 @@
 import fs from 'node:fs';
 import { isBinary } from '../binary.ts';
 import { READ_FLAGS } from '../open.ts';
+import type { Needle } from './needle.ts';
 import type { Places } from './places.ts';
+import { createScanner, type Scanner } from './scan.ts';
 
 export type Keeper = {
   counts: Uint32Array;
-  chunk: Buffer;
+  // The buffer a large file is searched in, a piece at a time.
+  readonly chunk: Buffer;
+  // The texts of a search, as folded needles, for present() (scan.ts).
+  lookFor(needles: readonly Needle[]): void;
+  // Bit t set: text t of lookFor's may be in `bytes`, which this keeper gave (bytesOf, chunk); every bit set when that
+  // cannot be told.
+  present(bytes: Buffer): number;
   // A new run's files, read where `places` says: nothing kept.
   reset(places: Places): void;
   // A new search: the folders on the way are looked at again.
@@ -49,16 +57,17 @@ const BINARY = -2;
 // (memory stays at the budget and leaves no garbage); binary files are remembered as such. Where each file's bytes lie
 // is two numbers per file in typed arrays, not an object per file: at 200,000 files that is 1.6 MB, not 25. Larger
 // files are read again each time, piece by piece when they pass the 1 MB read buffer: few files, bounded memory.
-// The arena is allocated at the first read or at prepare(): a run that never searches a big folder never pays for it.
+// The arena, and the buffers files are read into, lie in the memory of the scan's WebAssembly module (scan.ts), made at
+// the first read or at prepare(): a run that never searches never pays for it, and files are read straight into it.
 export function createKeeper(budget: number): Keeper {
+  let scanner: Scanner | undefined;
+  const memory = () => (scanner ??= createScanner(Math.max(0, budget)));
   let arena: Buffer | undefined;
   let used = 0;
   // Bytes of the arena touched by prepare(), which then bounds what is kept; without it, the arena is touched as
   // files are kept (a small folder: few pages).
   let touched = 0;
   let prepared = false;
-  const read = Buffer.allocUnsafe(1 << 20);
-  const chunk = Buffer.allocUnsafe(1 << 20);
   let starts = new Int32Array(0);
   let lengths = new Int32Array(0);
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
@@ -79,7 +88,13 @@ export function createKeeper(budget: number): Keeper {
   };
   const keeper: Keeper = {
     counts,
-    chunk,
+    get chunk() {
+      return memory().chunk;
+    },
+    lookFor(needles) {
+      memory().setTexts(needles);
+    },
+    present: (bytes) => scanner?.present(bytes) ?? -1,
     reset(next) {
       generation++;
       starts = new Int32Array(next.files).fill(UNKNOWN);
@@ -95,7 +110,7 @@ export function createKeeper(budget: number): Keeper {
       if (prepared || budget <= 0) return ready;
       // Memory kept into before this call was touched then.
       if (arena === undefined) {
-        arena = Buffer.allocUnsafe(budget);
+        arena = memory().arena;
         touched = 0;
       } else {
         touched = Math.max(touched, used);
@@ -111,6 +126,7 @@ export function createKeeper(budget: number): Keeper {
       generation++;
       done();
       arena = undefined;
+      scanner = undefined;
       prepared = false;
       touched = 0;
       used = 0;
@@ -133,7 +149,8 @@ export function createKeeper(budget: number): Keeper {
       if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[index] ?? 0));
       const where = places.open(index);
       if (where === undefined) return undefined;
-      if (budget > 0) arena ??= Buffer.allocUnsafe(budget);
+      if (budget > 0) arena ??= memory().arena;
+      const read = memory().read;
       // Room to keep in: touched memory once prepared, else the whole arena.
       const room = arena === undefined ? 0 : (prepared ? touched : arena.length) - used;
       // Straight into the arena while a whole read buffer fits in the room: no copy. Else into the read buffer, and
