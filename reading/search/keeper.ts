@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { isBinary } from '../binary.ts';
 import { READ_FLAGS } from '../open.ts';
-import type { Needle } from './needle.ts';
+import { scoreOf, type Needle } from './needle.ts';
 import type { Places } from './places.ts';
 import { createScanner, type Scanner } from './scan.ts';
 
@@ -12,7 +12,7 @@ export type Keeper = {
   counts: Uint32Array;
   // The buffer a large file is searched in, a piece at a time.
   readonly chunk: Buffer;
-  // The texts of a search, as folded needles, for present() (scan.ts).
+  // The texts of a search, as folded needles, for present() (scan.ts), its rare bytes judged by `counts`.
   lookFor(needles: readonly Needle[]): void;
   // Bit t set: text t of lookFor's may be in `bytes`, which this keeper gave (bytesOf, chunk); every bit set when that
   // cannot be told.
@@ -92,7 +92,7 @@ export function createKeeper(budget: number): Keeper {
       return memory().chunk;
     },
     lookFor(needles) {
-      memory().setTexts(needles);
+      memory().setTexts(needles, scoreOf(counts));
     },
     present: (bytes) => scanner?.present(bytes) ?? -1,
     reset(next) {
@@ -154,17 +154,19 @@ export function createKeeper(budget: number): Keeper {
       // Room to keep in: touched memory once prepared, else the whole arena.
       const room = arena === undefined ? 0 : (prepared ? touched : arena.length) - used;
       // Straight into the arena while a whole read buffer fits in the room: no copy. Else into the read buffer, and
-      // copied when kept.
+      // copied when kept. One view made per file: each costs about half a microsecond.
       const direct = arena !== undefined && room >= read.length;
-      const bytes = readFile(where, direct && arena !== undefined ? arena.subarray(used, used + read.length) : read);
-      if (bytes === undefined || bytes === 'large') return bytes;
+      const into = direct && arena !== undefined ? arena : read;
+      const at = direct ? used : 0;
+      const n = readFile(where, into, at, read.length);
+      if (n === undefined || n === 'large') return n;
+      const bytes = into.subarray(at, at + n);
       if (isBinary(bytes)) {
         if (index < starts.length) starts[index] = BINARY;
         return undefined;
       }
-      if (arena === undefined || bytes.length > KEEP_FILE_MAX || bytes.length > room || index >= starts.length)
-        return bytes;
-      const view = arena.subarray(used, used + bytes.length);
+      if (arena === undefined || n > KEEP_FILE_MAX || n > room || index >= starts.length) return bytes;
+      const view = direct ? bytes : arena.subarray(used, used + n);
       if (!direct) bytes.copy(view);
       if (sampled < 8 << 20) sampled += countBytes(view, counts);
       starts[index] = used;
@@ -186,9 +188,9 @@ function countBytes(view: Buffer, counts: Uint32Array): number {
   return view.length;
 }
 
-// Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
-// 'large' when it does not (it is then searched chunk by chunk).
-function readFile(abs: string | Buffer, buffer: Buffer): Buffer | 'large' | undefined {
+// Reads a file that the walk saw as a regular file into `buffer` at `at`, when it fits in `most` bytes: how many it
+// read; 'large' when it does not (it is then searched chunk by chunk).
+function readFile(abs: string | Buffer, buffer: Buffer, at: number, most: number): number | 'large' | undefined {
   let fd: number;
   try {
     fd = fs.openSync(abs, READ_FLAGS);
@@ -196,8 +198,8 @@ function readFile(abs: string | Buffer, buffer: Buffer): Buffer | 'large' | unde
     return undefined;
   }
   try {
-    const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
-    return n < buffer.length ? buffer.subarray(0, n) : 'large';
+    const n = fs.readSync(fd, buffer, at, most, 0);
+    return n < most ? n : 'large';
   } catch {
     return undefined;
   } finally {

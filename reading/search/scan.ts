@@ -1,6 +1,6 @@
 // Which of a search's texts a file may hold, in one pass over its bytes for all of them: a small WebAssembly module
-// (written out below, instruction by instruction) that compares 16 bytes at a time with each text's rarest byte, and
-// checks the whole text where one matches. Searched one text at a time, five texts cost 3× one on the Linux source
+// (written out below, instruction by instruction) that compares 16 bytes at a time with each text's rarest pair of
+// neighbouring bytes, and checks the whole text where one matches. Searched one text at a time, five texts cost 3× one on the Linux source
 // (memchr per text and again per case-blind twin); this pass costs about what one memchr does, and the exact search
 // (needle.ts, lines.ts) then runs only for the texts a file may hold (issue 30).
 //
@@ -8,7 +8,7 @@
 // It may say a text is there when it is not, never the reverse; the search proper decides. The bytes must lie in the
 // module's memory (a file is read straight into it: `read`, `chunk` and `arena` are views of it), so nothing is copied.
 
-import type { Needle } from './needle.ts';
+import { scoreOf, type Needle } from './needle.ts';
 
 // Node's WebAssembly, typed for what this file uses: TypeScript declares it with the DOM's types, which this project
 // does not load.
@@ -26,9 +26,10 @@ export type Scanner = {
   read: Buffer;
   chunk: Buffer;
   arena: Buffer;
-  // Sets the texts looked for (their folded needles: bytes in lower case and the rarest byte's place). False when they
-  // do not fit the table (more than MAX_TEXTS, or too long): `present` then says every text may be there.
-  setTexts(needles: readonly Needle[]): boolean;
+  // Sets the texts looked for, as bytes in lower case (folded needles); `score` says how common a byte is (needle.ts).
+  // False when they do not fit the table (more than MAX_TEXTS, or too long): `present` then says every text may be
+  // there.
+  setTexts(needles: readonly Needle[], score?: (byte: number) => number): boolean;
   // Bit t set: text t may be in `bytes`. Every bit set when `bytes` is not in the module's memory or no texts fit.
   present(bytes: Buffer): number;
 };
@@ -37,7 +38,7 @@ export type Scanner = {
 export const MAX_TEXTS = 31;
 const PAGE = 64 << 10;
 const TABLE = PAGE;
-// A text's record in the table: its rarest byte with 0x20 set (+0), the rarest byte's place (+16), its length (+20),
+// A text's record in the table: its rarest pair's first byte with 0x20 set (+0), the pair's place (+16), its length (+20),
 // where its bytes are (+24). Then the tables LOW and HIGH (see scan), 16 bytes the scan writes to, and the texts' bytes.
 const RECORD = 32;
 const LOW = MAX_TEXTS * RECORD;
@@ -60,7 +61,7 @@ export function createScanner(budget: number): Scanner {
     read: heap.subarray(TABLE, TABLE + BUFFER),
     chunk: heap.subarray(TABLE + BUFFER, TABLE + 2 * BUFFER),
     arena: heap.subarray(TABLE + 2 * BUFFER, TABLE + 2 * BUFFER + budget),
-    setTexts(needles) {
+    setTexts(needles, score = scoreOf()) {
       count = 0;
       all = -1;
       if (needles.length > MAX_TEXTS) return false;
@@ -68,9 +69,8 @@ export function createScanner(budget: number): Scanner {
       heap.fill(0, LOW, SCRATCH);
       for (const [t, needle] of needles.entries()) {
         const { bytes } = needle;
-        if (at + bytes.length > TABLE || needle.rare < 0) return false;
-        // The rarest byte and the one after it (or before it, at the text's end): the pair the scan looks for.
-        const rare = needle.rare + 1 < bytes.length || needle.rare === 0 ? needle.rare : needle.rare - 1;
+        if (at + bytes.length > TABLE) return false;
+        const rare = rarestPair(bytes, score);
         const record = t * RECORD;
         heap[record] = (bytes[rare] ?? 0) | 0x20;
         const bit = 1 << (t % 8);
@@ -93,6 +93,23 @@ export function createScanner(budget: number): Scanner {
       return scan(bytes.byteOffset, bytes.length, count);
     },
   };
+}
+
+// Where the text's rarest pair of neighbouring bytes starts (both cases of a letter counted): the pair the scan looks
+// for. A pair is far rarer than its rarer byte (in JavaScript, "missing.Symbol()"'s rarest byte y is in every Symbol;
+// y followed by m is too, but . followed by S is not).
+function rarestPair(bytes: Buffer, score: (byte: number) => number): number {
+  const cost = (byte: number) => (byte >= 97 && byte <= 122 ? score(byte) + score(byte - 32) : score(byte));
+  let best = 0;
+  let bestCost = Number.POSITIVE_INFINITY;
+  for (let i = 0; i + 1 < bytes.length; i++) {
+    const pair = cost(bytes[i] ?? 0) * cost(bytes[i + 1] ?? 0);
+    if (pair < bestCost) {
+      best = i;
+      bestCost = pair;
+    }
+  }
+  return best;
 }
 
 // Sets `bit` in the entries of both halves of `byte` (and of its capital, for a lower-case letter).
@@ -159,7 +176,7 @@ const v128Splat = (byte: number) => simd(0x0c, ...new Array<number>(16).fill(byt
 const ANY_TRUE = simd(0x53);
 const BITMASK = simd(0x64);
 
-// verify(ptr, len, at, t): 1 when text t, its rarest byte at `at`, lies whole within the len bytes at ptr and each of
+// verify(ptr, len, at, t): 1 when text t, its rarest pair at `at`, lies whole within the len bytes at ptr and each of
 // its bytes equals the file's with 0x20 set; else 0.
 const [PTR, LEN, AT, T] = [0, 1, 2, 3];
 const [POS, N, NP, M] = [4, 5, 6, 7];
@@ -186,11 +203,12 @@ const verify: Code[] = [
 ];
 
 // scan(ptr, len, count): bit t set when text t (of `count` in the table) is found in the len bytes at ptr. Sixteen
-// bytes at a time, looked up by their two halves (4 bits each) in the tables LOW and HIGH, whose entries say which
-// texts' rarest bytes have that half (text t in bit t % 8): a byte whose two entries share a bit is where a text may
-// be (ripgrep's Teddy, in its simplest form). Seven instructions for 16 bytes whatever the number of texts; only at a
-// byte found so is a whole text compared. The last bytes (fewer than 16) are looked at one at a time. Stops once every
-// text is found; a text found is taken out of the tables when it has its bit to itself (8 texts or fewer).
+// bytes at a time, each looked up by its two halves (4 bits each) in the tables LOW and HIGH, whose entries say which
+// texts' rarest pairs start with a byte of that half (text t in bit t % 8), and the byte after it likewise in LOW_NEXT
+// and HIGH_NEXT: where all four entries share a bit, a text may start (ripgrep's Teddy, in its simplest form). A dozen
+// instructions for 16 bytes whatever the number of texts; only where a pair is found is a whole text compared. The
+// last bytes (fewer than 17) are looked at one at a time. Stops once every text is found; a text found is taken out of
+// the tables when it has its bit to itself (8 texts or fewer).
 const [S_PTR, S_LEN, COUNT] = [0, 1, 2];
 const [I, FOUND, ALL, K, BITS, J, BUCKET, B] = [3, 4, 5, 6, 7, 8, 9, 10];
 const [V, LO, HI, R, W, LO2, HI2] = [11, 12, 13, 14, 15, 16, 17];
