@@ -57,6 +57,16 @@ describe('createScanner', () => {
     }
   });
 
+  it('says every text may be there before texts are set, and after none are (one text alone is not scanned)', () => {
+    const fresh = createScanner(0);
+    const bytes = fresh.read.subarray(0, Buffer.from('abc').copy(fresh.read));
+    assert.equal(fresh.present(bytes), -1);
+    fresh.setTexts([needleOf('zz', undefined, true)]);
+    assert.equal(fresh.present(bytes), 0);
+    assert.equal(fresh.setTexts(undefined), false);
+    assert.equal(fresh.present(bytes), -1);
+  });
+
   it('says every text may be there for bytes outside its memory, or too many texts', () => {
     lookFor(['abc']);
     assert.equal(scanner.present(Buffer.from('xyz')), -1);

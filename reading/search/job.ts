@@ -30,11 +30,13 @@ export type Search = {
 };
 
 // A search's state at its start: a needle per text (rare bytes judged by what the keeper has seen), no hits yet.
-// The distinct texts are handed to the keeper's scan, which tells for each file which of them it may hold.
+// The distinct texts (two or more) are handed to the keeper's scan, which tells for each file which of them it may hold.
 export function startSearch(job: SearchJob, keeper: Keeper): Search {
   const { texts, fold } = job;
   const distinct = [...new Set(texts)];
-  keeper.lookFor(distinct.map((text) => needleOf(text, keeper.counts, true)));
+  // One text alone is found by memchr on its rarest byte as fast as the scan would rule it out (a 300 MB file: 360-400
+  // ms, against 430-440 ms with the scan first): the scan is for two texts or more.
+  keeper.lookFor(distinct.length > 1 ? distinct.map((text) => needleOf(text, keeper.counts, true)) : undefined);
   return {
     needles: texts.map((text, i) => needleOf(text, keeper.counts, fold[i] === true)),
     twins: twinsOf(texts, fold),

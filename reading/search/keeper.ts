@@ -12,8 +12,9 @@ export type Keeper = {
   counts: Uint32Array;
   // The buffer a large file is searched in, a piece at a time.
   readonly chunk: Buffer;
-  // The texts of a search, as folded needles, for present() (scan.ts), its rare bytes judged by `counts`.
-  lookFor(needles: readonly Needle[]): void;
+  // The texts of a search, as folded needles, for present() (scan.ts), its rare bytes judged by `counts`; undefined:
+  // none, present() then tells nothing.
+  lookFor(needles: readonly Needle[] | undefined): void;
   // Bit t set: text t of lookFor's may be in `bytes`, which this keeper gave (bytesOf, chunk); every bit set when that
   // cannot be told.
   present(bytes: Buffer): number;
@@ -92,7 +93,8 @@ export function createKeeper(budget: number): Keeper {
       return memory().chunk;
     },
     lookFor(needles) {
-      memory().setTexts(needles, scoreOf(counts));
+      if (needles === undefined) scanner?.setTexts(undefined);
+      else memory().setTexts(needles, scoreOf(counts));
     },
     present: (bytes) => scanner?.present(bytes) ?? -1,
     reset(next) {

@@ -33,9 +33,9 @@ export type Scanner = {
   chunk: Buffer;
   arena: Buffer;
   // Sets the texts looked for, as bytes in lower case (folded needles); `score` says how common a byte is (needle.ts).
-  // False when they do not fit the table (more than MAX_TEXTS, or too long): `present` then says every text may be
-  // there.
-  setTexts(needles: readonly Needle[], score?: (byte: number) => number): boolean;
+  // False when they do not fit the table (more than MAX_TEXTS, or too long), or are undefined: `present` then says
+  // every text may be there.
+  setTexts(needles: readonly Needle[] | undefined, score?: (byte: number) => number): boolean;
   // Bit t set: text t may be in `bytes`. Every bit set when `bytes` is not in the module's memory or no texts fit.
   present(bytes: Buffer): number;
 };
@@ -51,7 +51,8 @@ export function createScanner(budget: number): Scanner {
   const scan = instance.exports.scan as (ptr: number, len: number, count: number) => number;
   const heap = Buffer.from(memory.buffer);
   let count = 0;
-  let all = 0;
+  // -1 until texts are set: every text may be anywhere.
+  let all = -1;
   return {
     read: heap.subarray(TABLE, TABLE + BUFFER),
     chunk: heap.subarray(TABLE + BUFFER, TABLE + 2 * BUFFER),
@@ -59,7 +60,7 @@ export function createScanner(budget: number): Scanner {
     setTexts(needles, score = scoreOf()) {
       count = 0;
       all = -1;
-      if (needles.length > MAX_TEXTS) return false;
+      if (needles === undefined || needles.length > MAX_TEXTS) return false;
       let at = BYTES_AT;
       heap.fill(0, LOW, SCRATCH);
       for (const [t, needle] of needles.entries()) {
