@@ -18,7 +18,7 @@ import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, 
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
 import { startBridge } from './bridge.ts';
 import { bigFileFolder, linuxTree, manyFilesFolder } from './trees.ts';
-import { bigFileRow, pultTreeRows, startRows, stepRows, tinyFolder, treeRows, type Tools } from './waits.ts';
+import { bigFileRow, findRows, pultTreeRows, startRows, stepRows, tinyFolder, treeRows, type Tools } from './waits.ts';
 import { growthFactor, type Growth } from './growth.ts';
 import { LARGEST, MASK, outlineFigures } from './outline.ts';
 
@@ -109,6 +109,22 @@ async function startAndTreeRows(): Promise<Row[]> {
   }
 }
 
+// The rows BENCH_ONLY=find prints: FIND's common text (after 3 s and at once) and five texts, on the corpus and Linux.
+async function findOnlyRows(tools: Tools): Promise<Row[]> {
+  const bridge = await startBridge();
+  const load = os.loadavg()[0] ?? 0;
+  try {
+    const rows = findRows(bridge, tools, CORPUS, 'npm corpus', CORPUS_ASKS, RUNS);
+    rows.push(...findRows(bridge, tools, linuxTree().root, 'Linux', LINUX_ASKS, RUNS));
+    process.stderr.write(
+      `Load average (1 min): ${load.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+    );
+    return rows;
+  } finally {
+    bridge.close();
+  }
+}
+
 // On the Linux tree: a common word of C, five texts found nowhere, a rare one, and a LIST of C files.
 const LINUX_ASKS = {
   common: 'return',
@@ -137,6 +153,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=start: start-up and the pult's file tree (issue 30), printed, nothing written.
   if (process.env.BENCH_ONLY === 'start') {
     process.stdout.write(`\n${table(await startAndTreeRows())}\n`);
+    return;
+  }
+  // BENCH_ONLY=find: FIND's step rows alone (issue 30), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'find') {
+    process.stdout.write(`\n${table(await findOnlyRows(tools))}\n`);
     return;
   }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.

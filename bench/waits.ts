@@ -178,6 +178,40 @@ export function stepRows(bridge: Bridge, tools: Tools, root: string, label: stri
   ];
 }
 
+// FIND's rows alone (BENCH_ONLY=find): a common text's first 100 hits after a model thinking 3 s and after a reply at
+// once, and five texts in one step after 3 s, against the same references as treeRows'.
+export function findRows(bridge: Bridge, tools: Tools, root: string, label: string, asks: Asks, runs: number): Row[] {
+  const rg = (args: string, tail = '') =>
+    shell(`${tools.rg} -F -n --no-heading ${rgSkips} ${args} . ${tail} >/dev/null`, root);
+  const t = rounds(
+    {
+      common: () => timedAsk(bridge, `3000 FIND ${asks.common}`, root),
+      commonNow: () => timedAsk(bridge, `0 FIND ${asks.common}`, root),
+      rgCommon: rg(`-- '${asks.common}'`, '| head -100'),
+      five: () => timedAsk(bridge, `3000 FIND ${asks.five.join('|')}`, root),
+      rgFive: rg(asks.five.map((text) => `-e '${text}'`).join(' ')),
+    },
+    runs,
+  );
+  return [
+    ratioRow(
+      `${label}: FIND a common text, its first 100 hits, after a model thinking 3 s`,
+      t.common.map(gapOf),
+      t.rgCommon,
+      'rg … | head -100',
+      1.5,
+    ),
+    ratioRow(`${label}: the same after a reply at once`, t.commonNow.map(gapOf), t.rgCommon, 'rg … | head -100', 3),
+    ratioRow(
+      `${label}: FIND 5 texts in one step, after a model thinking 3 s`,
+      t.five.map(gapOf),
+      t.rgFive,
+      'rg -e ×5',
+      1.2,
+    ),
+  ];
+}
+
 // A run with no requests in a small folder, start to end, and --version, against `node -e 0`.
 export function startRows(bridge: Bridge, tiny: string, runs: number): Row[] {
   const bin = path.join(INSTALL_DIR, 'bin', 'deepwork.js');

@@ -103,6 +103,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     entries: () => finish().entries,
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
     searchable: () => (searchable ??= rankingOf().finish()),
+    searchableHead: (count) => (searchable === undefined ? rankingOf().head(count) : undefined),
     paths: () => (index ??= createPathIndex(folder.files().map((e) => e.rel))),
     finder,
     parsers: () => (parsers ??= createParsers(options.parsers)),
@@ -175,14 +176,16 @@ const WALK_SLICE_MS = 4;
 // The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
 // changelogs, docs), then what is generated (lock files, minified and map files), each in walk order. A FIND of a
 // common word shows where the code uses it before what a changelog says about it.
-// Ranked in slices (`step`, true once done) or at once (`finish`).
-type Ranking = { step(ms: number): boolean; finish(): WalkEntry[] };
+// Ranked in slices (`step`, true once done) or at once (`finish`); `head(n)`: the first n files of that order, ranking
+// only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
+type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
 
 function sourceFirst(files: readonly WalkEntry[]): Ranking {
   const ranked: WalkEntry[][] = [[], [], []];
   let next = 0;
-  const rank = (until: number): boolean => {
-    while (next < files.length) {
+  const code = ranked[0] ?? [];
+  const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
+    while (next < files.length && code.length < codeFiles) {
       const file = files[next++];
       if (file !== undefined) ranked[rankOf(file.rel)]?.push(file);
       if (next % 256 === 0 && performance.now() >= until) break;
@@ -192,6 +195,11 @@ function sourceFirst(files: readonly WalkEntry[]): Ranking {
   let done: WalkEntry[] | undefined;
   return {
     step: (ms) => rank(performance.now() + ms),
+    head: (count) => {
+      if (done !== undefined) return undefined;
+      rank(Number.POSITIVE_INFINITY, count);
+      return code.length >= count ? code.slice(0, count) : undefined;
+    },
     finish: () => {
       if (done === undefined) {
         rank(Number.POSITIVE_INFINITY);

@@ -317,6 +317,37 @@ describe('FIND: case, scope and order', () => {
     assert.match(renderResults([none]), /no hits, also ignoring case/);
   });
 
+  it('answers a FIND asked before the files are in order as it does once they are (issue 30)', async () => {
+    // 300 code files after a prose file, in walk order: a common text's first hits are in the first code files, a rare
+    // one's only past the first 256, and a text found only ignoring case is found in all of them.
+    const files: Record<string, string> = { 'a/README.md': 'common();\n' };
+    for (let i = 0; i < 300; i++)
+      files[`b/f${String(i).padStart(3, '0')}.js`] = `common();\n${i === 290 ? 'rare();\n' : ''}`;
+    files['c/LOUD.js'] = 'LOUD();\n';
+    const many = tempFolder(files);
+    const texts = ['common()', 'rare()', 'loud', 'nowhere'];
+    const request = texts.map((t) => `=== FIND: ${t} ===`).join('\n');
+    const limits = { findHits: 5 };
+    // At once: asked before the walk's slices have run, so the files are not in order yet.
+    const first = await ask(many, request, { limits });
+    const executor = createExecutor(many, { limits });
+    try {
+      executor.walked();
+      const later = await executor.answer(parseReply(request).requests);
+      assert.deepEqual(first, later);
+    } finally {
+      await executor.close();
+    }
+    const [common, rare, loud, nowhere] = first;
+    assert.deepEqual(common?.kind === 'find' && [common.hits.map((h) => h.path), common.cut], [
+      ['b/f000.js', 'b/f001.js', 'b/f002.js', 'b/f003.js', 'b/f004.js'],
+      true,
+    ]);
+    assert.deepEqual(rare?.kind === 'find' && [rare.hits.map((h) => h.path), rare.folded], [['b/f290.js'], false]);
+    assert.deepEqual(loud?.kind === 'find' && [loud.hits.map((h) => h.path), loud.folded], [['c/LOUD.js'], true]);
+    assert.deepEqual(nowhere?.kind === 'find' && nowhere.hits, []);
+  });
+
   it('keeps exact hits exact when there are any', async () => {
     assert.deepEqual(hits(only(await ask(root, '=== FIND: HandleRequest ==='), 'find')), ['src/Upper.ts']);
   });

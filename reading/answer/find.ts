@@ -5,8 +5,12 @@ import type { FindRequest } from '../../protocol/requests.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
-import type { FindOutcome } from '../search/finder.ts';
+import type { FindOutcome, SearchFile } from '../search/finder.ts';
 import type { Step } from './step.ts';
+
+// The first files of the run searched alone, when a FIND comes before the rest are in order: the main thread's first
+// chunk (search/plan.ts).
+const HEAD_FILES = 256;
 
 // All FIND texts of a step in one pass over the files; a FIND kept to a folder or mask searches its files alone. A
 // text with no hits at all is looked for again ignoring the case of ASCII letters, and the result says so.
@@ -15,12 +19,18 @@ export async function answerFinds(
   { box, limits, folder }: Step,
 ): Promise<Result[][]> {
   const options = { maxHits: limits.findHits, lineChars: limits.findLineChars };
-  const files = folder.searchable();
   const whole = [...new Set(requests.filter((r) => r.scope === undefined).map((r) => r.text))];
   const found = new Map<string, FindOutcome>();
   // Each text is looked for as it is and, when it has letters, ignoring case, in the same pass over the files: the
-  // folded hits are used only when the exact text has none.
-  const search = async (texts: string[], key: (text: string) => string, only?: readonly number[]) => {
+  // folded hits are used only when the exact text has none. `head`: the files are the first of the run's alone, and
+  // the outcome stands only when every text had more hits there than are shown (false when it does not).
+  const search = async (
+    files: readonly SearchFile[],
+    texts: string[],
+    key: (text: string) => string,
+    only?: readonly number[],
+    head = false,
+  ): Promise<boolean> => {
     const folded = texts.filter((t) => /[A-Za-z]/.test(t));
     const fold = [...texts.map(() => false), ...folded.map(() => true)];
     const all = await folder.finder.find(files, [...texts, ...folded], {
@@ -28,14 +38,23 @@ export async function answerFinds(
       fold,
       ...(only === undefined ? {} : { only }),
     });
+    if (head && !texts.every((_, i) => all[i]?.cut === true)) return false;
     texts.forEach((text, i) => {
       const exact = all[i];
       const other = all[texts.length + folded.indexOf(text)];
       if (exact === undefined) return;
       found.set(key(text), exact.hits.length > 0 || other === undefined ? exact : { ...other, folded: true });
     });
+    return true;
   };
-  if (whole.length > 0) await search(whole, (text) => text);
+  if (whole.length > 0) {
+    // Asked at once after the first message, a FIND would wait for every file to be put in its order (code, prose,
+    // generated: 26 ms for the Linux source's 78,000 in a fresh process), though a common text's first hits are in
+    // the first files: those are searched first, and the rest only when they were not enough (issue 30).
+    const head = folder.searchableHead(HEAD_FILES);
+    const done = head !== undefined && (await search(head, whole, (text) => text, undefined, true));
+    if (!done) await search(folder.searchable(), whole, (text) => text);
+  }
   const results: Result[][] = [];
   for (const request of requests) {
     const name = `FIND ${request.text}${request.scope === undefined ? '' : ` IN ${request.scope}`}`;
@@ -46,10 +65,11 @@ export async function answerFinds(
         continue;
       }
       const only: number[] = [];
+      const files = folder.searchable();
       files.forEach((f, i) => {
         if (scope(f.rel)) only.push(i);
       });
-      await search([request.text], () => name, only);
+      await search(files, [request.text], () => name, only);
     }
     const outcome = found.get(request.scope === undefined ? request.text : name);
     results.push(

@@ -15,6 +15,9 @@ export type Folder = {
   entries: () => WalkEntry[];
   files: () => WalkEntry[];
   searchable: () => SearchFile[];
+  // The first `count` files of searchable()'s order while it is still being made, found by ranking only as far as
+  // needed; undefined once it is made (or when they cannot be told before it is).
+  searchableHead: (count: number) => SearchFile[] | undefined;
   paths: () => PathIndex;
   finder: Finder;
   // The parser of OUTLINE and the map, started when first asked for.

@@ -7,7 +7,16 @@ import type { Worker } from 'node:worker_threads';
 import type { FindHit } from '../../protocol/results.ts';
 import { searchFiles, warmUp, type Hit, type SearchJob } from './job.ts';
 import { createKeeper } from './keeper.ts';
-import { claimFirst, holdsWanted, newLimits, newOwners, searchShared, type Plan, type SearchFile } from './plan.ts';
+import {
+  CHUNK_FILES as FIRST_CHUNK_FILES,
+  claimFirst,
+  holdsWanted,
+  newLimits,
+  newOwners,
+  searchShared,
+  type Plan,
+  type SearchFile,
+} from './plan.ts';
 import { placesOf, poolOf } from './places.ts';
 import { ask, endWorker, post, startWorkers } from './workers.ts';
 
@@ -21,7 +30,9 @@ const KEEP_BYTES = 24 << 20;
 
 // `folded`: found ignoring the case of ASCII letters.
 export type FindOutcome = { text: string; hits: FindHit[]; cut: boolean; folded?: boolean };
-// `fold[i]`: text i in either case of ASCII letters. `only`: search these of the files (by index) alone, on this thread.
+// `fold[i]`: text i in either case of ASCII letters; a text asked both as it is and folded has the folded search
+// stopped once the exact one has a hit (the folded hits are for a text found nowhere as it is). `only`: search these of
+// the files (by index) alone, on this thread.
 export type FindOptions = { maxHits: number; lineChars: number; fold?: readonly boolean[]; only?: readonly number[] };
 // `workers`: how many worker threads help on a big folder (default: one when the machine has two cores or more; 0
 // searches on the main thread alone). `workerModule`: the worker's compiled module (default: worker.js beside this
@@ -148,6 +159,8 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
       setImmediate(() => {
         if (assigned !== files) return;
         warmUp(keeper);
+        // This thread's first chunk (claimFirst), read while the model reads the message.
+        keeper.readAhead(FIRST_CHUNK_FILES);
         setImmediate(() => {
           if (assigned === files) helpers(files);
         });

@@ -4,11 +4,20 @@
 import fs from 'node:fs';
 import { isBinary } from '../binary.ts';
 import { READ_FLAGS } from '../open.ts';
+import { scoreOf, type Needle } from './needle.ts';
 import type { Places } from './places.ts';
+import { createScanner, type Scanner } from './scan.ts';
 
 export type Keeper = {
   counts: Uint32Array;
-  chunk: Buffer;
+  // The buffer a large file is searched in, a piece at a time.
+  readonly chunk: Buffer;
+  // The texts of a search, as folded needles, for present() (scan.ts), its rare bytes judged by `counts`; undefined:
+  // none, present() then tells nothing.
+  lookFor(needles: readonly Needle[] | undefined): void;
+  // Bit t set: text t of lookFor's may be in `bytes`, which this keeper gave (bytesOf, chunk); every bit set when that
+  // cannot be told.
+  present(bytes: Buffer): number;
   // A new run's files, read where `places` says: nothing kept.
   reset(places: Places): void;
   // A new search: the folders on the way are looked at again.
@@ -22,6 +31,10 @@ export type Keeper = {
   // first message). From then on a file is kept only where memory was touched: a FIND that comes before all of it is
   // ready keeps less, rather than wait for it. Resolves when all of it is ready (or dropped).
   prepare(): Promise<void>;
+  // Reads the run's first `count` files into the kept memory once prepare() has made it ready, a few milliseconds at a
+  // time, each its own task: the first hits of a common text are in the first files, which a FIND then finds kept
+  // rather than opening them (and the bytes' counts, which choose each text's rarest byte, are ready before it).
+  readAhead(count: number): void;
   // Lets go of the keeping memory.
   drop(): void;
 };
@@ -34,6 +47,8 @@ export const KEEP_FILE_MAX = 64 << 10;
 // benchmark, against 10–13 µs to open, read and close a small file): touched ahead of use, a step at a time.
 const TOUCH_STEP = 1 << 20;
 const PAGE = 4096;
+// How long one step of a read ahead takes, at most: an answer from the bridge waits at most that long.
+const READ_AHEAD_MS = 2;
 
 // Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
 const UNKNOWN = -1;
@@ -43,22 +58,25 @@ const BINARY = -2;
 // (memory stays at the budget and leaves no garbage); binary files are remembered as such. Where each file's bytes lie
 // is two numbers per file in typed arrays, not an object per file: at 200,000 files that is 1.6 MB, not 25. Larger
 // files are read again each time, piece by piece when they pass the 1 MB read buffer: few files, bounded memory.
-// The arena is allocated at the first read or at prepare(): a run that never searches a big folder never pays for it.
+// The arena, and the buffers files are read into, lie in the memory of the scan's WebAssembly module (scan.ts), made at
+// the first read or at prepare(): a run that never searches never pays for it, and files are read straight into it.
 export function createKeeper(budget: number): Keeper {
+  let scanner: Scanner | undefined;
+  const memory = () => (scanner ??= createScanner(Math.max(0, budget)));
   let arena: Buffer | undefined;
   let used = 0;
   // Bytes of the arena touched by prepare(), which then bounds what is kept; without it, the arena is touched as
   // files are kept (a small folder: few pages).
   let touched = 0;
   let prepared = false;
-  const read = Buffer.allocUnsafe(1 << 20);
-  const chunk = Buffer.allocUnsafe(1 << 20);
   let starts = new Int32Array(0);
   let lengths = new Int32Array(0);
   // Byte counts over a sample of what was kept: which bytes are rare in this folder.
   const counts = new Uint32Array(256);
   let sampled = 0;
   let places: Places = { files: 0, open: () => undefined, newSearch: () => {} };
+  // Changes at each reset() and drop(): a read ahead of an earlier run's files stops.
+  let generation = 0;
   let ready: Promise<void> = Promise.resolve();
   let done = () => {};
   const touchStep = () => {
@@ -69,10 +87,18 @@ export function createKeeper(budget: number): Keeper {
     if (touched < arena.length) setImmediate(touchStep);
     else done();
   };
-  return {
+  const keeper: Keeper = {
     counts,
-    chunk,
+    get chunk() {
+      return memory().chunk;
+    },
+    lookFor(needles) {
+      if (needles === undefined) scanner?.setTexts(undefined);
+      else memory().setTexts(needles, scoreOf(counts));
+    },
+    present: (bytes) => scanner?.present(bytes) ?? -1,
     reset(next) {
+      generation++;
       starts = new Int32Array(next.files).fill(UNKNOWN);
       lengths = new Int32Array(next.files);
       used = 0;
@@ -86,7 +112,7 @@ export function createKeeper(budget: number): Keeper {
       if (prepared || budget <= 0) return ready;
       // Memory kept into before this call was touched then.
       if (arena === undefined) {
-        arena = Buffer.allocUnsafe(budget);
+        arena = memory().arena;
         touched = 0;
       } else {
         touched = Math.max(touched, used);
@@ -99,12 +125,25 @@ export function createKeeper(budget: number): Keeper {
       return ready;
     },
     drop() {
+      generation++;
       done();
       arena = undefined;
+      scanner = undefined;
       prepared = false;
       touched = 0;
       used = 0;
       starts.fill(UNKNOWN);
+    },
+    readAhead(count) {
+      const of = generation;
+      let next = 0;
+      const step = () => {
+        if (of !== generation) return;
+        const until = performance.now() + READ_AHEAD_MS;
+        for (; next < Math.min(count, starts.length) && performance.now() < until; next++) keeper.bytesOf(next);
+        if (next < Math.min(count, starts.length)) setImmediate(step);
+      };
+      void ready.then(() => setImmediate(step));
     },
     bytesOf(index) {
       const start = starts[index] ?? UNKNOWN;
@@ -112,37 +151,48 @@ export function createKeeper(budget: number): Keeper {
       if (start >= 0 && arena !== undefined) return arena.subarray(start, start + (lengths[index] ?? 0));
       const where = places.open(index);
       if (where === undefined) return undefined;
-      if (budget > 0) arena ??= Buffer.allocUnsafe(budget);
+      if (budget > 0) arena ??= memory().arena;
+      const read = memory().read;
       // Room to keep in: touched memory once prepared, else the whole arena.
       const room = arena === undefined ? 0 : (prepared ? touched : arena.length) - used;
       // Straight into the arena while a whole read buffer fits in the room: no copy. Else into the read buffer, and
-      // copied when kept.
+      // copied when kept. One view made per file: each costs about half a microsecond.
       const direct = arena !== undefined && room >= read.length;
-      const bytes = readFile(where, direct && arena !== undefined ? arena.subarray(used, used + read.length) : read);
-      if (bytes === undefined || bytes === 'large') return bytes;
+      const into = direct && arena !== undefined ? arena : read;
+      const at = direct ? used : 0;
+      const n = readFile(where, into, at, read.length);
+      if (n === undefined || n === 'large') return n;
+      const bytes = into.subarray(at, at + n);
       if (isBinary(bytes)) {
         if (index < starts.length) starts[index] = BINARY;
         return undefined;
       }
-      if (arena === undefined || bytes.length > KEEP_FILE_MAX || bytes.length > room || index >= starts.length)
-        return bytes;
-      const view = arena.subarray(used, used + bytes.length);
+      if (arena === undefined || n > KEEP_FILE_MAX || n > room || index >= starts.length) return bytes;
+      const view = direct ? bytes : arena.subarray(used, used + n);
       if (!direct) bytes.copy(view);
-      if (sampled < 8 << 20) {
-        for (let i = 0; i < view.length; i += 7) counts[view[i] ?? 0] = (counts[view[i] ?? 0] ?? 0) + 1;
-        sampled += view.length;
-      }
+      if (sampled < 8 << 20) sampled += countBytes(view, counts);
       starts[index] = used;
       lengths[index] = view.length;
       used += view.length;
       return view;
     },
   };
+  return keeper;
 }
 
-// Reads a file that the walk saw as a regular file into `buffer` when it fits, as a view valid until the next read;
-// 'large' when it does not (it is then searched chunk by chunk).
-function readFile(abs: string | Buffer, buffer: Buffer): Buffer | 'large' | undefined {
+// Counts every seventh byte of a kept file into `counts` (which bytes are rare in this folder); returns the bytes
+// looked over. A function of its own, so that the engine compiles the loop once rather than with the whole read.
+function countBytes(view: Buffer, counts: Uint32Array): number {
+  for (let i = 0; i < view.length; i += 7) {
+    const byte = view[i] ?? 0;
+    counts[byte] = (counts[byte] ?? 0) + 1;
+  }
+  return view.length;
+}
+
+// Reads a file that the walk saw as a regular file into `buffer` at `at`, when it fits in `most` bytes: how many it
+// read; 'large' when it does not (it is then searched chunk by chunk).
+function readFile(abs: string | Buffer, buffer: Buffer, at: number, most: number): number | 'large' | undefined {
   let fd: number;
   try {
     fd = fs.openSync(abs, READ_FLAGS);
@@ -150,8 +200,8 @@ function readFile(abs: string | Buffer, buffer: Buffer): Buffer | 'large' | unde
     return undefined;
   }
   try {
-    const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
-    return n < buffer.length ? buffer.subarray(0, n) : 'large';
+    const n = fs.readSync(fd, buffer, at, most, 0);
+    return n < most ? n : 'large';
   } catch {
     return undefined;
   } finally {

@@ -67,11 +67,17 @@ export function searchLarge(search: Search, index: number, abs: string | Buffer,
       const lastNewline = end ? filled - 1 : buffer.lastIndexOf(10, filled - 1);
       const cut = end || lastNewline === -1 ? filled : lastNewline + 1;
       const piece = buffer.subarray(0, cut);
+      // The texts the scan says the piece may hold (scan.ts): the others are not looked for in it.
+      const present = search.keeper.present(piece);
       let open = 0;
       for (let p = 0; p < needles.length; p++) {
         const needle = needles[p];
         const wanted = left[p] ?? 0;
         if (needle === undefined || wanted <= 0) continue;
+        if (((present >>> (search.textOf[p] ?? 0)) & 1) === 0) {
+          open++;
+          continue;
+        }
         const hits = searchBytes(piece, needle, wanted, lineChars);
         if (hits.length > 0 && !counting) {
           lineBase = newlinesBetween(fd, 0, pieceStart);

@@ -24,9 +24,7 @@ const COMMONNESS = (() => {
 export function needleOf(text: string, counts?: Uint32Array, fold = false): Needle {
   const bytes = Buffer.from(text, 'utf8');
   if (fold) for (let i = 0; i < bytes.length; i++) bytes[i] = lower(bytes[i] ?? 0);
-  const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
-  const score = (byte: number) =>
-    total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4;
+  const score = scoreOf(counts);
   // Folded, a letter is looked for in both cases: it costs what both cost.
   const cost = (byte: number) => (fold && byte >= 97 && byte <= 122 ? score(byte) + score(byte - 32) : score(byte));
   let rare = 0;
@@ -34,6 +32,13 @@ export function needleOf(text: string, counts?: Uint32Array, fold = false): Need
   if (fold) return { bytes, rare, fold };
   // When even the rarest byte is everywhere (over 2 in 100 bytes), jumping between its occurrences loses.
   return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1, fold };
+}
+
+// How common a byte is, per 100 bytes of the folder's files when `counts` are known, else from the fixed table.
+export function scoreOf(counts?: Uint32Array): (byte: number) => number {
+  const total = counts === undefined ? 0 : counts.reduce((a, b) => a + b, 0);
+  return (byte) =>
+    total > 0 && counts !== undefined ? ((counts[byte] ?? 0) / total) * 100 : (COMMONNESS[byte] ?? 9) / 4;
 }
 
 function lower(byte: number): number {

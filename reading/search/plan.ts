@@ -11,7 +11,7 @@ export type SearchFile = { rel: string; target?: string | undefined };
 // later search leaves each chunk to the searcher that kept its bytes. `limits[t]`, per search, is the last chunk whose
 // hits for text t can still be among its first ones: once a searcher has its own hits past the cap by chunk c, no hit
 // after chunk c is needed, from anyone.
-const CHUNK_FILES = 256;
+export const CHUNK_FILES = 256;
 export type Plan = { owner: Int8Array<ArrayBufferLike>; limits: Int32Array<ArrayBufferLike> };
 
 // A run's owners, every chunk unclaimed; shared with the workers for the whole run.
