@@ -83,7 +83,7 @@ describe('files in other encodings', () => {
   it('shows FIND hits in a Windows-1251 file as the Cyrillic text they are', async () => {
     const root = tempFolder({ 'Unit1.pas': singleByte(pascal, 'windows-1251') });
     const [found] = await need(root, '=== FIND: ShowMessage ===');
-    assert.deepEqual(found?.kind === 'find' ? found.hits.map((h) => h.text) : [], ["ShowMessage('Файл не найден');"]);
+    assert.deepEqual(found?.kind === 'find' ? found.hits.map((h) => h.text) : [], ["  ShowMessage('Файл не найден');"]);
   });
 
   it('keeps binary files binary: no encoding is guessed for them', async () => {

@@ -416,6 +416,8 @@ describe('FIND', () => {
       ['ask.mjs:3', 'ask.mjs:4', 'min.js:1', 'ui.html:1'],
     );
     assert.equal(r.hits[0]?.text, 'async function waitForAnswer(page) {');
+    // With its indentation, so that a SEARCH copied from a hit matches as the file has it.
+    assert.equal(r.hits[1]?.text, '  return waitForAnswer;');
     assert.match(
       renderResults([r]),
       /^=== RESULT FIND waitForAnswer: 4 hits ===\nask\.mjs:3: async function waitForAnswer\(page\) \{\n/,

@@ -171,7 +171,7 @@ describe('createFinder', () => {
         found?.hits.map((h) => `${h.path}:${h.line}`),
         [...expected, 'long-line.min.js:1', 'late.txt:60001', 'late.txt:60002'],
       );
-      assert.equal(found?.hits[0]?.text, 'line 0 needle_big');
+      assert.equal(found?.hits[0]?.text, ' line 0 needle_big');
     } finally {
       await finder.close();
     }

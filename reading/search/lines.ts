@@ -126,12 +126,13 @@ function countNewlines(bytes: Buffer, from: number, to: number): number {
   return n;
 }
 
-// The line of a hit, trimmed, and clipped around the hit when it is long (minified code has megabyte lines).
+// The line of a hit, with its indentation (a SEARCH copied from it matches as the file has it; the nesting shows), and
+// clipped around the hit when it is long (minified code has megabyte lines).
 // A line that is not UTF-8 is decoded in the encoding of the bytes around it (a Windows-1251 file's hits read as
 // Cyrillic); only files with such hits pay for finding out.
 function clip(bytes: Buffer, start: number, end: number, at: number, length: number, max: number): string {
   if (end - start <= max * 3) {
-    const line = textOf(bytes, start, end).replace(/\r$/, '').trim();
+    const line = textOf(bytes, start, end).replace(/\r$/, '').trimEnd();
     if (line.length <= max) return line;
   }
   const from = Math.max(start, at - Math.floor(max / 2));
