@@ -6,6 +6,7 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
+import type { Bridge } from '../protocol/contract.ts';
 
 // A fresh temp folder removed after the test file; `files` maps relative paths to contents. `inMemory` puts it on
 // tmpfs where the machine has one: creating 30,000 files there takes a second instead of half a minute on disk.
@@ -130,4 +131,20 @@ export async function trade(link: string): Promise<string> {
   const value = (await res.json()) as { token?: string; error?: string };
   if (value.token === undefined) throw new Error(`the link was refused: ${value.error ?? res.status}`);
   return value.token;
+}
+
+// A bridge that answers each message with the next of `replies` and keeps what it was sent; `onFirst` is called when
+// the first message arrives.
+export function scriptedBridge(replies: string[]): Bridge & { seen: string[]; onFirst?: () => void } {
+  const seen: string[] = [];
+  const bridge: Bridge & { seen: string[]; onFirst?: () => void } = {
+    label: 'scripted',
+    seen,
+    chat: (message) => {
+      seen.push(message);
+      if (seen.length === 1) bridge.onFirst?.();
+      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
+    },
+  };
+  return bridge;
 }

@@ -13,8 +13,8 @@ import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
 import { runLoop, windowOf } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import type { Bridge, MapFile, Reader } from '../protocol/contract.ts';
-import { tempFolder } from './helpers.ts';
+import type { MapFile, Reader } from '../protocol/contract.ts';
+import { scriptedBridge, tempFolder } from './helpers.ts';
 
 function source(rel: string, defs: string[], uses: Record<string, number>): MapSource {
   return {
@@ -174,20 +174,6 @@ function graphFolder(): string {
   return tempFolder(files);
 }
 
-function scripted(replies: string[]): Bridge & { seen: string[]; onFirst?: () => void } {
-  const seen: string[] = [];
-  const bridge: Bridge & { seen: string[]; onFirst?: () => void } = {
-    label: 'scripted',
-    seen,
-    chat: (message) => {
-      seen.push(message);
-      if (seen.length === 1) bridge.onFirst?.();
-      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
-    },
-  };
-  return bridge;
-}
-
 // A store in memory, counting what it was asked.
 function memoryStore(): MapStore & { data: unknown; saves: number } {
   const store = {
@@ -203,7 +189,7 @@ function memoryStore(): MapStore & { data: unknown; saves: number } {
 }
 
 async function firstMessage(executor: Reader, question: string, files: string[] = []): Promise<string> {
-  const bridge = scripted(['The answer.']);
+  const bridge = scriptedBridge(['The answer.']);
   await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question, steps: 2, files, mapWait: 120_000 });
   return bridge.seen[0] ?? '';
 }
@@ -241,7 +227,7 @@ describe('the map of the code', () => {
 
   it('sends the map in the first message only: later messages carry a line in its place', async () => {
     const executor = createExecutor(root, { mapStore: () => memoryStore() });
-    const bridge = scripted(['=== FIND: renderTemplate ===', 'The answer.']);
+    const bridge = scriptedBridge(['=== FIND: renderTemplate ===', 'The answer.']);
     try {
       await runLoop({
         bridge,
@@ -307,7 +293,7 @@ describe('the map of the code', () => {
     });
     const executor = createExecutor(root);
     const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
-    const bridge = scripted(['=== NEED: src/app.ts ===', 'The answer.']);
+    const bridge = scriptedBridge(['=== NEED: src/app.ts ===', 'The answer.']);
     bridge.onFirst = () => ready([{ path: 'src/mailer.ts', defs: [{ name: 'sendMail', first: 1, last: 3 }] }]);
     try {
       await runLoop({ bridge, executor: reader, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
@@ -341,7 +327,7 @@ describe('the map of the code', () => {
     }
     // A window the instructions, the tree and the question nearly fill: the map gives way, and the message fits.
     const tight = createExecutor(root);
-    const bridge = scripted(['The answer.']);
+    const bridge = scriptedBridge(['The answer.']);
     const sent: Array<{ tokens: number; budget: number }> = [];
     try {
       const texts = loadTexts(tight.limits);

@@ -7,8 +7,8 @@ import { createExecutor } from '../reading/executor.ts';
 import { quotedTexts } from '../protocol/quoted.ts';
 import { runLoop } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import type { Bridge, Reader } from '../protocol/contract.ts';
-import { tempFolder } from './helpers.ts';
+import type { Reader } from '../protocol/contract.ts';
+import { scriptedBridge, tempFolder } from './helpers.ts';
 
 describe('quotedTexts', () => {
   it('takes what is quoted as people quote, in the order the question says it', () => {
@@ -39,20 +39,6 @@ describe('quotedTexts', () => {
   });
 });
 
-function scripted(replies: string[]): Bridge & { seen: string[]; onFirst?: () => void } {
-  const seen: string[] = [];
-  const bridge: Bridge & { seen: string[]; onFirst?: () => void } = {
-    label: 'scripted',
-    seen,
-    chat: (message) => {
-      seen.push(message);
-      if (seen.length === 1) bridge.onFirst?.();
-      return Promise.resolve({ text: replies[seen.length - 1] ?? 'out of replies' });
-    },
-  };
-  return bridge;
-}
-
 const FILES = {
   'src/messages.py': 'RETURN_VALUE = "Incompatible return value type"\nOTHER = "x"\n',
   'src/checker.py': 'from messages import RETURN_VALUE\n\ndef check():\n    fail(RETURN_VALUE)\n',
@@ -63,7 +49,7 @@ const QUESTION = 'Where is "Incompatible return value type" reported?';
 describe('the hits of what the question quotes', () => {
   it('come in the first message, before the question, and are not looked for again', async () => {
     const executor = createExecutor(tempFolder(FILES));
-    const bridge = scripted(['=== NEED: src/checker.py ===', 'The answer.']);
+    const bridge = scriptedBridge(['=== NEED: src/checker.py ===', 'The answer.']);
     try {
       await runLoop({
         bridge,
@@ -94,7 +80,7 @@ describe('the hits of what the question quotes', () => {
     );
     for (let i = 0; i < 5; i++) many[`tests/test_m${i}.py`] = 'expect("Incompatible return value type")\n';
     const executor = createExecutor(tempFolder(many));
-    const bridge = scripted(['The answer.']);
+    const bridge = scriptedBridge(['The answer.']);
     try {
       await runLoop({
         bridge,
@@ -120,7 +106,7 @@ describe('the hits of what the question quotes', () => {
         'docs/flags.md': 'Use --strict-equality or --strict.\n',
       }),
     );
-    const bridge = scripted(['The answer.']);
+    const bridge = scriptedBridge(['The answer.']);
     try {
       await runLoop({
         bridge,
@@ -141,70 +127,22 @@ describe('the hits of what the question quotes', () => {
   });
 
   it('come with the first results when the search ends after the first message went out', async () => {
-    const real = createExecutor(tempFolder(FILES));
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let calls = 0;
-    // The reader's first answer (the quoted text's search) waits until the first message was sent.
-    const executor: Reader = {
-      ...real,
-      limits: real.limits,
-      tree: (max) => real.tree(max),
-      text: (p) => real.text(p),
-      reset: () => real.reset(),
-      answer: async (requests, earlier) => {
-        if (calls++ === 0) await held;
-        return real.answer(requests, earlier);
-      },
-    };
-    const bridge = scripted(['=== LIST: src/*.py ===', 'The answer.']);
-    bridge.onFirst = release;
-    try {
-      await runLoop({ bridge, executor, texts: loadTexts(real.limits), question: QUESTION, steps: 3, mapWait: 0 });
-    } finally {
-      await real.close();
-    }
-    assert.ok(!(bridge.seen[0] ?? '').includes('=== RESULT FIND'), 'not in the first message');
-    const second = bridge.seen[1] ?? '';
+    const second = await withLateSearch('=== LIST: src/*.py ===', (first) =>
+      assert.ok(!first.includes('=== RESULT FIND'), 'not in the first message'),
+    );
     const results = second.slice(second.indexOf('=== RESULTS OF YOUR REQUESTS AT STEP 1 ==='));
     assert.match(results, /=== RESULT FIND Incompatible return value type: 2 hits ===/);
     assert.match(results, /=== RESULT LIST src\/\*\.py/);
   });
 
   it('are not sent late beside the same FIND the model asked itself', async () => {
-    const real = createExecutor(tempFolder(FILES));
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let calls = 0;
-    const executor: Reader = {
-      ...real,
-      limits: real.limits,
-      tree: (max) => real.tree(max),
-      text: (p) => real.text(p),
-      reset: () => real.reset(),
-      answer: async (requests, earlier) => {
-        if (calls++ === 0) await held;
-        return real.answer(requests, earlier);
-      },
-    };
-    const bridge = scripted(['=== FIND: Incompatible return value type ===', 'The answer.']);
-    bridge.onFirst = release;
-    try {
-      await runLoop({ bridge, executor, texts: loadTexts(real.limits), question: QUESTION, steps: 3, mapWait: 0 });
-    } finally {
-      await real.close();
-    }
-    const second = bridge.seen[1] ?? '';
+    const second = await withLateSearch('=== FIND: Incompatible return value type ===');
     assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, second);
   });
 
   it('come with a follow-up asked in the same chat', async () => {
     const executor = createExecutor(tempFolder(FILES));
-    const bridge = { ...scripted(['The answer.']), keepsChat: true };
+    const bridge = { ...scriptedBridge(['The answer.']), keepsChat: true };
     try {
       await runLoop({
         bridge,
@@ -224,3 +162,34 @@ describe('the hits of what the question quotes', () => {
     assert.ok(first.indexOf('=== RESULT FIND') < first.indexOf('=== QUESTION ==='));
   });
 });
+
+// A run whose search for the quoted text ends only once the first message was sent (the reader's first answer waits
+// for it), the model asking `firstReply` at step 1: the second message, after `first` looked at the first.
+async function withLateSearch(firstReply: string, first: (message: string) => void = () => {}): Promise<string> {
+  const real = createExecutor(tempFolder(FILES));
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let calls = 0;
+  const executor: Reader = {
+    ...real,
+    limits: real.limits,
+    tree: (max) => real.tree(max),
+    text: (p) => real.text(p),
+    reset: () => real.reset(),
+    answer: async (requests, earlier) => {
+      if (calls++ === 0) await held;
+      return real.answer(requests, earlier);
+    },
+  };
+  const bridge = scriptedBridge([firstReply, 'The answer.']);
+  bridge.onFirst = release;
+  try {
+    await runLoop({ bridge, executor, texts: loadTexts(real.limits), question: QUESTION, steps: 3, mapWait: 0 });
+  } finally {
+    await real.close();
+  }
+  first(bridge.seen[0] ?? '');
+  return bridge.seen[1] ?? '';
+}
