@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { createFinder, type SearchFile } from '../reading/search/finder.ts';
 import { readReply, readToWorker } from '../reading/search/messages.ts';
 import { newLimits, newOwners } from '../reading/search/plan.ts';
-import { poolOf } from '../reading/search/places.ts';
+import { BY_PATH, folderPath, filePath, poolOf, ROOT } from '../reading/search/places.ts';
 import { tempFolder } from './helpers.ts';
 
 // 2,600 files: enough for the worker to take a share.
@@ -227,5 +227,28 @@ describe('the bundled search worker', () => {
       worker.ref();
       await worker.terminate();
     }
+  });
+});
+
+describe('poolOf', () => {
+  it('holds every path, files then folders, in batches and across names that are not ASCII', () => {
+    const files: SearchFile[] = [];
+    for (let i = 0; i < 9_000; i++) {
+      const dir = i % 3 === 0 ? `ü${i % 7}/sub` : `d${i % 11}`;
+      files.push({ rel: `${dir}/${i % 5 === 0 ? 'файл' : 'file'}${i}.js` });
+    }
+    files.push({ rel: 'link.js', target: '/elsewhere/ß.js' });
+    const pool = poolOf('/p', files);
+    files.forEach((f, i) => {
+      const expected = f.target ?? path.join('/p', f.rel);
+      assert.equal(filePath(pool, i).toString(), expected, `file ${i}`);
+    });
+    for (let f = 0; f < pool.folders; f++) {
+      const folder = folderPath(pool, f).toString();
+      assert.ok(folder.startsWith('/p/'), folder);
+      const parent = pool.parentOf[f] ?? ROOT;
+      assert.equal(path.dirname(folder), parent === ROOT ? '/p' : folderPath(pool, parent).toString());
+    }
+    assert.equal(pool.folderOf[files.length - 1], BY_PATH);
   });
 });
