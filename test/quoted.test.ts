@@ -48,21 +48,10 @@ const QUESTION = 'Where is "Incompatible return value type" reported?';
 
 describe('the hits of what the question quotes', () => {
   it('come in the first message, before the question, and are not looked for again', async () => {
-    const executor = createExecutor(tempFolder(FILES));
-    const bridge = scriptedBridge(['=== NEED: src/checker.py ===', 'The answer.']);
-    try {
-      await runLoop({
-        bridge,
-        executor,
-        texts: loadTexts(executor.limits),
-        question: QUESTION,
-        steps: 3,
-        mapWait: 120_000,
-      });
-    } finally {
-      await executor.close();
-    }
-    const first = bridge.seen[0] ?? '';
+    const [first = '', second = ''] = await messagesOf(FILES, QUESTION, [
+      '=== NEED: src/checker.py ===',
+      'The answer.',
+    ]);
     const part = first.indexOf('=== WHERE THE TEXT THE QUESTION QUOTES OCCURS ===');
     assert.ok(part !== -1 && part < first.indexOf('=== QUESTION ==='), first);
     assert.match(
@@ -70,7 +59,6 @@ describe('the hits of what the question quotes', () => {
       /=== RESULT FIND Incompatible return value type: 2 hits ===\nsrc\/messages\.py:1: RETURN_VALUE/,
     );
     assert.match(first, /\ndocs\/errors\.md:1: The checker says/);
-    const second = bridge.seen[1] ?? '';
     assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, 'sent once, kept');
   });
 
@@ -79,47 +67,18 @@ describe('the hits of what the question quotes', () => {
       Array.from({ length: 12 }, (_, i) => [`src/m${i}.py`, 'raise Error("Incompatible return value type")\n']),
     );
     for (let i = 0; i < 5; i++) many[`tests/test_m${i}.py`] = 'expect("Incompatible return value type")\n';
-    const executor = createExecutor(tempFolder(many));
-    const bridge = scriptedBridge(['The answer.']);
-    try {
-      await runLoop({
-        bridge,
-        executor,
-        texts: loadTexts(executor.limits),
-        question: QUESTION,
-        steps: 2,
-        mapWait: 120_000,
-      });
-    } finally {
-      await executor.close();
-    }
-    const first = bridge.seen[0] ?? '';
+    const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
     assert.match(first, /=== RESULT FIND Incompatible return value type: 17 hits ===\n/);
     assert.equal(first.match(/^src\/m\d+\.py:1: raise/gm)?.length, 10);
     assert.match(first, /\n\[the first 10 of 17 hits shown here; FIND the text/);
   });
 
   it("keep a flag's hits to the flag itself, not the longer flags it begins", async () => {
-    const executor = createExecutor(
-      tempFolder({
-        'cli.py': 'add("--strict-optional")\nadd("--strict-bytes")\nadd("--strict", help="all")\n',
-        'docs/flags.md': 'Use --strict-equality or --strict.\n',
-      }),
-    );
-    const bridge = scriptedBridge(['The answer.']);
-    try {
-      await runLoop({
-        bridge,
-        executor,
-        texts: loadTexts(executor.limits),
-        question: 'Where is the --strict flag expanded?',
-        steps: 2,
-        mapWait: 120_000,
-      });
-    } finally {
-      await executor.close();
-    }
-    const first = bridge.seen[0] ?? '';
+    const files = {
+      'cli.py': 'add("--strict-optional")\nadd("--strict-bytes")\nadd("--strict", help="all")\n',
+      'docs/flags.md': 'Use --strict-equality or --strict.\n',
+    };
+    const [first = ''] = await messagesOf(files, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       first,
       /=== RESULT FIND --strict: 2 hits ===\ncli\.py:3: add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
@@ -192,4 +151,16 @@ async function withLateSearch(firstReply: string, first: (message: string) => vo
   }
   first(bridge.seen[0] ?? '');
   return bridge.seen[1] ?? '';
+}
+
+// The messages a run sends in a folder of `files` for `question`, the model answering `replies` in turn.
+async function messagesOf(files: Record<string, string>, question: string, replies: string[]): Promise<string[]> {
+  const executor = createExecutor(tempFolder(files));
+  const bridge = scriptedBridge(replies);
+  try {
+    await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question, steps: 3, mapWait: 120_000 });
+  } finally {
+    await executor.close();
+  }
+  return bridge.seen;
 }
