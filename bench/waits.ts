@@ -121,21 +121,7 @@ export function treeRows(
       'fd, same rules',
       1.5,
     ),
-    ratioRow(
-      `${label}: FIND a common text, its first 100 hits, after a model thinking 3 s`,
-      t.common.map(gapOf),
-      t.rgCommon,
-      `rg … | head -100`,
-      1.5,
-    ),
-    ratioRow(`${label}: the same after a reply at once`, t.commonNow.map(gapOf), t.rgCommon, 'rg … | head -100', 3),
-    ratioRow(
-      `${label}: FIND 5 texts in one step, after a model thinking 3 s`,
-      t.five.map(gapOf),
-      t.rgFive,
-      'rg -e ×5',
-      1.2,
-    ),
+    ...findStepRows(label, t),
     ratioRow(`${label}: FIND a rare text, after a model thinking 3 s`, t.rare.map(gapOf), t.rgRare, 'rg -F', 1.5),
     ratioRow(
       `${label}: LIST ${asks.list.mask}, first 300, after a reply at once`,
@@ -193,6 +179,14 @@ export function findRows(bridge: Bridge, tools: Tools, root: string, label: stri
     },
     runs,
   );
+  return findStepRows(label, t);
+}
+
+// The rows of a FIND step shared by treeRows and findRows: a common text after 3 s and at once, five texts after 3 s.
+function findStepRows(
+  label: string,
+  t: { common: Timed[]; commonNow: Timed[]; rgCommon: number[]; five: Timed[]; rgFive: number[] },
+): Row[] {
   return [
     ratioRow(
       `${label}: FIND a common text, its first 100 hits, after a model thinking 3 s`,
