@@ -65,8 +65,9 @@ export type MapFocus = { question: string; files: readonly string[] };
 // `big`: the folder has more source files than a tree shows, so the map takes part of the tree's room.
 export type MapJob = { soon: boolean; big: boolean; files: Promise<MapFile[]> };
 
-// A file of the map, most likely to matter first, with its main definitions, the most used first.
-export type MapFile = { path: string; defs: Array<{ name: string; first: number; last: number }> };
+// A file of the map, most likely to matter first, with its main definitions, the most used first. `rank`: its rank as a
+// share of the first file's (1 for the first).
+export type MapFile = { path: string; rank: number; defs: Array<{ name: string; first: number; last: number }> };
 
 // A file's text for an EDIT's check, or why there is none.
 export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };

@@ -142,18 +142,39 @@ describe('the map in the message', () => {
     const files: MapFile[] = [
       {
         path: 'src/a.ts',
+        rank: 1,
         defs: [
           { name: 'run', first: 3, last: 9 },
           { name: 'run', first: 11, last: 12 },
           { name: 'LIMIT', first: 1, last: 1 },
         ],
       },
-      { path: 'src/b.ts', defs: [{ name: 'other', first: 5, last: 7 }] },
+      { path: 'src/b.ts', rank: 0.5, defs: [{ name: 'other', first: 5, last: 7 }] },
     ];
     const text = mapLines(files, 1_000) ?? '';
     assert.ok(text.endsWith('\nsrc/a.ts: run 3-9, LIMIT 1\nsrc/b.ts: other 5-7'), text);
     assert.ok(!(mapLines(files, text.length - 5) ?? '').includes('src/b.ts'));
     assert.equal(mapLines(files, 50), undefined);
+  });
+
+  it('names fewer definitions past the leading files, and leaves out the tail ranked far below the first', () => {
+    const defs = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].map((name, i) => ({
+      name,
+      first: i * 10 + 1,
+      last: i * 10 + 5,
+    }));
+    const ranks = [1, 0.9, 0.5, 0.3, 0.2, 0.05, 0.3, 0.01];
+    const files: MapFile[] = ranks.map((rank, i) => ({ path: `src/f${i}.py`, rank, defs }));
+    const lines = (mapLines(files, 10_000) ?? '').split('\n').slice(1);
+    // Five files at least, whatever their rank; past them, the first file ranked below the tail's share ends the map.
+    assert.deepEqual(
+      lines.map((l) => l.split(':')[0]),
+      ['src/f0.py', 'src/f1.py', 'src/f2.py', 'src/f3.py', 'src/f4.py'],
+    );
+    assert.equal(lines[0], 'src/f0.py: one 1-5, two 11-15, three 21-25, four 31-35, five 41-45, six 51-55');
+    assert.equal(lines[3], 'src/f3.py: one 1-5, two 11-15, three 21-25');
+    const low = ranks.map((_, i) => ({ path: `src/g${i}.py`, rank: 0.01, defs }));
+    assert.equal((mapLines([{ path: 'src/top.py', rank: 1, defs }, ...low], 10_000) ?? '').split('\n').length - 1, 5);
   });
 });
 
@@ -294,7 +315,7 @@ describe('the map of the code', () => {
     const executor = createExecutor(root);
     const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
     const bridge = scriptedBridge(['=== NEED: src/app.ts ===', 'The answer.']);
-    bridge.onFirst = () => ready([{ path: 'src/mailer.ts', defs: [{ name: 'sendMail', first: 1, last: 3 }] }]);
+    bridge.onFirst = () => ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'sendMail', first: 1, last: 3 }] }]);
     try {
       await runLoop({ bridge, executor: reader, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
     } finally {

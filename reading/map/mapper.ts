@@ -191,8 +191,11 @@ function ranked(
     const entry = known.get(c.rel);
     return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
   });
-  return rankFiles(sources, { words, attached }, RANKED_FILES).map((f) => ({
+  const files = rankFiles(sources, { words, attached }, RANKED_FILES);
+  const top = files[0]?.rank || 1;
+  return files.map((f) => ({
     path: f.rel,
+    rank: f.rank / top,
     defs: f.defs.slice(0, DEFS_PER_FILE).map(({ name, first, last }) => ({ name, first, last })),
   }));
 }
