@@ -70,7 +70,25 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
     assert.match(first, /=== RESULT FIND Incompatible return value type: 17 hits ===\n/);
     assert.equal(first.match(/^src\/m\d+\.py:1: raise/gm)?.length, 10);
-    assert.match(first, /\n\[the first 10 of 17 hits shown here; FIND the text/);
+    assert.match(first, /\n\[10 of 17 hits shown here, those outside tests first; FIND the text/);
+  });
+
+  it("show two of tests' hits beside fewer hits outside them", async () => {
+    const many: Record<string, string> = { 'src/messages.py': 'RETURN = "Incompatible return value type"\n' };
+    for (let i = 0; i < 12; i++) many[`tests/test_m${i}.py`] = 'expect("Incompatible return value type")\n';
+    const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
+    const part = first.slice(first.indexOf('=== RESULT FIND'), first.indexOf('=== END RESULT ==='));
+    assert.match(part, /: 13 hits ===\nsrc\/messages\.py:1: RETURN/);
+    assert.equal(part.match(/^tests\/test_m\d+\.py:1: /gm)?.length, 2, part);
+    assert.match(part, /\n\[3 of 13 hits shown here, those outside tests first; FIND the text/);
+  });
+
+  it('show the first ten of a text found only in tests', async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) many[`tests/test_m${i}.py`] = 'expect("Incompatible return value type")\n';
+    const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
+    assert.equal(first.match(/^tests\/test_m\d+\.py:1: /gm)?.length, 10);
+    assert.match(first, /\n\[the first 10 of 12 hits shown here; FIND the text/);
   });
 
   it("keep a flag's hits to the flag itself, not the longer flags it begins", async () => {

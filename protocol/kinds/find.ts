@@ -12,8 +12,18 @@ export type FindHit = { path: string; line: number; text: string };
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
-  // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts).
-  find: { kind: 'find'; request: string; text: string; hits: FindHit[]; cut: boolean; folded: boolean; shown?: number };
+  // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `ranked`: those outside
+  // tests first.
+  find: {
+    kind: 'find';
+    request: string;
+    text: string;
+    hits: FindHit[];
+    cut: boolean;
+    folded: boolean;
+    shown?: number;
+    ranked?: boolean;
+  };
 };
 
 export const find: Kind<FindRequest> = {
@@ -53,7 +63,7 @@ export const findResults: ResultTexts<FindResults> = {
       const hits = r.cut ? `${formatCount(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
       const cut =
         shown.length < r.hits.length
-          ? `\n[the first ${formatCount(shown.length)} of ${hits} shown here; FIND the text, kept to a folder (IN src/) if need be, for the rest]`
+          ? `\n[${r.ranked === true ? '' : 'the first '}${formatCount(shown.length)} of ${hits} shown here${r.ranked === true ? ', those outside tests first' : ''}; FIND the text, kept to a folder (IN src/) if need be, for the rest]`
           : r.cut
             ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]`
             : '';
