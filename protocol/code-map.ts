@@ -35,7 +35,9 @@ export type MapResults = {
 const INTRO =
   "The files most likely to matter for this question, ranked by what it names and by which code uses which, each with its main definitions and their lines. NEED path:first-last reads one; OUTLINE path lists all of a file's.";
 const PENDING =
-  '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it follows with the results of the first step after it is ready. Do not wait for it: ask for what you need.]';
+  '[The map of the code (the files most likely to matter for this question, with their main definitions and lines) is being made; it comes with the results of whichever step it is ready by. Do not wait for it: ask for what you need.]';
+// What stands in its place in later messages until it comes.
+const STILL_PENDING = `${heading.map}\n[The map of the code is still being made; it comes with the results of whichever step it is ready by.]`;
 const REQUEST = 'MAP OF THE CODE';
 // What stands in the map's place in the messages after the first.
 const LEFT_OUT = `${heading.map}\n[The map of the code was in the first message; it is left out of later ones to leave room for results. OUTLINE a file for its definitions.]`;
@@ -87,8 +89,9 @@ export function mapBudget(window: Window, fixedTokens: number, attached: boolean
 export type MapInMessage = {
   head: string | undefined;
   later: () => MapResults['map'] | undefined;
-  // What stands in the map's place in the messages after the first ('' for nothing); undefined keeps it.
-  after?: string;
+  // What stands in the map's place in the messages after the first ('' for nothing), or what says it as each message
+  // is made; undefined keeps it.
+  after?: string | (() => string);
 };
 
 const NONE: MapInMessage = { head: undefined, later: () => undefined };
@@ -132,9 +135,9 @@ export async function mapInMessage(job: MapJob | undefined, maxChars: number, wa
   let sent = false;
   return {
     head: `${heading.map}\n${PENDING}`,
-    // The note is for the first message: the map comes as a result of its own, and a note left in later messages
-    // would still say it is being made beside the map itself.
-    after: '',
+    // Later messages say it is still being made until it comes as a result of its own; then nothing stands in its
+    // place (a note would say it is being made beside the map itself).
+    after: () => (sent ? '' : STILL_PENDING),
     later: () => {
       if (sent || files === undefined) return undefined;
       sent = true;

@@ -68,8 +68,9 @@ export type Start = {
   texts: Texts;
   tree: string;
   map?: string | undefined;
-  // What stands in the map's place after the first step ('' for nothing); undefined keeps the map.
-  mapAfter?: string | undefined;
+  // What stands in the map's place after the first step ('' for nothing), or what says it as each message is made (a
+  // map still being made); undefined keeps the map.
+  mapAfter?: string | (() => string) | undefined;
   attached: readonly Result[];
   piped?: string | undefined;
   quoted?: string | undefined;
@@ -101,18 +102,19 @@ export function createConversation(start: Start): Conversation {
   // The map of the code leads the first step; after it the model has asked with it in view, and each later message
   // carries a line in its place rather than the map again (its room goes to results).
   const first = headWith(start.map);
-  const later = start.mapAfter === undefined ? first : headWith(start.mapAfter);
-  const firstHead = first.text;
-  const laterHead = later.text;
+  const heads = new Map<string, { text: string; tokens: number }>();
+  const laterOf = (): { text: string; tokens: number } => {
+    const after = typeof start.mapAfter === 'function' ? start.mapAfter() : start.mapAfter;
+    if (after === undefined) return first;
+    const made = heads.get(after) ?? headWith(after);
+    heads.set(after, made);
+    return made;
+  };
   const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
   const questionTokens = estimateTokens(question);
-  const firstHeadTokens = first.tokens;
-  const laterHeadTokens = later.tokens;
-  const firstFixed = firstHeadTokens + questionTokens;
-  const laterFixed = laterHeadTokens + questionTokens;
-  const headOf = (step: number) => (step <= 1 ? firstHead : laterHead);
-  const headTokensOf = (step: number) => (step <= 1 ? firstHeadTokens : laterHeadTokens);
-  const fixedTokensOf = (step: number) => (step <= 1 ? firstFixed : laterFixed);
+  const headOf = (step: number) => (step <= 1 ? first : laterOf());
+  const headTokensOf = (step: number) => headOf(step).tokens;
+  const fixedTokensOf = (step: number) => headTokensOf(step) + questionTokens;
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
@@ -135,7 +137,7 @@ export function createConversation(start: Start): Conversation {
 
   // The message and its estimate, summed from its parts' (joinedTokens: at or above the estimate of the whole text).
   const assemble = (step: number, total: number, room: number): { message: string; tokens: number } => {
-    const parts = [headOf(step)];
+    const parts = [headOf(step).text];
     const tokens = [headTokensOf(step)];
     const add = (text: string, estimate: number) => {
       parts.push(text);

@@ -13,7 +13,7 @@ import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
 import { runLoop, windowOf } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
-import type { MapFile, Reader } from '../protocol/contract.ts';
+import type { Bridge, MapFile, Reader } from '../protocol/contract.ts';
 import { scriptedBridge, tempFolder } from './helpers.ts';
 
 function source(rel: string, defs: string[], uses: Record<string, number>): MapSource {
@@ -324,7 +324,7 @@ describe('the map of the code', () => {
     const [first, second] = bridge.seen;
     assert.match(
       first ?? '',
-      /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it follows with the results of the first step after it is ready\. Do not wait for it: ask for what you need\.\]/,
+      /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it comes with the results of whichever step it is ready by\. Do not wait for it: ask for what you need\.\]/,
     );
     assert.match(
       second ?? '',
@@ -335,6 +335,38 @@ describe('the map of the code', () => {
     );
     // The note that it is being made is the first message's: the second does not say so beside the map itself.
     assert.ok(!(second ?? '').includes('is being made'), second);
+  });
+
+  it('says in each later message that the map is still being made until it comes, and then no more', async () => {
+    let ready: (files: MapFile[]) => void = () => {};
+    const pending = new Promise<MapFile[]>((resolve) => {
+      ready = resolve;
+    });
+    const executor = createExecutor(root);
+    const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
+    const scripted = scriptedBridge(['=== NEED: src/app.ts ===', '=== LIST: src/*.ts ===', 'The answer.']);
+    // Ready while the model writes its second reply: it comes with the second step's results.
+    const bridge = {
+      ...scripted,
+      chat: (message: string, options: Parameters<Bridge['chat']>[1]) => {
+        if (scripted.seen.length === 1)
+          ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'send', first: 1, last: 3 }] }]);
+        return scripted.chat(message, options);
+      },
+    };
+    try {
+      await runLoop({ bridge, executor: reader, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    } finally {
+      await executor.close();
+    }
+    const [, second = '', third = ''] = scripted.seen;
+    assert.match(
+      second,
+      /=== MAP OF THE CODE ===\n\[The map of the code is still being made; it comes with the results/,
+    );
+    assert.ok(!second.includes('=== RESULT MAP OF THE CODE'), second);
+    assert.match(third, /=== RESULT MAP OF THE CODE: ready now ===/);
+    assert.ok(!third.includes('being made'), third);
   });
 
   it('sends no map for a folder with few source files, nor in a window too small for one', async () => {

@@ -99,7 +99,19 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(files, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       first,
-      /=== RESULT FIND --strict: 2 hits ===\ncli\.py:3: add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
+      /=== RESULT FIND --strict: 2 hits of --strict itself \(4 with the longer flags it begins\) ===\ncli\.py:3: add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
+    );
+    // Cut where the search stopped: the flag's own hits among the first hundred, and a folder to keep to.
+    const many: Record<string, string> = { 'mypy/main.py': 'add("--strict")\n' };
+    for (let i = 0; i < 120; i++) many[`mypy/opt${i}.py`] = 'add("--strict-optional")\n';
+    const [cut = ''] = await messagesOf(many, 'Where is the --strict flag expanded?', ['The answer.']);
+    assert.match(
+      cut,
+      /=== RESULT FIND --strict: 1 hit of --strict itself among the first 100 hits ===\nmypy\/main\.py:1: /,
+    );
+    assert.match(
+      cut,
+      /\n\[the search stopped at 100 hits, longer flags' among them; FIND the text kept to a folder \(IN mypy\/\) for more\]/,
     );
   });
 

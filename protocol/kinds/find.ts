@@ -13,7 +13,8 @@ export type FindHit = { path: string; line: number; text: string };
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
   // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `ranked`: those outside
-  // tests first.
+  // tests first; `among`: the hits are those of a flag itself (`--strict`, not `--strict-optional`), picked from this
+  // many hits of the search.
   find: {
     kind: 'find';
     request: string;
@@ -23,8 +24,28 @@ export type FindResults = {
     folded: boolean;
     shown?: number;
     ranked?: boolean;
+    among?: number;
   };
 };
+
+// The folder a FIND could keep to, for the advice under a long result: the top folder most of its hits lie in
+// (`mypy/`), `src/` when they lie in none.
+function folderOf(hits: readonly FindHit[]): string {
+  const counts = new Map<string, number>();
+  for (const h of hits) {
+    const slash = h.path.indexOf('/');
+    if (slash > 0) counts.set(h.path.slice(0, slash + 1), (counts.get(h.path.slice(0, slash + 1)) ?? 0) + 1);
+  }
+  let best = 'src/';
+  let most = 0;
+  for (const [folder, n] of counts) {
+    if (n > most) {
+      best = folder;
+      most = n;
+    }
+  }
+  return best;
+}
 
 export const find: Kind<FindRequest> = {
   keyword: 'FIND',
@@ -60,13 +81,25 @@ export const findResults: ResultTexts<FindResults> = {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const shown = r.hits.slice(0, r.shown ?? r.hits.length);
       const lines = shown.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
-      const hits = r.cut ? `${formatCount(r.hits.length)}+ hits` : counted(r.hits.length, 'hit');
+      const folder = folderOf(r.hits);
+      const hits =
+        r.among !== undefined
+          ? r.cut
+            ? `${counted(r.hits.length, 'hit')} of ${r.text} itself among the first ${formatCount(r.among)} hits`
+            : `${counted(r.hits.length, 'hit')} of ${r.text} itself (${formatCount(r.among)} with the longer flags it begins)`
+          : r.cut
+            ? `${formatCount(r.hits.length)}+ hits`
+            : counted(r.hits.length, 'hit');
       const cut =
         shown.length < r.hits.length
-          ? `\n[${r.ranked === true ? '' : 'the first '}${formatCount(shown.length)} of ${hits} shown here${r.ranked === true ? ', those outside tests first' : ''}; FIND the text, kept to a folder (IN src/) if need be, for the rest]`
-          : r.cut
-            ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN src/) or NEED a file to see more]`
-            : '';
+          ? `\n[${r.ranked === true ? '' : 'the first '}${formatCount(shown.length)} of ${r.among === undefined ? hits : counted(r.hits.length, 'hit')} shown here${r.ranked === true ? ', those outside tests first' : ''}; FIND the text, kept to a folder (IN ${folder}) if need be, for the rest]`
+          : r.among !== undefined
+            ? r.cut
+              ? `\n[the search stopped at ${formatCount(r.among)} hits, longer flags' among them; FIND the text kept to a folder (IN ${folder}) for more]`
+              : ''
+            : r.cut
+              ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN ${folder}) or NEED a file to see more]`
+              : '';
       return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
     },
     dropped: (r, step) =>
