@@ -72,3 +72,9 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+// Numbers as a list people read: `2`, `1 and 3`, `1, 3 and 5`.
+export function listed(numbers: readonly number[]): string {
+  const words = numbers.map(String);
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1) ?? ''}`;
+}

@@ -15,21 +15,38 @@ import { hashOf, linesRuns } from './line-runs.ts';
 
 export type EditPair = { search: string; replace: string };
 
-export type EditOutcome =
-  | { ok: true; text: string; pairs: number }
-  // `pair`: 1-based; `lines`: the file's lines nearest to the SEARCH, numbered, when something came close.
-  | { ok: false; pair: number; problem: string; lines: string };
+// A pair that did not apply. `pair`: 1-based; `lines`: the file's lines nearest to the SEARCH, numbered, when something
+// came close.
+export type PairMiss = { pair: number; problem: string; lines: string };
 
+export type EditOutcome = { ok: true; text: string; pairs: number } | ({ ok: false } & PairMiss);
+
+// All the pairs, or none: the first that does not apply ends it.
 export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome {
+  const done = applyPairs(text, pairs, false);
+  const [miss] = done.missed;
+  return miss === undefined ? { ok: true, text: done.text, pairs: pairs.length } : { ok: false, ...miss };
+}
+
+// What an EDIT's pairs make of a text when those that do not apply are passed over: the text with the others made, in
+// order, and which did not. The pairs kept then make the same text on their own (writing/plan.ts applies them so).
+export type PairsOutcome = { text: string; missed: PairMiss[] };
+
+export function applyEachPair(text: string, pairs: readonly EditPair[]): PairsOutcome {
+  return applyPairs(text, pairs, true);
+}
+
+function applyPairs(text: string, pairs: readonly EditPair[], passOver: boolean): PairsOutcome {
   // Each pair costs passes over the file: an EDIT of 100,000 pairs on a 200,000-line file took most of a minute.
   if (pairs.length > MAX_PAIRS_PER_EDIT)
-    return { ok: false, pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' };
+    return { text, missed: [{ pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' }] };
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   // Worked on as an array of lines: a pair costs a scan of the lines and a splice, never a copy of the whole text
   // (on a 20,000-line file, copying the text per pair took 4 ms; 200 pairs, most of a second).
   const lines = splitLines(normal);
   const file: Lines = { lines, hashes: lines.map(hashOf), keyed: new Map(), origin: undefined };
   let finalNewline = normal === '' || normal.endsWith('\n');
+  const missed: PairMiss[] = [];
   for (const [i, raw] of pairs.entries()) {
     const pair = cleanPair(raw);
     if (pair.search.trim() === '') {
@@ -42,16 +59,16 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
     const search = splitLines(pair.search);
     const problem = applyPair(file, search, splitLines(pair.replace), i);
     if (problem === undefined) continue;
-    if (problem.kind === 'ambiguous') return { ok: false, pair: i + 1, problem: problem.text, lines: '' };
-    // The closest lines are numbered as in the text before this block, which is what the model has seen.
-    const miss = describeMiss(file.lines, i === 0 ? file.lines : splitLines(normal), search, (at) => placeOf(file, at));
-    return { ok: false, pair: i + 1, problem: `${NO_MATCH}${miss.why}`, lines: miss.lines };
+    if (problem.kind === 'ambiguous') missed.push({ pair: i + 1, problem: problem.text, lines: '' });
+    else {
+      // The closest lines are numbered as in the text before this block, which is what the model has seen.
+      const before = file.origin === undefined ? file.lines : splitLines(normal);
+      const miss = describeMiss(file.lines, before, search, (at) => placeOf(file, at));
+      missed.push({ pair: i + 1, problem: `${NO_MATCH}${miss.why}`, lines: miss.lines });
+    }
+    if (!passOver) break;
   }
-  return {
-    ok: true,
-    text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''),
-    pairs: pairs.length,
-  };
+  return { text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''), missed };
 }
 
 const NO_MATCH = `the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as ${TAB_WIDTHS.slice(0, -1).join(', ')} or ${TAB_WIDTHS.at(-1)} spaces)`;

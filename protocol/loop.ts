@@ -218,8 +218,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       ...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])),
       ...(leftOut === undefined ? [] : [leftOut]),
     ];
+    // An EDIT kept with some of its pairs counts as not kept for the pairs that were not: the model is told.
     const failed = [
-      ...checked.filter((c) => !c.kept && c.result !== undefined).map((c) => c.result?.request ?? ''),
+      ...checked
+        .filter((c) => (!c.kept || c.partial === true) && c.result !== undefined)
+        .map((c) => `${c.result?.request ?? ''}${c.partial === true ? ' (some pairs)' : ''}`),
       ...(leftOut === undefined ? [] : [leftOut.request]),
     ];
     const asked = [
@@ -273,7 +276,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       continue;
     }
     // A block not kept counts as asked again only when it is the same block: an EDIT with another SEARCH is a new try.
-    const tried = checked.filter((c) => !c.kept && c.result !== undefined).map((c) => JSON.stringify(c.block));
+    const tried = checked
+      .filter((c) => (!c.kept || c.partial === true) && c.result !== undefined)
+      .map((c) => JSON.stringify(c.block));
     const key = [...asked, ...tried].sort().join('\n');
     if (key === previousKey) return outcome('repeat');
     if (step >= steps) return outcome('steps');

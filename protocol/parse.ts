@@ -31,7 +31,8 @@ export type { Request, NeedRequest, ListRequest, FindRequest } from './requests.
 export type FileBlock = { kind: 'file'; path: string; content: string; complete: boolean; line: number };
 
 // A change to part of a file: SEARCH/REPLACE pairs applied in order. `problem`: why its body could not be read into
-// pairs (it is then never applied, and the model is told).
+// pairs (it is then never applied, and the model is told). `left`: the pairs of the block as the model wrote it that
+// did not apply and are left out (1-based `numbers` of `pairs`), while no later proposal for its path followed.
 export type EditBlock = {
   kind: 'edit';
   path: string;
@@ -39,6 +40,7 @@ export type EditBlock = {
   complete: boolean;
   line: number;
   problem: string | undefined;
+  left?: { pairs: number; numbers: number[] };
 };
 
 // What a reply proposes to write: whole files and edits, in the order they stand.

@@ -5,7 +5,7 @@
 import type { Reader } from './contract.ts';
 import { elisionOf } from './elision.ts';
 import type { Proposal } from './parse.ts';
-import { applyEdit } from './edit.ts';
+import { applyEachPair } from './edit.ts';
 import type { Result } from './results.ts';
 import {
   editWork,
@@ -15,7 +15,7 @@ import {
   tooManyPairs,
 } from './caps.ts';
 import { heardStop } from '../common/errors.ts';
-import { counted, formatCount } from '../common/text.ts';
+import { counted, formatCount, listed } from '../common/text.ts';
 import { numberLines } from './line-numbers.ts';
 
 // The run's proposals over all steps, in order. What the model was told was not kept stays only as long as nothing
@@ -25,12 +25,15 @@ import { numberLines } from './line-numbers.ts';
 export function proposalBook(): { add: (block: Proposal, kept: boolean) => void; list: () => Proposal[] } {
   const all: Proposal[] = [];
   const dropped = new Set<Proposal>();
+  // EDITs kept with some pairs left out that a later proposal for their path followed: the model sent what it left.
+  const followed = new Set<Proposal>();
   const byPath = new Map<string, { kept: Proposal[]; notKept: Proposal[] }>();
   return {
     add(block, kept) {
       const same = byPath.get(block.path) ?? { kept: [], notKept: [] };
       byPath.set(block.path, same);
       if (kept) {
+        for (const q of same.kept) if (q.kind === 'edit' && q.left !== undefined) followed.add(q);
         for (const q of block.kind === 'file' ? [...same.kept, ...same.notKept] : same.notKept) dropped.add(q);
         if (block.kind === 'file') same.kept = [];
         same.notKept = [];
@@ -40,7 +43,14 @@ export function proposalBook(): { add: (block: Proposal, kept: boolean) => void;
       }
       all.push(block);
     },
-    list: () => all.filter((p) => !dropped.has(p)),
+    list: () =>
+      all
+        .filter((p) => !dropped.has(p))
+        .map((p) => {
+          if (p.kind !== 'edit' || !followed.has(p)) return p;
+          const { left: _left, ...rest } = p;
+          return rest;
+        }),
   };
 }
 
@@ -67,7 +77,14 @@ const LEFT_OUT_NAMED = 20;
 // what the model is told of it (an EDIT's outcome; a block cut off before its END). `proposed` is brought up to date.
 // `edit`: for an EDIT the model wrote whole, whether its pairs applied (what the per-model tally counts; a block cut
 // short or refused for its path is not the model's matching).
-type Checked = { block: Proposal; kept: boolean; result: Result | undefined; edit?: 'applied' | 'missed' };
+// `partial`: an EDIT kept with only the pairs that applied (`block` holds those), the others told to the model.
+type Checked = {
+  block: Proposal;
+  kept: boolean;
+  result: Result | undefined;
+  edit?: 'applied' | 'missed';
+  partial?: boolean;
+};
 
 // The run's EDITs that did not apply, per path: from the second on, the model is shown more of the file and, for a
 // short file, told to send it whole.
@@ -194,21 +211,65 @@ function checkProposal(
   }
   const spent = editWork(base.length, block.pairs.length);
   if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
-  const outcome = applyEdit(base, block.pairs);
-  if (!outcome.ok) {
-    const missed = (misses.get(block.path) ?? 0) + 1;
-    misses.set(block.path, missed);
-    const again = missed > 1 ? missedAgain(block.path, base, outcome.lines, missed) : undefined;
-    return failed(
-      `pair ${outcome.pair} of ${block.pairs.length}: ${outcome.problem}`,
-      again?.fix ?? 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).',
-      again?.lines ?? outcome.lines,
+  // The pairs that apply are kept even when others do not: the model sends again only those that did not.
+  const outcome = applyEachPair(base, block.pairs);
+  const [first, ...more] = outcome.missed;
+  if (first === undefined) {
+    proposed.set(block.path, outcome.text);
+    return done(
+      true,
+      { kind: 'edit', request, path: block.path, ok: true, pairs: block.pairs.length },
+      spent,
+      'applied',
+    );
+  }
+  const missed = (misses.get(block.path) ?? 0) + 1;
+  misses.set(block.path, missed);
+  const again = missed > 1 ? missedAgain(block.path, base, first.lines, missed) : undefined;
+  const numbers = outcome.missed.map((m) => m.pair);
+  const keptPairs = block.pairs.filter((_, i) => !numbers.includes(i + 1));
+  const problem = `pair ${first.pair} of ${block.pairs.length}: ${first.problem}`;
+  const lines = again?.lines ?? first.lines;
+  if (keptPairs.length === 0) {
+    const fix =
+      again?.fix ?? 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).';
+    return done(
+      false,
+      { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix, ...(more.length > 0 ? { more } : {}) },
       spent,
       'missed',
     );
   }
   proposed.set(block.path, outcome.text);
-  return done(true, { kind: 'edit', request, path: block.path, ok: true, pairs: outcome.pairs }, spent, 'applied');
+  const which = `${numbers.length === 1 ? 'pair' : 'pairs'} ${listed(numbers)}`;
+  const fix =
+    again?.fix ??
+    `Send ${which} again, fixed, in an EDIT of ${block.path} (copy each SEARCH as the lines are, without their numbers).`;
+  const kept = {
+    pairs: block.pairs.length,
+    numbers: block.pairs.flatMap((_, i) => (numbers.includes(i + 1) ? [] : [i + 1])),
+  };
+  return {
+    kind: 'checked',
+    checked: {
+      block: { ...block, pairs: keptPairs, left: { pairs: block.pairs.length, numbers } },
+      kept: true,
+      partial: true,
+      result: {
+        kind: 'edit',
+        request,
+        path: block.path,
+        ok: false,
+        problem,
+        lines,
+        fix,
+        kept,
+        ...(more.length > 0 ? { more } : {}),
+      },
+      edit: 'missed',
+    },
+    spent,
+  };
 }
 
 // From a path's second EDIT that did not apply in a run: the lines around the closest match, more of them, numbered

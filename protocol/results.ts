@@ -2,7 +2,7 @@
 // kind's results are in its file of protocol/kinds/; the results every kind shares, and the loop's own, are here. Every
 // cut says how much was left out and what to ask for to get the rest.
 
-import { counted, formatCount } from '../common/text.ts';
+import { counted, formatCount, listed } from '../common/text.ts';
 import type { ResultText, ResultTexts } from './kinds/kind.ts';
 import { needResults, type NeedResults } from './kinds/need.ts';
 import { listResults, type ListResults } from './kinds/list.ts';
@@ -12,6 +12,7 @@ import { mapResults, type MapResults } from './code-map.ts';
 import { requestForms } from './requests.ts';
 import { heading } from './wire.ts';
 import { describeMiscitation, type Miscitation } from './citations.ts';
+import type { PairMiss } from './edit.ts';
 
 export type { FindHit } from './kinds/find.ts';
 
@@ -20,9 +21,20 @@ type SharedResults = {
   refused: { kind: 'refused'; request: string; path: string; reason: string };
   // What became of a proposal when it was checked against the file: an EDIT's pairs applied (or the first that did
   // not, with the file's closest lines and `fix`, what to send instead), a FILE or EDIT cut off before its END.
+  // `kept`: an EDIT some of whose pairs applied: those kept (1-based) of `pairs`, and `more`, the misses after the first.
   edit:
     | { kind: 'edit'; request: string; path: string; ok: true; pairs: number }
-    | { kind: 'edit'; request: string; path: string; ok: false; problem: string; lines: string; fix: string };
+    | {
+        kind: 'edit';
+        request: string;
+        path: string;
+        ok: false;
+        problem: string;
+        lines: string;
+        fix: string;
+        kept?: { pairs: number; numbers: number[] };
+        more?: PairMiss[];
+      };
   // FILE and EDIT blocks of a reply past what one reply may propose (protocol/caps.ts): never kept. `blocks`: the first
   // of them, as `FILE path`; `more`: how many more. `why`: past the number of blocks, or an EDIT that would take the
   // reply past the characters of files its EDITs may go through (`chars`: its file's; `pairs`: its pairs).
@@ -58,8 +70,17 @@ const sharedResults: ResultTexts<SharedResults> = {
           r.request,
           `all ${counted(r.pairs, 'pair')} match; kept, for the user to write after your final answer`,
         );
-      const lines = r.lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${r.lines}`;
-      return `${heading.result(r.request, 'not kept')}\n${r.problem}.${lines}\nNothing of this block was kept. ${r.fix}\n${heading.resultEnd}`;
+      const closest = (lines: string) => (lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${lines}`);
+      const more = (r.more ?? []).map(
+        (m) => `\npair ${m.pair}${r.kept === undefined ? '' : ` of ${r.kept.pairs}`}: ${m.problem}.${closest(m.lines)}`,
+      );
+      const misses = `${r.problem}.${closest(r.lines)}${more.join('')}`;
+      if (r.kept === undefined)
+        return `${heading.result(r.request, 'not kept')}\n${misses}\nNothing of this block was kept. ${r.fix}\n${heading.resultEnd}`;
+      const kept = listed(r.kept.numbers);
+      const status = `${r.kept.numbers.length === 1 ? 'pair' : 'pairs'} ${kept} of ${r.kept.pairs} kept, the rest not`;
+      const said = `${r.kept.numbers.length === 1 ? 'Pair' : 'Pairs'} ${kept} ${r.kept.numbers.length === 1 ? 'is' : 'are'} kept, for the user to write after your final answer: the file as proposed has ${r.kept.numbers.length === 1 ? 'it' : 'them'} made, and an EDIT you send now applies to that, so do not send ${r.kept.numbers.length === 1 ? 'it' : 'them'} again.`;
+      return `${heading.result(r.request, status)}\n${misses}\n${said} ${r.fix}\n${heading.resultEnd}`;
     },
   },
   'left-out': {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempFolder } from './helpers.ts';
-import { applyEdit, type EditOutcome } from '../protocol/edit.ts';
+import { applyEachPair, applyEdit, type EditOutcome } from '../protocol/edit.ts';
 import { parseReply, type EditBlock } from '../protocol/parse.ts';
 
 const file = [
@@ -29,6 +29,34 @@ function failure(outcome: EditOutcome): Extract<EditOutcome, { ok: false }> {
   assert.ok(!outcome.ok, 'the edit applied');
   return outcome;
 }
+
+describe('applyEachPair: the pairs that apply, when others do not', () => {
+  it('passes over the pairs that do not apply, and the others alone make the same text', () => {
+    const text = 'a\nb\nc\nb\n';
+    const pairs = [
+      { search: 'a\n', replace: 'A\n' },
+      { search: 'b\n', replace: 'B\n' },
+      { search: 'x\n', replace: 'X\n' },
+      { search: 'c\n', replace: 'C\n' },
+    ];
+    const done = applyEachPair(text, pairs);
+    assert.equal(done.text, 'A\nb\nC\nb\n');
+    assert.deepEqual(
+      done.missed.map((m) => [m.pair, m.problem.slice(0, 35)]),
+      [
+        [2, 'the SEARCH matches in 2 places (lin'],
+        [3, 'the SEARCH matches no lines of the '],
+      ],
+    );
+    const kept = pairs.filter((_, i) => i === 0 || i === 3);
+    assert.deepEqual(applyEdit(text, kept), { ok: true, text: done.text, pairs: 2 });
+    // All or nothing still stops at the first that does not apply.
+    assert.deepEqual((({ ok, pair }) => [ok, pair])(applyEdit(text, pairs) as Extract<EditOutcome, { ok: false }>), [
+      false,
+      2,
+    ]);
+  });
+});
 
 describe('applyEdit: matching', () => {
   it('replaces lines that match exactly', () => {

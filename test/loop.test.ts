@@ -1057,9 +1057,92 @@ describe('runLoop: an EDIT told against the file as the model read it', () => {
     assert.ok(bridge.seen[1]?.includes('17 |   done();\n') && bridge.seen[1]?.includes('24 |   done();\n'));
     assert.ok(
       bridge.seen[2]?.includes(
-        '=== RESULT EDIT steps.js: not kept ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\n',
+        '=== RESULT EDIT steps.js: pair 1 of 2 kept, the rest not ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\n',
       ),
       bridge.seen[2]?.slice(-800),
     );
+  });
+
+  it('keeps the pairs that apply when others do not, and the pair sent again applies on top of them', async () => {
+    const file = 'one\ntwo\nthree\nfour\nfive\n';
+    const events: LoopEvent[] = [];
+    const bridge = scripted([
+      edit('list.txt', [
+        ['one\n', 'ONE\n'],
+        ['tow\n', 'TWO\n'],
+        ['five\n', 'FIVE\n'],
+        ['fuor\n', 'FOUR\n'],
+      ]),
+      edit('list.txt', [
+        ['two\n', 'TWO\n'],
+        ['four\n', 'FOUR\n'],
+      ]),
+      'done',
+    ]);
+    const dir = tempFolder({ 'list.txt': file });
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 4,
+      onEvent: (e) => events.push(e),
+    });
+    const told = bridge.seen[1] ?? '';
+    assert.match(
+      told,
+      /=== RESULT EDIT list\.txt: pairs 1 and 3 of 4 kept, the rest not ===\npair 2 of 4: the SEARCH matches no lines/,
+    );
+    assert.match(told, /\npair 4 of 4: the SEARCH matches no lines of the file/);
+    assert.match(
+      told,
+      /\nPairs 1 and 3 are kept, for the user to write after your final answer: the file as proposed has them made, and an EDIT you send now applies to that, so do not send them again\. Send pairs 2 and 4 again, fixed, in an EDIT of list\.txt/,
+    );
+    const replied = events.find((e) => e.kind === 'replied');
+    assert.deepEqual(replied?.kind === 'replied' ? replied.requests : [], ['EDIT list.txt (some pairs) not kept']);
+    // The pairs sent again apply, and an EDIT that applies is not reported: that reply was the final answer.
+    assert.equal(bridge.seen.length, 2);
+    // What the user writes: both EDITs, the first with only its pairs that applied, and no note of pairs left out.
+    assert.deepEqual(
+      outcome.proposals.map((p) => (p.kind === 'edit' ? [p.pairs.length, p.left] : [])),
+      [
+        [2, undefined],
+        [2, undefined],
+      ],
+    );
+    const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.equal(report.files[0]?.reason, undefined);
+    assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), 'ONE\nTWO\nthree\nFOUR\nFIVE\n');
+  });
+
+  it('holds the file back, saying which pairs were left out, when the model sent nothing more for it', async () => {
+    const bridge = scripted([
+      edit('list.txt', [
+        ['one\n', 'ONE\n'],
+        ['tow\n', 'TWO\n'],
+      ]),
+      'done',
+    ]);
+    const dir = tempFolder({ 'list.txt': 'one\ntwo\n' });
+    const executor = createExecutor(dir);
+    // Two steps: the second is the last, and the model gives its answer there.
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 2 });
+    assert.deepEqual(
+      outcome.proposals.map((p) => (p.kind === 'edit' ? p.left : undefined)),
+      [{ pairs: 2, numbers: [2] }],
+    );
+    const backupDir = path.join(tempFolder(), 'backup');
+    const report = await applyFiles(executor.box, outcome.proposals, { backupDir });
+    assert.deepEqual([report.files[0]?.status, report.files[0]?.written], ['held back', false]);
+    assert.equal(
+      report.files[0]?.reason,
+      "pair 2 of an EDIT's 2 did not apply and is left out (the model was told, and sent nothing more for this file), so this is part of the change; check it, then write it with --force",
+    );
+    assert.deepEqual(report.files[0]?.why, { kind: 'edit-partial', pairs: 2, missed: [2] });
+    assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), 'one\ntwo\n');
+    const forced = await applyFiles(executor.box, outcome.proposals, { backupDir, force: true });
+    assert.deepEqual([forced.files[0]?.status, forced.files[0]?.written], ['changed', true]);
+    assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), 'ONE\ntwo\n');
   });
 });

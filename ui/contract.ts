@@ -19,6 +19,7 @@ export type Said =
   | { code: 'no-file-to-edit' }
   | { code: 'path-refused'; detail: string }
   | { code: 'link'; to: string }
+  | { code: 'edit-partial'; pairs: number; missed: number[] }
   | { code: 'binary'; detail: string }
   | { code: 'private-key'; line: number | undefined }
   | { code: 'too-large'; bytes: number; limit: number }

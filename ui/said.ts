@@ -46,6 +46,8 @@ function saidOfWhy(why: Why): Said {
       return { code: why.kind, detail: why.detail };
     case 'link':
       return { code: 'link', to: why.to };
+    case 'edit-partial':
+      return { code: 'edit-partial', pairs: why.pairs, missed: why.missed };
     case 'unreadable':
       return { code: 'unreadable', errno: why.code };
     case 'unencodable':

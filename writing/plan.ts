@@ -17,7 +17,7 @@ import {
   type Target,
 } from '../reading/sandbox.ts';
 import { elisionOf, keepConventions } from './conventions.ts';
-import { countLines } from '../common/text.ts';
+import { countLines, listed } from '../common/text.ts';
 import { encode, encodingName } from '../reading/encoding.ts';
 import { forChange, readText, unfitReason, type Unfit } from '../reading/text.ts';
 import { errnoOf, messageOf } from '../common/errors.ts';
@@ -60,6 +60,9 @@ export type Why =
   | { kind: 'edit-unreadable'; problem: string }
   // `edit` of `edits`: which EDIT of the path's did not apply; `pair`: its SEARCH/REPLACE pair, 1-based.
   | { kind: 'edit-failed'; edit: number; edits: number; pair: number; problem: string }
+  // Held back: an EDIT's pairs that did not apply (`missed`, 1-based, of `pairs`) are left out, and the model, told,
+  // sent nothing for the path after.
+  | { kind: 'edit-partial'; pairs: number; missed: number[] }
   | { kind: 'no-file-to-edit' }
   | { kind: 'path-refused'; detail: string }
   | { kind: 'link'; to: string }
@@ -80,7 +83,7 @@ export type Why =
 
 // `elided`: it looks like a whole file with parts left out ("rest unchanged"); `runs-code`: tools run it by themselves
 // (writing/run-code.ts). `why` completes the sentence.
-export type Hold = { kind: 'elided' | 'runs-code'; why: string };
+export type Hold = { kind: 'elided' | 'runs-code' | 'partial'; why: string };
 
 export type ApplyReport = { files: Applied[]; backupSet: string | undefined };
 
@@ -180,6 +183,19 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
     target.realRel === target.rel
       ? {}
       : { reason: `a link to ${target.realRel}; written there`, why: { kind: 'link', to: target.realRel } };
+  // An EDIT kept with pairs that did not apply left out, which the model did not send again: only part of the change.
+  const partial = edits.find((e) => e.left !== undefined)?.left;
+  const heldIfPartial = (applied: Applied): Plan | undefined => {
+    if (partial === undefined || options.force === true) return undefined;
+    const why = `${partial.numbers.length === 1 ? 'pair' : 'pairs'} ${listed(partial.numbers)} of an EDIT's ${partial.pairs} did not apply and ${partial.numbers.length === 1 ? 'is' : 'are'} left out (the model was told, and sent nothing more for this file), so this is part of the change`;
+    return report({
+      ...applied,
+      status: 'held back',
+      reason: `${why}; check it, then write it with --force`,
+      hold: { kind: 'partial', why },
+      why: { kind: 'edit-partial', pairs: partial.pairs, missed: partial.numbers },
+    });
+  };
 
   if (target.kind === 'new') {
     const made = edited(whole?.content ?? '', edits);
@@ -203,6 +219,8 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
     };
     const runs = trusted(options, target) ? undefined : runsCode(target.realRel, undefined, made, undefined);
     if (runs !== undefined) return report(heldForCode(applied, runs));
+    const held = heldIfPartial(applied);
+    if (held !== undefined) return held;
     return {
       kind: 'write',
       applied,
@@ -282,6 +300,8 @@ function plan(box: Sandbox, wanted: string, ops: readonly Proposal[], options: P
       hold: { kind: 'elided', why: elided },
       why: { kind: 'elided', detail: elided },
     });
+  const held = heldIfPartial(applied);
+  if (held !== undefined) return held;
   const bytes = encode(newText, encoding);
   if (!Buffer.isBuffer(bytes)) {
     return report({

@@ -19,6 +19,8 @@ const en = {
   'no-file-to-edit': () => 'There is no such file to edit; a FILE block creates a new file.',
   'path-refused': () => 'deepwork does not write this path',
   link: (s) => `A link to ${s.to}: it is written there.`,
+  'edit-partial': (s) =>
+    `Part of the change: ${s.missed.length === 1 ? 'pair' : 'pairs'} ${s.missed.join(', ')} of an EDIT's ${s.pairs} did not apply and the model sent nothing more for this file; read its diff, then use Write anyway to write it`,
   binary: () => 'It is not text; deepwork leaves it as it is',
   'private-key': (s) =>
     `It holds a private key${s.line === undefined ? '' : ` (line ${fmt(s.line)})`}; deepwork leaves it as it is.`,
@@ -84,6 +86,8 @@ const ru = {
   'no-file-to-edit': () => 'Такого файла нет, править нечего; новый файл создаёт блок FILE.',
   'path-refused': () => 'deepwork не пишет по этому пути',
   link: (s) => `Это ссылка на ${s.to}: запись пойдёт туда.`,
+  'edit-partial': (s) =>
+    `Только часть правки: ${s.missed.length === 1 ? 'пара' : 'пары'} ${s.missed.join(', ')} из ${s.pairs} в EDIT не применились, и модель больше ничего не прислала для этого файла; посмотрите изменения, затем нажмите «Записать всё равно»`,
   binary: () => 'Это не текст; deepwork его не трогает',
   'private-key': (s) =>
     `В нём закрытый ключ${s.line === undefined ? '' : ` (строка ${fmt(s.line)})`}; deepwork его не трогает.`,
