@@ -65,6 +65,17 @@ export function describeMiss(
       lines: numbered(original, from, wanted.length),
     };
   }
+  // A line cut out of a longer one (a model copies the end of a long line): the whole line is what a SEARCH holds.
+  const part = partOfLine(current, wanted);
+  if (part !== undefined) {
+    const place = placeOf(part.at);
+    named.push({ kind: 'part', line: part.line, place: placeText(place) });
+    const start = place.kind === 'read' ? place.line - 1 - (part.line - 1) : closestStart(original, wanted);
+    return {
+      why: `; ${said(named)}`,
+      lines: numbered(original, start === undefined ? undefined : Math.max(0, start), wanted.length),
+    };
+  }
   const from = closestStart(original, wanted);
   const near = from === undefined ? undefined : shown(original, from, wanted.length);
   named.push(...hints(current, near, wanted));
@@ -89,7 +100,9 @@ type Difference =
   | { kind: 'uneven' }
   // When the SEARCH matches nowhere even loosely: a look-alike on one side and not near it on the other.
   | { kind: 'only in search'; line: number; char: string; nowhere: boolean }
-  | { kind: 'only in file'; line: number; char: string };
+  | { kind: 'only in file'; line: number; char: string }
+  // A line of the SEARCH that is only part of a line of the file (`place`: that line, as the model knows it).
+  | { kind: 'part'; line: number; place: string };
 
 function said(named: readonly Difference[]): string {
   const texts = named.slice(0, MAX_NAMED).map(differenceText);
@@ -122,7 +135,26 @@ function differenceText(d: Difference): string {
       return `line ${d.line} of your SEARCH has ${nameOf(d.char)}, which ${d.nowhere ? 'the file has nowhere' : "the file's closest lines do not have"}`;
     case 'only in file':
       return `line ${d.line} of the file has ${nameOf(d.char)}, which your SEARCH does not have`;
+    case 'part':
+      return `line ${d.line} of your SEARCH is only part of ${d.place} of the file: a SEARCH holds whole lines, so copy the whole line`;
   }
+}
+
+// Shorter than this, a piece of a line is found inside too many others to say which it was cut from.
+const MIN_PART = 12;
+
+// The first line of the SEARCH, or its last, found inside a longer line of the file, and nowhere as a whole line:
+// where (`at`, in `current`) and which line of the SEARCH (1-based). Undefined when neither is, or when it is inside
+// more than one line.
+function partOfLine(current: readonly string[], wanted: readonly string[]): { at: number; line: number } | undefined {
+  const ends = [0, wanted.length - 1].filter((j, k, all) => all.indexOf(j) === k);
+  for (const j of ends) {
+    const piece = (wanted[j] ?? '').trim();
+    if (piece.length < MIN_PART || current.some((line) => line.trim() === piece)) continue;
+    const inside = current.flatMap((line, i) => (line.includes(piece) ? [i] : []));
+    if (inside.length === 1 && inside[0] !== undefined) return { at: inside[0], line: j + 1 };
+  }
+  return undefined;
 }
 
 // Where the SEARCH matches the current lines loosely: the first place, or undefined. Linear, as the ways are.

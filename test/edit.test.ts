@@ -81,6 +81,19 @@ describe('applyEdit: matching', () => {
     failure(applyEdit(file, [{ search: 'unction b() {\n', replace: 'x\n' }]));
   });
 
+  it('says when a line of the SEARCH is only part of a line of the file, and shows that line', () => {
+    const doc = '# Retry\n\n- `limit`: how many times to retry a request before giving up (default 2)\n- `delay`: ms\n';
+    const miss = failure(applyEdit(doc, [{ search: 'before giving up (default 2)\n- `delay`: ms\n', replace: 'x\n' }]));
+    assert.match(
+      miss.problem,
+      /; line 1 of your SEARCH is only part of line 3 of the file: a SEARCH holds whole lines, so copy the whole line$/,
+    );
+    assert.match(miss.lines, /^3 \| - `limit`: how many times/m);
+    // A piece found inside several lines names none of them.
+    const two = failure(applyEdit(`${doc}${doc}`, [{ search: 'before giving up (default 2)\n', replace: 'x\n' }]));
+    assert.doesNotMatch(two.problem, /only part of/);
+  });
+
   it('deletes lines with an empty REPLACE', () => {
     assert.equal(
       text(applyEdit(file, [{ search: 'function b() {\n  return 2;\n}\n', replace: '' }])),
