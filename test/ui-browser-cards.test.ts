@@ -38,6 +38,8 @@ const REPLIES: Record<string, string> = {
   'Edit c': 'Here:\n=== EDIT: c.js ===\n<<<<<<< SEARCH\nlet c = 2;\n=======\nlet c = 3;\n>>>>>>> REPLACE\n=== END ===',
   'Make two':
     'Two:\n=== FILE: n.md ===\nnew\n=== END ===\n=== EDIT: d.js ===\n<<<<<<< SEARCH\nconst d = 1;\n=======\nconst d = 2;\n>>>>>>> REPLACE\n=== END ===',
+  'Part of it':
+    'Two pairs:\n=== EDIT: p.js ===\n<<<<<<< SEARCH\nconst p = 1;\n=======\nconst p = 2;\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nconst q = 9;\n=======\nconst q = 3;\n>>>>>>> REPLACE\n=== END ===',
   'Long line': `One word:\n=== EDIT: e.js ===\n<<<<<<< SEARCH\n\tconst e = "${LONG}";\n=======\n\tconst e = "${LONG.replace('old', 'new')}";\n>>>>>>> REPLACE\n=== END ===`,
 };
 
@@ -57,6 +59,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
   const root = tempFolder({
     'c.js': 'let c = 1;\n',
     'd.js': 'const d = 1;\n',
+    'p.js': 'const p = 1;\nconst q = 1;\n',
     'e.js': `function e() {\n\tconst e = "${LONG}";\n}\n`,
     'src/deep/x.js': 'x\n',
   });
@@ -163,6 +166,26 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
       await fresh.locator('.badge.written').waitFor();
       assert.equal(await run.locator('.notice').count(), 0);
       assert.equal(fs.readFileSync(path.join(root, 'd.js'), 'utf8'), 'const d = 2;\n');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('holds back a file whose EDIT kept only some pairs, says which were left out, and writes it on Write anyway', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    try {
+      await page.goto(pult.url);
+      const card = (await ask(page, 'Part of it')).locator('.proposal[data-path="p.js"]');
+      await card.locator('.reason').waitFor();
+      assert.match(
+        await card.locator('.reason').innerText(),
+        /^Part of the change: pair 2 of an EDIT's 2 did not apply and the model sent nothing more for this file; read its diff, then use Write anyway to write it/,
+      );
+      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-card-partial.png') });
+      assert.equal(fs.readFileSync(path.join(root, 'p.js'), 'utf8'), 'const p = 1;\nconst q = 1;\n');
+      await card.getByRole('button', { name: 'Write p.js anyway' }).click();
+      await card.locator('.badge.written').waitFor();
+      assert.equal(fs.readFileSync(path.join(root, 'p.js'), 'utf8'), 'const p = 2;\nconst q = 1;\n');
     } finally {
       await page.close();
     }
