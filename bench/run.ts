@@ -18,7 +18,17 @@ import { BENCH, CORPUS, countFiles, ensureCorpus, ensureTools, machine, median, 
 import { adversarialReplies, realisticReply } from '../test/replies.ts';
 import { startBridge } from './bridge.ts';
 import { bigFileFolder, linuxTree, manyFilesFolder } from './trees.ts';
-import { bigFileRow, findRows, pultTreeRows, startRows, stepRows, tinyFolder, treeRows, type Tools } from './waits.ts';
+import {
+  bigFileRow,
+  findRows,
+  pultTreeRows,
+  startRows,
+  stepRows,
+  tinyFolder,
+  treeRows,
+  walkRows,
+  type Tools,
+} from './waits.ts';
 import { growthFactor, type Growth } from './growth.ts';
 import { LARGEST, MASK, outlineFigures } from './outline.ts';
 
@@ -125,6 +135,30 @@ async function findOnlyRows(tools: Tools): Promise<Row[]> {
   }
 }
 
+// The rows BENCH_ONLY=walk prints: the walk's share of the first message on the three trees.
+async function walkOnlyRows(tools: Tools): Promise<Row[]> {
+  const bridge = await startBridge();
+  const tiny = tinyFolder();
+  const load = os.loadavg()[0] ?? 0;
+  try {
+    const rows = walkRows(bridge, tools, CORPUS, 'npm corpus', tiny, RUNS);
+    rows.push(...walkRows(bridge, tools, linuxTree().root, 'Linux', tiny, RUNS));
+    const many = manyFilesFolder(200_000);
+    try {
+      rows.push(...walkRows(bridge, tools, many, '200,000 files', tiny, RUNS));
+    } finally {
+      fs.rmSync(many, { recursive: true, force: true });
+    }
+    process.stderr.write(
+      `Load average (1 min): ${load.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+    );
+    return rows;
+  } finally {
+    bridge.close();
+    fs.rmSync(tiny, { recursive: true, force: true });
+  }
+}
+
 // On the Linux tree: a common word of C, five texts found nowhere, a rare one, and a LIST of C files.
 const LINUX_ASKS = {
   common: 'return',
@@ -158,6 +192,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=find: FIND's step rows alone (issue 30), printed, nothing written.
   if (process.env.BENCH_ONLY === 'find') {
     process.stdout.write(`\n${table(await findOnlyRows(tools))}\n`);
+    return;
+  }
+  // BENCH_ONLY=walk: the walk's share of the first message on each tree (issue 30), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'walk') {
+    process.stdout.write(`\n${table(await walkOnlyRows(tools))}\n`);
     return;
   }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.

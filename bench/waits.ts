@@ -111,16 +111,9 @@ export function treeRows(
     },
     runs,
   );
-  const walkShare = t.walked.map((w, i) => w.first - (t.tiny[i]?.first ?? Number.NaN));
   const rss = [...t.common, ...t.five, ...t.rare].map((r) => r.rssMb ?? Number.NaN);
   return [
-    ratioRow(
-      `${label}: the walk before the first message (its share of the time to it)`,
-      walkShare,
-      t.fd,
-      'fd, same rules',
-      1.5,
-    ),
+    walkRow(label, t),
     ...findStepRows(label, t),
     ratioRow(`${label}: FIND a rare text, after a model thinking 3 s`, t.rare.map(gapOf), t.rgRare, 'rg -F', 1.5),
     ratioRow(
@@ -132,6 +125,37 @@ export function treeRows(
     ),
     mbRow(`${label}: peak RSS of a FIND run (all threads)`, rss, 100),
   ];
+}
+
+// The walk's share of the first message: the time to it in the tree less the same in the small folder, against fd.
+// It holds all the first message waits for there and not in the small folder, which has no map: the walk, and the map
+// of the code (its files chosen and looked at, its cache read, their ranking when the cache holds them all, the
+// parse of those it does not hold when they are few), so the row names both.
+function walkRow(label: string, t: { tiny: Timed[]; walked: Timed[]; fd: number[] }): Row {
+  const share = t.walked.map((w, i) => w.first - (t.tiny[i]?.first ?? Number.NaN));
+  return ratioRow(
+    `${label}: the walk and the map before the first message (their share of the time to it)`,
+    share,
+    t.fd,
+    'fd, same rules',
+    1.5,
+  );
+}
+
+// The walk's row alone (BENCH_ONLY=walk). First the map's cache is filled as far as the whole run's first round fills
+// it, with three runs whose model thinks 3 s (the map parses in the background meanwhile), so that the map is in the
+// state the whole run measures it in.
+export function walkRows(bridge: Bridge, tools: Tools, root: string, label: string, tiny: string, runs: number): Row[] {
+  for (let i = 0; i < 3; i++) timedAsk(bridge, '3000 NOREQ', root);
+  const t = rounds(
+    {
+      tiny: () => timedAsk(bridge, '0 NOREQ', tiny),
+      walked: () => timedAsk(bridge, '0 NOREQ', root),
+      fd: shell(`${tools.fd} -t f ${fdSkips} . >/dev/null`, root),
+    },
+    runs,
+  );
+  return [walkRow(label, t)];
 }
 
 // A step's fixed cost alone (BENCH_ONLY=steps): a common text's first 100 hits and a LIST's first 300, each after a

@@ -307,6 +307,20 @@ describe('the map of the code', () => {
       assert.equal(readCache(data).size, 0);
   });
 
+  it('waits for a map of one language with up to 512 KB to parse, of two with up to 256 KB', async () => {
+    // Ten TypeScript files of 30 KB, then the same with a Python file beside them: a second grammar to load.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`src/part${i}.ts`] = `export const value${i} = 1;\n`.repeat(1_500);
+    const oneLanguage = createExecutor(tempFolder(files));
+    const twoLanguages = createExecutor(tempFolder({ ...files, 'tools/run.py': 'def run():\n    pass\n' }));
+    try {
+      assert.equal(oneLanguage.map?.({ question: 'q', files: [] })?.soon, true);
+      assert.equal(twoLanguages.map?.({ question: 'q', files: [] })?.soon, false);
+    } finally {
+      await Promise.all([oneLanguage.close(), twoLanguages.close()]);
+    }
+  });
+
   it('says in the first message that a map not ready follows, and sends it with the next results', async () => {
     let ready: (files: MapFile[]) => void = () => {};
     const pending = new Promise<MapFile[]>((resolve) => {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
-import { readPathOf } from '../walk.ts';
+import { readPathOf, type WalkEntry } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
@@ -28,6 +28,11 @@ const MAX_FILE_BYTES = 1 << 20;
 // What the parser reads from cold within about a second here (its start, a grammar or two, the parse): measured on a
 // loaded 2-core machine, psf/requests' 407 KB of Python took 544–738 ms, ky's 497 KB of TypeScript 763–1,051 ms.
 const SOON_BYTES = 512 << 10;
+// What each language past the first takes from SOON_BYTES: its grammar's load and its queries' compile. Measured in
+// fresh processes on the npm corpus's map from cold (1,000 files, 2.5 MB): the parser's start with JavaScript's grammar
+// 156-596 ms, TypeScript's next 79-100 ms (460 ms at load 7), then 2.5-2.8 MB a second; a second language costs about
+// what 256 KB does (issue 30: a map still to parse 517 KB of the corpus kept a first message waiting its whole second).
+const GRAMMAR_BYTES = 256 << 10;
 // More entries than this in the walk: more than a tree shows, so the map takes part of the tree's room.
 const BIG_FOLDER = 500;
 // Files and definitions handed on for the map's text; it is cut to its room there.
@@ -35,6 +40,9 @@ const RANKED_FILES = 25;
 const DEFS_PER_FILE = 8;
 // Minified and bundled files define much and say little.
 const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
+
+// More folders than any path goes down: a score's shelves, a depth each, fit below it.
+const DEEPEST = 1 << 20;
 
 type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
@@ -93,7 +101,8 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         flush();
         return ranked(chosen, known, words, attached);
       })();
-      return { soon: missingBytes <= SOON_BYTES && languages <= 2, big: folder.entries().length > BIG_FOLDER, files };
+      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+      return { soon, big: folder.entries().length > BIG_FOLDER, files };
     },
     flush,
   };
@@ -140,7 +149,7 @@ function candidates(
   words: ReadonlySet<string>,
   attached: ReadonlySet<string>,
 ): Candidate[] | undefined {
-  const source = folder.files().filter((e) => languageOf(e.rel) !== undefined && !BUNDLED.test(e.rel));
+  const source = folder.files().filter((e) => languageOf(e.name) !== undefined && !BUNDLED.test(e.name));
   if (source.length < MIN_FILES) return undefined;
   let chosen = source;
   if (source.length > MAX_FILES) {
@@ -152,15 +161,29 @@ function candidates(
       const lower = rel.toLowerCase();
       return lowered.some((w) => lower.includes(w) && lower.split('/').some((p) => p.replace(/\.[^.]*$/, '') === w));
     };
+    // Most paths hold no word of the question: one search for any of them, blind to case as toLowerCase is (the `u`
+    // flag folds the Kelvin sign to k, as toLowerCase does), rules them out before they are lower-cased and split.
+    const anyWord =
+      lowered.length === 0 ? undefined : new RegExp(lowered.map((w) => w.replaceAll('$', '\\$')).join('|'), 'iu');
     const score = (rel: string) =>
-      (attached.has(rel) ? 4 : 0) +
-      (folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) +
-      (names(rel) ? 2 : 0);
-    chosen = source
-      .map((e, order) => ({ e, order, score: score(e.rel), depth: depthOf(e.rel) }))
-      .sort((a, b) => b.score - a.score || a.depth - b.depth || a.order - b.order)
-      .slice(0, MAX_FILES)
-      .map((x) => x.e);
+      (attached.size > 0 && attached.has(rel) ? 4 : 0) +
+      (folders.size > 0 && folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) +
+      (anyWord?.test(rel) === true && names(rel) ? 2 : 0);
+    // The highest score first, then the shallowest, then walk order: filed by score and depth, both small numbers,
+    // and taken in that order, where a sort compared them. With every path lower-cased and split, the npm corpus's
+    // 24,645 source files took 20-36 ms here before the first message (load 4-7); with the search first, 12-18 ms.
+    const shelves = new Map<number, WalkEntry[]>();
+    for (const e of source) {
+      const shelf = -score(e.rel) * DEEPEST + depthOf(e.rel);
+      const on = shelves.get(shelf);
+      if (on === undefined) shelves.set(shelf, [e]);
+      else on.push(e);
+    }
+    chosen = [];
+    for (const shelf of [...shelves.keys()].sort((a, b) => a - b)) {
+      for (const e of shelves.get(shelf) ?? []) if (chosen.push(e) === MAX_FILES) break;
+      if (chosen.length === MAX_FILES) break;
+    }
   }
   return chosen.flatMap((e) => {
     const real = readPathOf(box, e);
