@@ -82,7 +82,7 @@ export function tickKept(paths) {
 }
 
 // The folders of the listed paths, each with the count of files under it; a path is cut at its slashes in place
-// (50,000 paths: split and slice took about twice as long in Chromium).
+// (50,000 paths: split and slice took about twice as long, warm, in V8).
 /** @param {string[]} list */
 function buildTree(list) {
   /** @type {Folder} */
