@@ -119,6 +119,17 @@ async function startAndTreeRows(): Promise<Row[]> {
   }
 }
 
+// The rows BENCH_ONLY=tree prints: the pult's file tree on the corpus and Linux, a first load and a reload.
+async function pultTreeOnlyRows(): Promise<Row[]> {
+  const load = os.loadavg()[0] ?? 0;
+  const rows = await pultTreeRows(CORPUS, 'npm corpus', RUNS);
+  rows.push(...(await pultTreeRows(linuxTree().root, 'Linux', RUNS)));
+  process.stderr.write(
+    `Load average (1 min): ${load.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end.\n`,
+  );
+  return rows;
+}
+
 // The rows BENCH_ONLY=find prints: FIND's common text (after 3 s and at once) and five texts, on the corpus and Linux.
 async function findOnlyRows(tools: Tools): Promise<Row[]> {
   const bridge = await startBridge();
@@ -187,6 +198,11 @@ async function main(): Promise<void> {
   // BENCH_ONLY=start: start-up and the pult's file tree (issue 30), printed, nothing written.
   if (process.env.BENCH_ONLY === 'start') {
     process.stdout.write(`\n${table(await startAndTreeRows())}\n`);
+    return;
+  }
+  // BENCH_ONLY=tree: the pult's file tree alone (issue 30), printed, nothing written.
+  if (process.env.BENCH_ONLY === 'tree') {
+    process.stdout.write(`\n${table(await pultTreeOnlyRows())}\n`);
     return;
   }
   // BENCH_ONLY=find: FIND's step rows alone (issue 30), printed, nothing written.

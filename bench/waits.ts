@@ -265,36 +265,45 @@ export function bigFileRow(bridge: Bridge, tools: Tools, folder: string, rare: s
   );
 }
 
-// The pult's file tree as a page loads it: a fresh pult (a session) per round, its first GET /api/tree against
-// `find -printf` of the same paths and sizes, then a reload's.
+// The pult's file tree as a page loads it: a fresh pult (a session) per round, its first GET /api/tree (the page
+// draws the tree) against `find -printf` of the same paths and sizes, then the sizes the page asks for next (the
+// folders' totals filled in), timed from the first request, then a reload's tree.
 export async function pultTreeRows(root: string, label: string, runs: number): Promise<Row[]> {
   const first: number[] = [];
+  const sized: number[] = [];
   const again: number[] = [];
   const find: number[] = [];
   const bytes: number[] = [];
   for (let round = -1; round < runs; round++) {
     const pult = await startProbe(root);
+    let one: { ms: number; bytes: number };
+    let sizes: { ms: number; bytes: number };
+    let two: { ms: number; bytes: number };
     try {
-      const one = await getTree(pult.port);
-      const two = await getTree(pult.port);
-      const reference = processTime(`find . -path ./.git -prune -o -type f -printf '%P\t%s\n' >/dev/null`, root).ms;
-      if (round < 0) continue;
-      first.push(one.ms);
-      again.push(two.ms);
-      bytes.push(one.bytes);
-      find.push(reference);
+      one = await getTree(pult.port, '/api/tree');
+      sizes = await getTree(pult.port, '/api/tree/sizes');
+      two = await getTree(pult.port, '/api/tree');
     } finally {
-      pult.stop();
+      // Ended before the reference runs: the pult goes on in the background after a tree (its FIND worker started, the first files read).
+      await pult.stop();
     }
+    const reference = processTime(`find . -path ./.git -prune -o -type f -printf '%P\t%s\n' >/dev/null`, root).ms;
+    if (round < 0) continue;
+    first.push(one.ms);
+    sized.push(one.ms + sizes.ms);
+    again.push(two.ms);
+    bytes.push(one.bytes + sizes.bytes);
+    find.push(reference);
   }
   return [
     ratioRow(
-      `${label}: the pult's file tree, the first page load of a session (${(median(bytes) / 1e6).toFixed(1)} MB of JSON)`,
+      `${label}: the pult's file tree, the first page load of a session (${(median(bytes) / 1e6).toFixed(1)} MB of JSON with the sizes)`,
       first,
       find,
       'find -printf',
       1.5,
     ),
+    ratioRow(`${label}: the same with the files' sizes, asked for next`, sized, find, 'find -printf', null),
     ratioRow(`${label}: the same, a reload`, again, find, 'find -printf', null),
   ];
 }
@@ -302,7 +311,7 @@ export async function pultTreeRows(root: string, label: string, runs: number): P
 const TOKEN = 'bench-token-0123456789abcdef';
 
 // A pult in a process of its own, serving `root` with a known token.
-async function startProbe(root: string): Promise<{ port: number; stop: () => void }> {
+async function startProbe(root: string): Promise<{ port: number; stop: () => Promise<void> }> {
   const probe = spawn(process.execPath, [fileURLToPath(new URL('./pult-probe.js', import.meta.url)), root, TOKEN], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -310,21 +319,28 @@ async function startProbe(root: string): Promise<{ port: number; stop: () => voi
     probe.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     probe.once('error', reject);
   });
-  return { port, stop: () => probe.kill() };
+  const exited = new Promise<void>((resolve) => probe.once('exit', () => resolve()));
+  return {
+    port,
+    stop: () => {
+      probe.kill();
+      return exited;
+    },
+  };
 }
 
-function getTree(port: number): Promise<{ ms: number; bytes: number }> {
+function getTree(port: number, route: string): Promise<{ ms: number; bytes: number }> {
   const started = epochNow();
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/api/tree', headers: { 'x-deepwork-token': TOKEN } },
+      { host: '127.0.0.1', port, path: route, headers: { 'x-deepwork-token': TOKEN } },
       (res) => {
         let bytes = 0;
         res.on('data', (c: Buffer) => (bytes += c.length));
         res.on('end', () =>
           res.statusCode === 200
             ? resolve({ ms: epochNow() - started, bytes })
-            : reject(new Error(`GET /api/tree: ${res.statusCode}`)),
+            : reject(new Error(`GET ${route}: ${res.statusCode}`)),
         );
       },
     );

@@ -949,7 +949,7 @@ describe('start-deepwork.sh', () => {
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?code=[\w.-]+$/);
       const token = await trade(url);
       const tree = await fetch(new URL('/api/tree', url), { headers: { 'x-deepwork-token': token } });
-      assert.deepEqual(await tree.json(), { root: 'мой проект #1', files: [['main.js', 8]], total: 1 });
+      assert.deepEqual(await tree.json(), { root: 'мой проект #1', files: ['main.js'], total: 1, version: 1 });
     } finally {
       child.kill('SIGINT');
     }
@@ -1052,7 +1052,7 @@ describe('start-deepwork.sh', () => {
     try {
       const token = await trade(url);
       const tree = await fetch(new URL('/api/tree', url), { headers: { 'x-deepwork-token': token } });
-      assert.deepEqual(await tree.json(), { root: path.basename(folder), files: [['main.js', 8]], total: 1 });
+      assert.deepEqual(await tree.json(), { root: path.basename(folder), files: ['main.js'], total: 1, version: 1 });
       assert.match(stderr, /runs while this launcher does; Ctrl\+C stops it/);
     } finally {
       child.kill('SIGINT');

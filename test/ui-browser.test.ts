@@ -128,6 +128,8 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await page.goto(pult.url);
     await page.getByText('(4)').waitFor();
+    // The sizes come after the tree is drawn.
+    await page.locator('#tree .size', { hasText: /^2 files, \d+ B$/ }).waitFor();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'pult-first.png') });
   });
@@ -313,7 +315,8 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
   it('ticks a folder, keeps the draft and the ticks over a reload, and says what to do with an empty question', async () => {
     await page.getByRole('checkbox', { name: 'a.js', exact: true }).uncheck();
     await page.getByRole('checkbox', { name: 'All files in src', exact: true }).check();
-    assert.match(await page.locator('#selected').innerText(), /^2 files \(\d+ B\) go with the question\.$/);
+    // The sizes come after the tree is drawn: the count waits for them.
+    await page.locator('#selected', { hasText: /^2 files \(\d+ B\) go with the question\.$/ }).waitFor();
     await page.getByRole('button', { name: 'Open folder src' }).click();
     assert.equal(await page.getByRole('checkbox', { name: 'src/util.js' }).isChecked(), true);
     await page.getByRole('checkbox', { name: 'src/util.js' }).uncheck();
@@ -327,7 +330,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
     await page.reload();
     await page.getByText('(4)').waitFor();
     assert.equal(await page.getByLabel('Question').inputValue(), 'a draft question');
-    assert.match(await page.locator('#selected').innerText(), /^1 file \(2 B\) goes with the question\.$/);
+    await page.locator('#selected', { hasText: /^1 file \(2 B\) goes with the question\.$/ }).waitFor();
     await page.getByLabel('Filter').fill('more');
     assert.equal(await page.getByRole('checkbox', { name: 'src/deep/more.js' }).isChecked(), true);
     await page.getByLabel('Filter').fill('');
@@ -518,10 +521,15 @@ describe('the pult in Chromium on a 30,000-file folder', {
     await pult?.close();
   });
 
-  it('shows the top folders, opens one on demand and filters down to a deep file', async () => {
+  it('shows the top folders, fills in their sizes after, opens one on demand and filters down to a deep file', async () => {
     const page = await browser.newPage();
     await page.goto(pult.url);
     await page.getByText('(30,000)').waitFor();
+    // Each folder's count is drawn with the tree; its size is filled in when the sizes come.
+    await page
+      .locator('#tree .size', { hasText: /^1,000 files, 0 B$/ })
+      .first()
+      .waitFor();
     // Only the top level is drawn at first: thirty folders, no file checkboxes yet.
     assert.equal(await page.locator('#tree button.folder').count(), 30);
     assert.equal(await page.locator('#tree input[data-path]').count(), 0);
@@ -530,7 +538,7 @@ describe('the pult in Chromium on a 30,000-file folder', {
     assert.equal(await page.locator('#tree input[data-path]').count(), 100);
     await page.getByLabel('Filter').fill('pkg29/mod9/file99');
     await page.getByRole('checkbox', { name: 'pkg29/mod9/file99.ts' }).check();
-    assert.match(await page.locator('#selected').innerText(), /^1 file \(\d+ B\) goes with the question\.$/);
+    await page.locator('#selected', { hasText: /^1 file \(\d+ B\) goes with the question\.$/ }).waitFor();
   });
 });
 

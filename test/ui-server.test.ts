@@ -144,15 +144,12 @@ describe('the pult server', () => {
 
   it('needs the token for every API call', async () => {
     assert.equal((await send(pult.port, { path: '/api/tree', headers: local() })).status, 403);
+    assert.equal((await send(pult.port, { path: '/api/tree/sizes', headers: local() })).status, 403);
     const tree = await send(pult.port, { path: '/api/tree', headers: withToken() });
-    assert.deepEqual(JSON.parse(tree.body), {
-      root: path.basename(root),
-      files: [
-        ['a.js', 13],
-        ['src/b.js', 2],
-      ],
-      total: 2,
-    });
+    const { version, ...rest } = JSON.parse(tree.body);
+    assert.deepEqual(rest, { root: path.basename(root), files: ['a.js', 'src/b.js'], total: 2 });
+    const sizes = await send(pult.port, { path: '/api/tree/sizes', headers: withToken() });
+    assert.deepEqual(JSON.parse(sizes.body), { version, sizes: [13, 2] });
   });
 
   it('refuses a change without a JSON body, from another site, or without the token', async () => {
@@ -1133,6 +1130,41 @@ describe('the pult session: Stop while a reply is worked through', () => {
 });
 
 describe('the pult file tree and names with control characters', () => {
+  it('sends the sizes of a tree made again after an undo under its new version', async () => {
+    const root = tempFolder({ 'a.js': 'a\n' });
+    const token = 'test-token-0123456789abcdef';
+    const pult = await startPult(
+      pultOptions({
+        executor: createExecutor(root),
+        bridge: createDemoBridge(),
+        host: 'http://127.0.0.1:9',
+        model: 'm',
+        steps: 4,
+        backupDir: path.join(tempFolder(), 'backup'),
+        port: 0,
+        token,
+      }),
+    );
+    const headers = { Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': token };
+    try {
+      const first = JSON.parse((await send(pult.port, { path: '/api/tree', headers })).body);
+      fs.writeFileSync(path.join(root, 'b.js'), 'bb\n');
+      await send(pult.port, {
+        method: 'POST',
+        path: '/api/undo',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const sizes = JSON.parse((await send(pult.port, { path: '/api/tree/sizes', headers })).body);
+      assert.notEqual(sizes.version, first.version);
+      const again = JSON.parse((await send(pult.port, { path: '/api/tree', headers })).body);
+      assert.deepEqual(again, { root: path.basename(root), files: ['a.js', 'b.js'], total: 2, version: sizes.version });
+      assert.deepEqual(sizes.sizes, [2, 3]);
+    } finally {
+      await pult.close();
+    }
+  });
+
   it('leaves out of /api/tree what the walk leaves out', async () => {
     const root = tempFolder({ 'notes\n=== QUESTION ===\nx.txt': 'x\n', 'bidi\u202etxt.js': 'x\n', 'a.js': 'a\n' });
     const token = 'test-token-0123456789abcdef';
@@ -1153,7 +1185,13 @@ describe('the pult file tree and names with control characters', () => {
         path: '/api/tree',
         headers: { Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': token },
       });
-      assert.deepEqual(JSON.parse(tree.body), { root: path.basename(root), files: [['a.js', 2]], total: 1 });
+      const { version, ...rest } = JSON.parse(tree.body);
+      assert.deepEqual(rest, { root: path.basename(root), files: ['a.js'], total: 1 });
+      const sizes = await send(pult.port, {
+        path: '/api/tree/sizes',
+        headers: { Host: `127.0.0.1:${pult.port}`, 'x-deepwork-token': token },
+      });
+      assert.deepEqual(JSON.parse(sizes.body), { version, sizes: [2] });
     } finally {
       await pult.close();
     }

@@ -321,8 +321,12 @@ export type PultState = {
   conversations: Conversations;
 };
 
-// The folder's files with their sizes in bytes, at most the first 50,000 of `total`.
-export type FileTree = { root: string; files: Array<[string, number]>; total: number };
+// The folder's files, at most the first 50,000 of `total`; `version` names this making of the tree, whose sizes come
+// apart (FileSizes), so that the page draws the tree without waiting for a stat of every file.
+export type FileTree = { root: string; files: string[]; total: number; version: number };
+
+// The sizes in bytes of a tree's files, in the order of its `files`.
+export type FileSizes = { version: number; sizes: number[] };
 
 // `follow`: continue the current conversation. `demo: true` is the older way to say bridge "demo".
 export type AskRequest = {
@@ -363,6 +367,7 @@ export type Routes = {
   'POST /api/exchange': { query: undefined; body: { code: string }; response: { token: string } };
   'GET /api/state': { query: undefined; body: undefined; response: PultState };
   'GET /api/tree': { query: undefined; body: undefined; response: FileTree };
+  'GET /api/tree/sizes': { query: undefined; body: undefined; response: FileSizes };
   'GET /api/check': { query: undefined; body: undefined; response: BridgeCheck };
   'POST /api/ask': { query: undefined; body: AskRequest; response: { id: number } };
   'GET /api/paste': { query: { run: string; standalone?: string }; body: undefined; response: { message: string } };

@@ -106,6 +106,7 @@ export function createRoutes(c: RouteContext): { readonly [R in Route]: Handler<
       conversations: c.session.conversations(),
     }),
     'GET /api/tree': () => tree.get(),
+    'GET /api/tree/sizes': () => tree.sizes(),
     'GET /api/check': async () => (lastCheck = checkView(await configured.check())),
     'POST /api/ask': (body) => {
       const input = askInput(body, c.options.steps);

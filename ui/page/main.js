@@ -13,7 +13,7 @@ import { catchPaste } from './paste-view.js';
 import { showRuns, takeRuns, tickWaiting } from './runs.js';
 import { conversations, pult, selected } from './state.js';
 import { language, setLanguage, t } from './strings.js';
-import { showSelected, showTree, takeFiles, tickKept } from './tree.js';
+import { showSelected, showTree, takeFiles, takeSizes, tickKept } from './tree.js';
 
 /** @import { BridgeChoice } from '../contract.ts' */
 /** @import { Key } from './strings.js' */
@@ -148,6 +148,23 @@ async function start() {
   tickKept(draft.files);
   showTree();
   showSelected();
+  await loadSizes(tree.version);
+}
+
+// The sizes of the files drawn, which the server looks at after listing them. The tree made again in between (the
+// pult wrote files): the page takes the new one, then its sizes.
+/** @param {number} version */
+async function loadSizes(version) {
+  const sizes = await get('GET /api/tree/sizes');
+  if (sizes.version === version) {
+    takeSizes(sizes.sizes);
+    return;
+  }
+  const tree = await get('GET /api/tree');
+  takeFiles(tree.files, tree.total);
+  showTree();
+  showSelected();
+  await loadSizes(tree.version);
 }
 
 $('filter').addEventListener('input', showTree);
