@@ -29,17 +29,35 @@ export function applyEdit(text: string, pairs: readonly EditPair[]): EditOutcome
 }
 
 // What an EDIT's pairs make of a text when those that do not apply are passed over: the text with the others made, in
-// order, and which did not. The pairs kept then make the same text on their own (writing/plan.ts applies them so).
-export type PairsOutcome = { text: string; missed: PairMiss[] };
+// order, which did not, and the pairs as they are kept (`kept`, one per pair that applied, in order). The pairs kept
+// make the same text on their own (writing/plan.ts applies them so).
+export type PairsOutcome = { text: string; missed: PairMiss[]; kept: EditPair[] };
 
-export function applyEachPair(text: string, pairs: readonly EditPair[]): PairsOutcome {
-  return applyPairs(text, pairs, true);
+// `read`: the lines of `text` the model was shown, as 1-based [first, last] ranges. A SEARCH found exactly in several
+// places of which one lies in lines the model read is taken there (it copied it from those lines; issue 27's relay
+// runs: `max_redirects: int` / `trust_env: bool` in both Session, which the model read, and SessionRedirectMixin, which
+// it never saw), and kept with as many lines around it as make it found once.
+export function applyEachPair(
+  text: string,
+  pairs: readonly EditPair[],
+  read: ReadonlyArray<readonly [number, number]> = [],
+): PairsOutcome {
+  return applyPairs(text, pairs, true, read);
 }
 
-function applyPairs(text: string, pairs: readonly EditPair[], passOver: boolean): PairsOutcome {
+function applyPairs(
+  text: string,
+  pairs: readonly EditPair[],
+  passOver: boolean,
+  read: ReadonlyArray<readonly [number, number]> = [],
+): PairsOutcome {
   // Each pair costs passes over the file: an EDIT of 100,000 pairs on a 200,000-line file took most of a minute.
   if (pairs.length > MAX_PAIRS_PER_EDIT)
-    return { text, missed: [{ pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' }] };
+    return {
+      text,
+      missed: [{ pair: MAX_PAIRS_PER_EDIT + 1, problem: tooManyPairs(pairs.length), lines: '' }],
+      kept: [],
+    };
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   // Worked on as an array of lines: a pair costs a scan of the lines and a splice, never a copy of the whole text
   // (on a 20,000-line file, copying the text per pair took 4 ms; 200 pairs, most of a second).
@@ -47,6 +65,11 @@ function applyPairs(text: string, pairs: readonly EditPair[], passOver: boolean)
   const file: Lines = { lines, hashes: lines.map(hashOf), keyed: new Map(), origin: undefined };
   let finalNewline = normal === '' || normal.endsWith('\n');
   const missed: PairMiss[] = [];
+  const kept: EditPair[] = [];
+  const wasRead = (i: number): boolean => {
+    const place = placeOf(file, i);
+    return place.kind === 'added' || read.some(([first, last]) => place.line >= first && place.line <= last);
+  };
   for (const [i, raw] of pairs.entries()) {
     const pair = cleanPair(raw);
     if (pair.search.trim() === '') {
@@ -54,11 +77,19 @@ function applyPairs(text: string, pairs: readonly EditPair[], passOver: boolean)
       const added = inFileStyle(splitLines(pair.replace), [], () => indentStyle(file.lines) === true);
       replaceLines(file, file.lines.length, 0, added, i);
       finalNewline = true;
+      kept.push(raw);
       continue;
     }
     const search = splitLines(pair.search);
-    const problem = applyPair(file, search, splitLines(pair.replace), i);
-    if (problem === undefined) continue;
+    const problem = applyPair(file, search, splitLines(pair.replace), i, read.length === 0 ? undefined : wasRead);
+    if (problem === undefined) {
+      kept.push(raw);
+      continue;
+    }
+    if (problem.kind === 'widened') {
+      kept.push(problem.pair);
+      continue;
+    }
     if (problem.kind === 'ambiguous') missed.push({ pair: i + 1, problem: problem.text, lines: '' });
     else {
       // The closest lines are numbered as in the text before this block, which is what the model has seen.
@@ -68,7 +99,7 @@ function applyPairs(text: string, pairs: readonly EditPair[], passOver: boolean)
     }
     if (!passOver) break;
   }
-  return { text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''), missed };
+  return { text: lines.length === 0 ? '' : lines.join('\n') + (finalNewline ? '\n' : ''), missed, kept };
 }
 
 const NO_MATCH = `the SEARCH matches no lines of the file (compared exactly, then ignoring trailing spaces, then ignoring a change of indentation, then counting a tab as ${TAB_WIDTHS.slice(0, -1).join(', ')} or ${TAB_WIDTHS.at(-1)} spaces)`;
@@ -83,16 +114,39 @@ function cleanPair(pair: EditPair): EditPair {
   return { search: unnumbered, replace: withoutNumbersWhereNumbered(replace) };
 }
 
+// Lines added around a SEARCH taken in the lines the model read, at most, to make it found once.
+const MAX_WIDENING = 40;
+
 // Replaces the one place the SEARCH matches, in the file's lines, for pair `pair` (0-based); or says why it cannot.
+// `wasRead(i)`: line i of the file was shown to the model; a SEARCH found exactly in several places, one of them in lines
+// it read, is made there and comes back `widened`: the pair with the lines around it that make it found once.
 function applyPair(
   file: Lines,
   search: readonly string[],
   replace: readonly string[],
   pair: number,
-): { kind: 'ambiguous'; text: string } | { kind: 'missing' } | undefined {
+  wasRead?: (i: number) => boolean,
+): { kind: 'ambiguous'; text: string } | { kind: 'missing' } | { kind: 'widened'; pair: EditPair } | undefined {
   for (const way of WAYS) {
     const found = way.find(file, search, replace);
     if (found.length === 0) continue;
+    const widened = found.length > 1 && way.name === 'exact' && wasRead !== undefined;
+    const seen = widened ? found.filter((m) => search.every((_, k) => wasRead(m.start + k))) : [];
+    const [only] = seen;
+    if (seen.length === 1 && only !== undefined) {
+      const wide = widenedPair(file, only.start, search, replace);
+      if (wide !== undefined) {
+        const replaced = file.lines.slice(only.start, only.start + search.length);
+        replaceLines(
+          file,
+          only.start,
+          search.length,
+          inFileStyle(replace, replaced, () => indentStyle(file.lines) === true),
+          pair,
+        );
+        return { kind: 'widened', pair: wide };
+      }
+    }
     if (found.length > 1) {
       const where = placesText(
         found.slice(0, 3).map((m) => placeOf(file, m.start)),
@@ -115,6 +169,30 @@ function applyPair(
     return undefined;
   }
   return { kind: 'missing' };
+}
+
+// The pair found exactly at `start` with the fewest lines of the file around it (above first) that make its SEARCH
+// found there alone; undefined when MAX_WIDENING lines do not.
+function widenedPair(
+  file: Lines,
+  start: number,
+  search: readonly string[],
+  replace: readonly string[],
+): EditPair | undefined {
+  const afterEnd = file.lines.length - start - search.length;
+  for (let more = 1; more <= MAX_WIDENING && more <= start + afterEnd; more++) {
+    // Half above and half below, or what there is on one side and the rest on the other.
+    const below = Math.min(afterEnd, more - Math.min(start, Math.ceil(more / 2)));
+    const above = Math.min(start, more - below);
+    const before = file.lines.slice(start - above, start);
+    const after = file.lines.slice(start + search.length, start + search.length + below);
+    const wide = [...before, ...search, ...after];
+    if (linesRuns(file.lines, file.hashes, wide).length === 1) {
+      const text = (lines: readonly string[]) => lines.map((l) => `${l}\n`).join('');
+      return { search: text(wide), replace: text([...before, ...replace, ...after]) };
+    }
+  }
+  return undefined;
 }
 
 // The file's lines as the pairs so far leave them, with a hash per line: the exact way compares numbers, and strings

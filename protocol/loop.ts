@@ -134,7 +134,23 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const wait = input.mapWait ?? MAP_WAIT_MS;
   const waitUntil = Date.now() + wait;
   const quoted = lookForQuoted(executor, input.question);
-  const quotedText = quotedPart(await quoted?.within(wait));
+  const quotedResults = await quoted?.within(wait);
+  const quotedText = quotedPart(quotedResults);
+  // The lines of each file the model was shown, where a SEARCH found in several places was copied from.
+  const read = new Map<string, Array<[number, number]>>();
+  const noteRead = (results: readonly Result[]) => {
+    const add = (path: string, first: number, last: number) => {
+      const ranges = read.get(path) ?? [];
+      ranges.push([first, last]);
+      read.set(path, ranges);
+    };
+    for (const r of results) {
+      if (r.kind === 'file') add(r.path, r.first, r.last);
+      else if (r.kind === 'find')
+        for (const h of r.hits.slice(0, r.shown ?? r.hits.length)) add(h.path, h.line, h.line);
+    }
+  };
+  noteRead([...attached, ...(quotedResults ?? [])]);
   const fixed = [
     texts.instructions,
     tree,
@@ -211,6 +227,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       cut !== undefined,
       signal,
       misses,
+      read,
     );
     for (const { edit } of checked) if (edit !== undefined) edits[edit]++;
     for (const { block, kept } of checked) proposals.add(block, kept);
@@ -289,6 +306,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     // The quoted texts' hits not ready for the first message come with the first results (the search ends first).
     const lateQuoted = (await quoted?.late(parsed.requests.map((r) => describeRequest(r)))) ?? [];
     const answered = await executor.answer(parsed.requests, conversation.stillSent());
+    noteRead([...lateQuoted, ...answered]);
     // A map not ready for the first message comes with the first results after it is.
     const late = map.later();
     const results = [

@@ -105,6 +105,9 @@ function textNow(executor: Reader, path: string): string | undefined {
 
 // `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
 // one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
+// `read`: the lines of each file the model was shown (NEED, FIND's hits, the attached files), as 1-based ranges.
+export type ReadLines = ReadonlyMap<string, ReadonlyArray<readonly [number, number]>>;
+
 export async function checkProposals(
   blocks: readonly Proposal[],
   proposed: Map<string, string>,
@@ -112,13 +115,14 @@ export async function checkProposals(
   cut: boolean,
   signal: AbortSignal,
   misses: Misses = new Map(),
+  read: ReadLines = new Map(),
 ): Promise<{ checked: Checked[]; leftOut: Result | undefined }> {
   const checked: Checked[] = [];
   let work = MAX_EDIT_CHARS_PER_REPLY;
   for (const [i, block] of blocks.entries()) {
     if (i === MAX_PROPOSALS_PER_REPLY)
       return { checked, leftOut: leftOutResult(blocks, i, { kind: 'blocks', limit: MAX_PROPOSALS_PER_REPLY }) };
-    const verdict = checkProposal(block, proposed, executor, cut, work, misses);
+    const verdict = checkProposal(block, proposed, executor, cut, work, misses, read);
     if (verdict.kind === 'too much')
       return {
         checked,
@@ -149,6 +153,7 @@ function checkProposal(
   cut: boolean,
   work: number,
   misses: Misses,
+  read: ReadLines,
 ): Verdict {
   const request = `${block.kind === 'file' ? 'FILE' : 'EDIT'} ${block.path}`;
   const done = (kept: boolean, result: Result | undefined, spent = 0, edit?: Checked['edit']): Verdict => ({
@@ -197,6 +202,9 @@ function checkProposal(
     );
   }
   let base = proposed.get(block.path);
+  // The lines the model read are the file's on disk: they say where a SEARCH was copied from only while no earlier
+  // proposal of the run has changed the file.
+  const seen = base === undefined ? (read.get(block.path) ?? []) : [];
   if (base === undefined) {
     const now = executor.text(block.path);
     if (now.kind === 'refused')
@@ -212,22 +220,27 @@ function checkProposal(
   const spent = editWork(base.length, block.pairs.length);
   if (spent > work) return { kind: 'too much', chars: base.length, pairs: block.pairs.length };
   // The pairs that apply are kept even when others do not: the model sends again only those that did not.
-  const outcome = applyEachPair(base, block.pairs);
+  const outcome = applyEachPair(base, block.pairs, seen);
   const [first, ...more] = outcome.missed;
   if (first === undefined) {
     proposed.set(block.path, outcome.text);
-    return done(
-      true,
-      { kind: 'edit', request, path: block.path, ok: true, pairs: block.pairs.length },
+    // Kept as applied: a SEARCH taken in the lines the model read is kept with the lines that make it found once.
+    return {
+      kind: 'checked',
+      checked: {
+        block: { ...block, pairs: outcome.kept },
+        kept: true,
+        result: { kind: 'edit', request, path: block.path, ok: true, pairs: block.pairs.length },
+        edit: 'applied',
+      },
       spent,
-      'applied',
-    );
+    };
   }
   const missed = (misses.get(block.path) ?? 0) + 1;
   misses.set(block.path, missed);
   const again = missed > 1 ? missedAgain(block.path, base, first.lines, missed) : undefined;
   const numbers = outcome.missed.map((m) => m.pair);
-  const keptPairs = block.pairs.filter((_, i) => !numbers.includes(i + 1));
+  const keptPairs = outcome.kept;
   const problem = `pair ${first.pair} of ${block.pairs.length}: ${first.problem}`;
   const lines = again?.lines ?? first.lines;
   if (keptPairs.length === 0) {

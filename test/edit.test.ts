@@ -58,6 +58,35 @@ describe('applyEachPair: the pairs that apply, when others do not', () => {
   });
 });
 
+describe('applyEachPair: a SEARCH found twice, once in the lines the model read', () => {
+  const text =
+    'class Mixin:\n    limit: int\n    trust: bool\n\n\nclass Session:\n    limit: int\n    trust: bool\n    more: str\n';
+  const pair = {
+    search: '    limit: int\n    trust: bool\n',
+    replace: '    limit: int\n    timeout: float\n    trust: bool\n',
+  };
+
+  it('is made there, and kept with the lines around it that make it found once', () => {
+    const done = applyEachPair(text, [pair], [[6, 9]]);
+    assert.deepEqual(done.missed, []);
+    assert.equal(done.text, text.replace('    trust: bool\n    more', '    timeout: float\n    trust: bool\n    more'));
+    const [kept] = done.kept;
+    assert.deepEqual(kept, {
+      search: 'class Session:\n    limit: int\n    trust: bool\n',
+      replace: 'class Session:\n    limit: int\n    timeout: float\n    trust: bool\n',
+    });
+    // Written as kept, on the file as it was: found once, the same text.
+    assert.deepEqual(applyEdit(text, done.kept), { ok: true, text: done.text, pairs: 1 });
+  });
+
+  it('is refused as before when both places, or neither, were read', () => {
+    for (const read of [[[1, 9]] as const, [[4, 5]] as const, []]) {
+      const [miss] = applyEachPair(text, [pair], read).missed;
+      assert.match(miss?.problem ?? '', /^the SEARCH matches in 2 places \(lines 2 and 7\)/);
+    }
+  });
+});
+
 describe('applyEdit: matching', () => {
   it('replaces lines that match exactly', () => {
     assert.equal(

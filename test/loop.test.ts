@@ -1116,6 +1116,35 @@ describe('runLoop: an EDIT told against the file as the model read it', () => {
     assert.equal(fs.readFileSync(path.join(dir, 'list.txt'), 'utf8'), 'ONE\nTWO\nthree\nFOUR\nFIVE\n');
   });
 
+  it('makes a SEARCH found twice where the model read it, when it read only one of the two places', async () => {
+    const mixin = [
+      'class Mixin:',
+      '    limit: int',
+      '    trust: bool',
+      ...Array.from({ length: 20 }, (_, i) => `    # ${i}`),
+    ];
+    const session = ['class Session:', '    limit: int', '    trust: bool', '    more: str'];
+    const file = `${[...mixin, '', ...session].join('\n')}\n`;
+    const bridge = scripted([
+      '=== NEED: sessions.py:24-28 ===',
+      edit('sessions.py', [
+        ['    limit: int\n    trust: bool\n', '    limit: int\n    timeout: float\n    trust: bool\n'],
+      ]),
+      'done',
+    ]);
+    const dir = tempFolder({ 'sessions.py': file });
+    const executor = createExecutor(dir);
+    const outcome = await runLoop({ bridge, executor, texts: loadTexts(executor.limits), question: 'q', steps: 4 });
+    // Applied, so not reported: the EDIT's reply was the final answer.
+    assert.equal(bridge.seen.length, 2);
+    const report = await applyFiles(executor.box, outcome.proposals, { backupDir: path.join(tempFolder(), 'backup') });
+    assert.equal(report.files[0]?.status, 'changed');
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'sessions.py'), 'utf8'),
+      file.replace('    trust: bool\n    more', '    timeout: float\n    trust: bool\n    more'),
+    );
+  });
+
   it('holds the file back, saying which pairs were left out, when the model sent nothing more for it', async () => {
     const bridge = scripted([
       edit('list.txt', [
