@@ -16,8 +16,8 @@ import { hashOf, linesRuns } from './line-runs.ts';
 export type EditPair = { search: string; replace: string };
 
 // A pair that did not apply. `pair`: 1-based; `lines`: the file's lines nearest to the SEARCH, numbered, when something
-// came close.
-export type PairMiss = { pair: number; problem: string; lines: string };
+// came close; or, with `places`, the lines around each place a SEARCH found more than once matches.
+export type PairMiss = { pair: number; problem: string; lines: string; places?: true };
 
 export type EditOutcome = { ok: true; text: string; pairs: number } | ({ ok: false } & PairMiss);
 
@@ -90,7 +90,13 @@ function applyPairs(
       kept.push(problem.pair);
       continue;
     }
-    if (problem.kind === 'ambiguous') missed.push({ pair: i + 1, problem: problem.text, lines: '' });
+    if (problem.kind === 'ambiguous')
+      missed.push({
+        pair: i + 1,
+        problem: problem.text,
+        lines: placesAround(file, problem.starts, search.length),
+        places: true,
+      });
     else {
       // The closest lines are numbered as in the text before this block, which is what the model has seen.
       const before = file.origin === undefined ? file.lines : splitLines(normal);
@@ -114,6 +120,28 @@ function cleanPair(pair: EditPair): EditPair {
   return { search: unnumbered, replace: withoutNumbersWhereNumbered(replace) };
 }
 
+// Lines shown above and below each place a SEARCH was found in, so that the model can add the ones that tell them apart.
+const AROUND = 2;
+
+// The lines around each place, numbered as the model read them; a place among lines an earlier pair put in is left out
+// (its numbers are not the model's).
+function placesAround(file: Lines, starts: readonly number[], length: number): string {
+  const blocks: string[] = [];
+  for (const start of starts) {
+    const from = Math.max(0, start - AROUND);
+    const to = Math.min(file.lines.length, start + length + AROUND);
+    const rows: string[] = [];
+    for (let i = from; i < to; i++) {
+      const place = placeOf(file, i);
+      if (place.kind !== 'read') break;
+      const line = file.lines[i] ?? '';
+      rows.push(line === '' ? `${place.line} |` : `${place.line} | ${line}`);
+    }
+    if (rows.length === to - from) blocks.push(rows.join('\n'));
+  }
+  return blocks.join('\n…\n');
+}
+
 // Lines added around a SEARCH taken in the lines the model read, at most, to make it found once.
 const MAX_WIDENING = 40;
 
@@ -126,7 +154,11 @@ function applyPair(
   replace: readonly string[],
   pair: number,
   wasRead?: (i: number) => boolean,
-): { kind: 'ambiguous'; text: string } | { kind: 'missing' } | { kind: 'widened'; pair: EditPair } | undefined {
+):
+  | { kind: 'ambiguous'; text: string; starts: number[] }
+  | { kind: 'missing' }
+  | { kind: 'widened'; pair: EditPair }
+  | undefined {
   for (const way of WAYS) {
     const found = way.find(file, search, replace);
     if (found.length === 0) continue;
@@ -153,7 +185,7 @@ function applyPair(
         found.length > 3,
       );
       const text = `the SEARCH matches in ${found.length > 3 ? 'more than 3' : found.length} places (${where}${way.name === 'exact' ? '' : `, ${way.name}`}); add lines around it so it is unique`;
-      return { kind: 'ambiguous', text };
+      return { kind: 'ambiguous', text, starts: found.slice(0, 3).map((m) => m.start) };
     }
     const [match] = found;
     if (match === undefined) continue;

@@ -248,7 +248,17 @@ function checkProposal(
       again?.fix ?? 'Send it again with the SEARCH fixed (copy the lines as they are, without their numbers).';
     return done(
       false,
-      { kind: 'edit', request, path: block.path, ok: false, problem, lines, fix, ...(more.length > 0 ? { more } : {}) },
+      {
+        kind: 'edit',
+        request,
+        path: block.path,
+        ok: false,
+        problem,
+        lines,
+        fix,
+        ...(more.length > 0 ? { more } : {}),
+        ...(first.places === true && again === undefined ? { places: true as const } : {}),
+      },
       spent,
       'missed',
     );
@@ -278,6 +288,7 @@ function checkProposal(
         fix,
         kept,
         ...(more.length > 0 ? { more } : {}),
+        ...(first.places === true && again === undefined ? { places: true as const } : {}),
       },
       edit: 'missed',
     },

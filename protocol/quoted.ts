@@ -111,5 +111,10 @@ function fewer(result: Result): Result {
   const code = result.hits.filter((h) => !TEST_PATH.test(h.path));
   const tests = result.hits.filter((h) => TEST_PATH.test(h.path));
   const shown = code.length === 0 ? HITS : Math.min(HITS, code.length + TEST_HITS_BESIDE);
-  return { ...result, hits: [...code, ...tests], shown, ranked: code.length > 0 && tests.length > 0 };
+  return {
+    ...result,
+    hits: [...code, ...tests],
+    shown,
+    ...(code.length > 0 && tests.length > 0 ? { outside: code.length } : {}),
+  };
 }

@@ -34,6 +34,7 @@ type SharedResults = {
         fix: string;
         kept?: { pairs: number; numbers: number[] };
         more?: PairMiss[];
+        places?: true;
       };
   // FILE and EDIT blocks of a reply past what one reply may propose (protocol/caps.ts): never kept. `blocks`: the first
   // of them, as `FILE path`; `more`: how many more. `why`: past the number of blocks, or an EDIT that would take the
@@ -70,11 +71,15 @@ const sharedResults: ResultTexts<SharedResults> = {
           r.request,
           `all ${counted(r.pairs, 'pair')} match; kept, for the user to write after your final answer`,
         );
-      const closest = (lines: string) => (lines === '' ? '' : `\nThe closest lines of ${r.path} now:\n${lines}`);
+      const closest = (lines: string, places: boolean | undefined) =>
+        lines === ''
+          ? ''
+          : `\n${places === true ? `Around each place, in ${r.path} now` : `The closest lines of ${r.path} now`}:\n${lines}`;
       const more = (r.more ?? []).map(
-        (m) => `\npair ${m.pair}${r.kept === undefined ? '' : ` of ${r.kept.pairs}`}: ${m.problem}.${closest(m.lines)}`,
+        (m) =>
+          `\npair ${m.pair}${r.kept === undefined ? '' : ` of ${r.kept.pairs}`}: ${m.problem}.${closest(m.lines, m.places)}`,
       );
-      const misses = `${r.problem}.${closest(r.lines)}${more.join('')}`;
+      const misses = `${r.problem}.${closest(r.lines, r.places)}${more.join('')}`;
       if (r.kept === undefined)
         return `${heading.result(r.request, 'not kept')}\n${misses}\nNothing of this block was kept. ${r.fix}\n${heading.resultEnd}`;
       const kept = listed(r.kept.numbers);

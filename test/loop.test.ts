@@ -1057,7 +1057,7 @@ describe('runLoop: an EDIT told against the file as the model read it', () => {
     assert.ok(bridge.seen[1]?.includes('17 |   done();\n') && bridge.seen[1]?.includes('24 |   done();\n'));
     assert.ok(
       bridge.seen[2]?.includes(
-        '=== RESULT EDIT steps.js: pair 1 of 2 kept, the rest not ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\n',
+        '=== RESULT EDIT steps.js: pair 1 of 2 kept, the rest not ===\npair 2 of 2: the SEARCH matches in 2 places (lines 17 and 24); add lines around it so it is unique.\nAround each place, in steps.js now:\n15 | step(15);\n16 | step(16);\n17 |   done();\n18 | step(18);\n19 | step(19);\n…\n22 | step(22);\n23 | step(23);\n24 |   done();\n25 | step(25);\n26 | step(26);\n',
       ),
       bridge.seen[2]?.slice(-800),
     );

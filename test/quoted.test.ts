@@ -70,7 +70,7 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
     assert.match(first, /=== RESULT FIND Incompatible return value type: 17 hits ===\n/);
     assert.equal(first.match(/^src\/m\d+\.py:1: raise/gm)?.length, 10);
-    assert.match(first, /\n\[10 of 17 hits shown here, those outside tests first; FIND the text/);
+    assert.match(first, /\n\[10 of 17 hits shown here, all outside tests \(12 of the hits are\); FIND the text/);
   });
 
   it("show two of tests' hits beside fewer hits outside them", async () => {
@@ -80,7 +80,7 @@ describe('the hits of what the question quotes', () => {
     const part = first.slice(first.indexOf('=== RESULT FIND'), first.indexOf('=== END RESULT ==='));
     assert.match(part, /: 13 hits ===\nsrc\/messages\.py:1: RETURN/);
     assert.equal(part.match(/^tests\/test_m\d+\.py:1: /gm)?.length, 2, part);
-    assert.match(part, /\n\[3 of 13 hits shown here, those outside tests first; FIND the text/);
+    assert.match(part, /\n\[3 of 13 hits shown here: the one hit outside tests, then 2 of tests'; FIND the text/);
   });
 
   it('show the first ten of a text found only in tests', async () => {

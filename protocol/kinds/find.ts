@@ -12,8 +12,8 @@ export type FindHit = { path: string; line: number; text: string };
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
-  // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `ranked`: those outside
-  // tests first; `among`: the hits are those of a flag itself (`--strict`, not `--strict-optional`), picked from this
+  // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `outside`: the hits
+  // outside tests, which come first; `among`: the hits are those of a flag itself (`--strict`, not `--strict-optional`), picked from this
   // many hits of the search.
   find: {
     kind: 'find';
@@ -23,10 +23,18 @@ export type FindResults = {
     cut: boolean;
     folded: boolean;
     shown?: number;
-    ranked?: boolean;
+    outside?: number;
     among?: number;
   };
 };
+
+// Which of the hits shown lie outside tests, when those come first: `: the one outside tests, then 2 of tests'`.
+function outsideText(outside: number | undefined, shown: number): string {
+  if (outside === undefined) return '';
+  if (outside >= shown) return `, all outside tests (${formatCount(outside)} of the hits are)`;
+  const code = outside === 1 ? 'the one hit' : `the ${formatCount(outside)} hits`;
+  return `: ${code} outside tests, then ${formatCount(shown - outside)} of tests'`;
+}
 
 // The folder a FIND could keep to, for the advice under a long result: the top folder most of its hits lie in
 // (`mypy/`), `src/` when they lie in none.
@@ -92,7 +100,7 @@ export const findResults: ResultTexts<FindResults> = {
             : counted(r.hits.length, 'hit');
       const cut =
         shown.length < r.hits.length
-          ? `\n[${r.ranked === true ? '' : 'the first '}${formatCount(shown.length)} of ${r.among === undefined ? hits : counted(r.hits.length, 'hit')} shown here${r.ranked === true ? ', those outside tests first' : ''}; FIND the text, kept to a folder (IN ${folder}) if need be, for the rest]`
+          ? `\n[${r.outside === undefined ? 'the first ' : ''}${formatCount(shown.length)} of ${r.among === undefined ? hits : counted(r.hits.length, 'hit')} shown here${outsideText(r.outside, shown.length)}; FIND the text, kept to a folder (IN ${folder}) if need be, for the rest]`
           : r.among !== undefined
             ? r.cut
               ? `\n[the search stopped at ${formatCount(r.among)} hits, longer flags' among them; FIND the text kept to a folder (IN ${folder}) for more]`
