@@ -5,31 +5,16 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
 import { checkBridge } from '../bridge/check.ts';
+import { artifact, browserSkip, launchBrowser } from './browser.ts';
 import { tempFolder } from './helpers.ts';
-
-const executable = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-]
-  .filter((p): p is string => p !== undefined && p !== '')
-  .find((p) => fs.existsSync(p));
-const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
-const skip = executable === undefined ? 'no Chromium on this machine' : false;
-if (executable === undefined && process.env.DEEPWORK_REQUIRE_BROWSER === '1')
-  throw new Error(
-    'No Chromium found (looked for /usr/bin/chromium). DEEPWORK_REQUIRE_BROWSER=1 makes its absence a failure.',
-  );
 
 const LONG = `${'lorem ipsum '.repeat(12)}old ${'dolor sit '.repeat(8)}`;
 
@@ -51,7 +36,7 @@ function questionOf(message: string): string {
   return at === -1 ? '' : (message.slice(at + 17).split('\n')[0] ?? '');
 }
 
-describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
+describe('the pult in Chromium: cards as issue 29 asked', { skip: browserSkip }, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
@@ -88,11 +73,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
         },
       }),
     );
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
@@ -181,7 +162,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
         await card.locator('.reason').innerText(),
         /^Part of the change: pair 2 of an EDIT's 2 did not apply and the model sent nothing more for this file; read its diff, then use Write anyway to write it/,
       );
-      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-card-partial.png') });
+      await page.screenshot({ path: artifact('pult-card-partial.png') });
       assert.equal(fs.readFileSync(path.join(root, 'p.js'), 'utf8'), 'const p = 1;\nconst q = 1;\n');
       await card.getByRole('button', { name: 'Write p.js anyway' }).click();
       await card.locator('.badge.written').waitFor();
@@ -226,7 +207,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
       // The question is said once: by its run, not again as the conversation's title above it.
       assert.equal(await page.locator('#conversation-heading').isVisible(), false);
       await diff.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-cards-420-ru-dark.png') });
+      await page.screenshot({ path: artifact('pult-cards-420-ru-dark.png') });
     } finally {
       await page.close();
     }
@@ -276,7 +257,7 @@ describe('the pult in Chromium: cards as issue 29 asked', { skip }, () => {
         deepseekHost: 'http://127.0.0.1:9',
         deepseekModel: 'other',
       });
-      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-bridge-changed.png') });
+      await page.screenshot({ path: artifact('pult-bridge-changed.png') });
     } finally {
       await page.close();
     }

@@ -9,23 +9,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
-import { INSTALL_DIR } from '../common/install.ts';
+import { artifact, browserSkip, launchWithExtension } from './browser.ts';
 import { tempFolder } from './helpers.ts';
 import { startStranger, type Stranger } from './chat-replica-stranger.ts';
-
-const executable = ['/usr/bin/chromium', '/usr/bin/chromium-browser', process.env.CHROMIUM_PATH ?? '']
-  .filter((p) => p !== '')
-  .find((p) => fs.existsSync(p));
-const skip = executable === undefined ? 'no Chromium on this machine' : false;
-const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
-const EXTENSION = path.join(INSTALL_DIR, 'extension');
 
 const FIRST = 'I need to read the file first.\n\n=== NEED: a.js ===';
 const FINAL = [
@@ -35,7 +27,7 @@ const FINAL = [
   '| name | value |\n|---|---|\n| a | 1 |',
 ].join('\n\n');
 
-describe('the extension works a page it was not tuned to', { skip }, () => {
+describe('the extension works a page it was not tuned to', { skip: browserSkip }, () => {
   let context: BrowserContext;
   let lumen: Stranger;
   let pult: Pult;
@@ -75,19 +67,7 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
         sitesDir,
       }),
     );
-    context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-profile-')), {
-      executablePath: executable ?? '',
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      locale: 'en-US',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        `--disable-extensions-except=${EXTENSION}`,
-        `--load-extension=${EXTENSION}`,
-      ],
-    });
+    context = await launchWithExtension();
   });
   after(async () => {
     await context?.close();
@@ -134,7 +114,7 @@ describe('the extension works a page it was not tuned to', { skip }, () => {
       assert.equal(lumen.sent.length, 2);
       assert.match(lumen.sent[0] ?? '', /=== QUESTION ===\nWhat is a\?\n/, 'the lines sent as written, none doubled');
       assert.match(lumen.sent[1] ?? '', /\n1 \| const a = 1;\n2 \| export default a;\n/);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-stranger.png') });
+      await page.screenshot({ path: artifact('pult-extension-stranger.png') });
     } finally {
       await page.close();
       await chat.close();

@@ -7,23 +7,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
-import { INSTALL_DIR } from '../common/install.ts';
+import { artifact, browserSkip, launchWithExtension } from './browser.ts';
 import { tempFolder } from './helpers.ts';
 import { startReplica, type Replica, type VariantName } from './chat-replica.ts';
-
-const executable = ['/usr/bin/chromium', '/usr/bin/chromium-browser', process.env.CHROMIUM_PATH ?? '']
-  .filter((p) => p !== '')
-  .find((p) => fs.existsSync(p));
-const skip = executable === undefined ? 'no Chromium on this machine' : false;
-const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
-const EXTENSION = path.join(INSTALL_DIR, 'extension');
 
 // The sites folder for the replicas: one file per replica, written as a user would from looking at its page.
 function writeSites(dir: string, replica: Replica): void {
@@ -121,7 +113,7 @@ async function ask(page: Page, question: string): Promise<void> {
   await page.getByLabel('Question').press('Control+Enter');
 }
 
-describe('the web chat tab as a bridge, in Chromium with the extension', { skip }, () => {
+describe('the web chat tab as a bridge, in Chromium with the extension', { skip: browserSkip }, () => {
   let context: BrowserContext;
   let replica: Replica;
   let pult: Pult;
@@ -137,19 +129,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     replica = await startReplica();
     writeSites(sitesDir, replica);
     pult = await newPult(first);
-    context = await chromium.launchPersistentContext(fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-profile-')), {
-      executablePath: executable ?? '',
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      locale: 'en-US',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        `--disable-extensions-except=${EXTENSION}`,
-        `--load-extension=${EXTENSION}`,
-      ],
-    });
+    context = await launchWithExtension();
   });
   after(async () => {
     await context?.close();
@@ -165,7 +145,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     await pair(context, page);
     await page.locator('#ext-tab').waitFor();
     await page.locator('#ext-automatic').check();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-ready.png') });
+    await page.screenshot({ path: artifact('pult-extension-ready.png') });
     replica.answers.set('ds', [
       'I need to read the file first.\n\n=== NEED: a.js ===',
       'The value is set here:\n\n```js\nconst a = 1;\n```\n\nSo `a` is **1** (a.js:1).',
@@ -199,7 +179,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
       /^Replica DeepSeek \(«Replica ds»\): the message is in the chat's input: press Send there\./,
     );
     assert.match(await chat.locator('textarea#chat-input').inputValue(), /What does b\.js import\?/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-waiting.png') });
+    await page.screenshot({ path: artifact('pult-extension-waiting.png') });
     await chat.locator('.send-btn').click();
     await page.locator('details.run[data-state="answered"]').last().waitFor({ timeout: 60_000 });
     assert.match(await page.locator('details.run').last().innerText(), /Nothing to read: b\.js imports a\./);
@@ -235,7 +215,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
       await missed.waitFor({ timeout: 30_000 });
       assert.match(await missed.innerText(), c.said, c.variant);
       assert.match(await page.getByLabel('Message to copy').inputValue(), new RegExp(`Question for ${c.variant}`));
-      if (c.variant === 'endless') await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-missed.png') });
+      if (c.variant === 'endless') await page.screenshot({ path: artifact('pult-extension-missed.png') });
       await page.getByRole('button', { name: 'Stop' }).click();
       await page.locator('details.run[data-state="stopped"]').last().waitFor();
       await chat.close();
@@ -314,7 +294,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
       await page2.goto(second.url);
       await page2.getByLabel('Bridge').selectOption('extension');
       await page2.locator('#ext-pair').waitFor();
-      await page2.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-unpaired.png') });
+      await page2.screenshot({ path: artifact('pult-extension-unpaired.png') });
       await pair(context, page2);
       for (const [page, index] of [
         [page1, 1],
@@ -352,7 +332,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
     await page.locator('#lang').selectOption('ru');
     await page.getByLabel('Кто отвечает').selectOption('extension');
     await page.locator('#ext-automatic').check();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-ready-narrow-ru.png') });
+    await page.screenshot({ path: artifact('pult-extension-ready-narrow-ru.png') });
     await newConversation(page);
     await page.locator('#question').fill('Что такое a?');
     await page.locator('#question').press('Control+Enter');
@@ -364,7 +344,7 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip 
       /^Replica endless \(«Replica endless»\): ответ так и не устоялся \(селектор \.busy\)\./,
     );
     await missed.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-extension-missed-narrow-ru.png') });
+    await page.screenshot({ path: artifact('pult-extension-missed-narrow-ru.png') });
     await page.locator('#stop').click();
     await page.locator('details.run[data-state="stopped"]').last().waitFor();
     await page.locator('#lang').selectOption('en');

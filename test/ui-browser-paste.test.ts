@@ -5,30 +5,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import type { ChatSite } from '../bridge/chat-sites.ts';
+import { artifact, browserSkip, launchBrowser } from './browser.ts';
 import { tempFolder } from './helpers.ts';
-
-const executable = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-]
-  .filter((p): p is string => p !== undefined && p !== '')
-  .find((p) => fs.existsSync(p));
-const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
-const skip = executable === undefined ? 'no Chromium on this machine' : false;
-if (executable === undefined && process.env.DEEPWORK_REQUIRE_BROWSER === '1')
-  throw new Error(
-    'No Chromium found (looked for /usr/bin/chromium). DEEPWORK_REQUIRE_BROWSER=1 makes its absence a failure.',
-  );
 
 // A pult whose configured bridge is down (nothing listens on port 9), so that copy and paste is what works.
 async function pastePult(root: string, chatLimits?: ChatSite): Promise<Pult> {
@@ -48,10 +33,7 @@ async function pastePult(root: string, chatLimits?: ChatSite): Promise<Pult> {
 }
 
 function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: executable ?? '',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  return launchBrowser();
 }
 
 // A page allowed the clipboard, and every reply it sends (POST /api/paste) as sent.
@@ -149,7 +131,7 @@ async function inView(page: Page, name: string, top: number): Promise<void> {
 
 const numbers = (text: string) => Number(text.replace(/[^\d]/g, ''));
 
-describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
+describe('the pult in Chromium: the copy-and-paste step', { skip: browserSkip }, () => {
   let browser: Browser;
   let pult: Pult;
   const root = tempFolder({ 'a.js': 'const a = 1;\n', 'src/b.js': 'export const b = 1;\n' }, 'my-project-');
@@ -259,7 +241,7 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
     await page.getByRole('button', { name: 'Paste from clipboard' }).click();
     await waitForValue(page, '#reply-1', 'Here it is', true);
     assert.equal(await focused(page), 'reply-1');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-paste.png') });
+    await page.screenshot({ path: artifact('pult-paste.png') });
 
     // The chat says it is full instead of answering: refused by the reply box, and the step waits still.
     await chatCopies(page, 'Превышен лимит длины сообщения');
@@ -368,7 +350,7 @@ describe('the pult in Chromium: the copy-and-paste step', { skip }, () => {
   });
 });
 
-describe('the pult in Chromium: a web chat nearly full, on a narrow screen in Russian', { skip }, () => {
+describe('the pult in Chromium: a web chat nearly full, on a narrow screen in Russian', { skip: browserSkip }, () => {
   let browser: Browser;
   let pult: Pult;
   const root = tempFolder({ 'a.js': 'const a = 1;\n', 'src/b.js': 'export const b = 1;\n' }, 'my-project-');
@@ -437,7 +419,7 @@ describe('the pult in Chromium: a web chat nearly full, on a narrow screen in Ru
     await step2.getByRole('button', { name: 'Вернусь в тот же чат' }).waitFor();
     assert.equal(await page.locator('#tree').isVisible(), false);
     assert.equal(await page.evaluate('document.documentElement.scrollWidth'), 420, 'no sideways scrolling at 420 px');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-paste-narrow.png') });
+    await page.screenshot({ path: artifact('pult-paste-narrow.png') });
 
     // The files open again on demand, and by themselves once no step waits.
     await page.getByRole('button', { name: 'Показать файлы' }).click();

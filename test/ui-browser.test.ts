@@ -4,11 +4,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { launchPult } from '../ui/launch.ts';
 import { CODE_LIFE_MS, newCode } from '../ui/security.ts';
@@ -16,25 +15,8 @@ import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { createOllamaBridge } from '../bridge/ollama.ts';
 import { startFakeBridge, type FakeBridge } from './fake-bridge.ts';
+import { artifact, browserSkip, launchBrowser } from './browser.ts';
 import { tempFolder, thirtyThousandFiles, trade } from './helpers.ts';
-
-const CANDIDATES = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-];
-const executable = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
-// Screenshots go to DEEPWORK_ARTIFACTS when it is set, else to a temp folder: a test run writes nothing into the repository.
-const ARTIFACTS = process.env.DEEPWORK_ARTIFACTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-artifacts-'));
-const required = process.env.DEEPWORK_REQUIRE_BROWSER === '1';
-
-if (executable === undefined) {
-  const missing =
-    'No Chromium found (looked for /usr/bin/chromium). Install it with `apt-get install -y chromium`, or set CHROMIUM_PATH.';
-  if (required) throw new Error(`${missing} DEEPWORK_REQUIRE_BROWSER=1 makes its absence a failure.`);
-  process.stderr.write(`${missing} The browser tests are skipped.\n`);
-}
 
 const HOSTILE = [
   'Here is `a.js`, changed:',
@@ -60,7 +42,7 @@ function questionOf(message: string): string {
   return at === -1 ? '' : (message.slice(at + 17).split('\n')[0] ?? '');
 }
 
-describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium on this machine' : false }, () => {
+describe('the pult in Chromium', { skip: browserSkip }, () => {
   let browser: Browser;
   let pult: Pult;
   let fake: FakeBridge;
@@ -113,25 +95,13 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       },
     });
     await start();
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US', colorScheme: 'light' });
     await page.goto(pult.url);
     await page.getByText('(4)').waitFor();
     // The sizes come after the tree is drawn.
     await page.locator('#tree .size', { hasText: /^2 files, \d+ B$/ }).waitFor();
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-first.png') });
+    await page.screenshot({ path: artifact('pult-first.png') });
   });
   after(async () => {
     await browser?.close();
@@ -261,7 +231,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
         ['', '1', '1', '+const a = 2;'],
       ],
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-run.png') });
+    await page.screenshot({ path: artifact('pult-run.png') });
 
     await page.getByRole('button', { name: 'Write a.js' }).click();
     await card.getByText(/^Written; the previous version is in /).waitFor();
@@ -354,7 +324,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       ['a.js', 'b.js'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')),
       ['const a = 3;\n', 'const b = 3;\n'],
     );
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-proposals.png') });
+    await page.screenshot({ path: artifact('pult-proposals.png') });
     // Undo on one card undoes the whole Write: its label and its result say so.
     const undo = run
       .locator('.proposal[data-path="a.js"]')
@@ -433,7 +403,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
       'rgb(22, 24, 27)',
     );
     await narrow.locator('.summary').last().scrollIntoViewIfNeeded();
-    await narrow.screenshot({ path: path.join(ARTIFACTS, 'pult-narrow-dark.png') });
+    await narrow.screenshot({ path: artifact('pult-narrow-dark.png') });
     await narrow.getByLabel('Язык').selectOption('en');
     await narrow.getByRole('button', { name: 'Ask' }).waitFor();
     // The finished run's step log is one line, in the language chosen.
@@ -492,7 +462,7 @@ describe('the pult in Chromium', { skip: executable === undefined ? 'no Chromium
 });
 
 describe('the pult in Chromium on a 30,000-file folder', {
-  skip: executable === undefined ? 'no Chromium on this machine' : false,
+  skip: browserSkip,
 }, () => {
   let browser: Browser;
   let pult: Pult;
@@ -511,10 +481,7 @@ describe('the pult in Chromium on a 30,000-file folder', {
         port: 0,
       }),
     );
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
@@ -543,7 +510,7 @@ describe('the pult in Chromium on a 30,000-file folder', {
 });
 
 describe('a hostile page in the same Chromium', {
-  skip: executable === undefined ? 'no Chromium on this machine' : false,
+  skip: browserSkip,
 }, () => {
   let browser: Browser;
   let pult: Pult;
@@ -567,10 +534,7 @@ describe('a hostile page in the same Chromium', {
     // Another site the user has open: a page on another loopback port, so another origin.
     hostile = http.createServer((_req, res) => res.end('<!doctype html><title>evil</title>'));
     await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
@@ -621,7 +585,7 @@ type Styles = {
 };
 
 describe('the pult in Chromium: text a model controls', {
-  skip: executable === undefined ? 'no Chromium on this machine' : false,
+  skip: browserSkip,
 }, () => {
   let browser: Browser;
   let pult: Pult;
@@ -661,10 +625,7 @@ describe('the pult in Chromium: text a model controls', {
         port: 0,
       }),
     );
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     await page.goto(pult.url);
     await page.getByText('(2)').waitFor();
@@ -709,7 +670,7 @@ describe('the pult in Chromium: text a model controls', {
     );
     assert.doesNotMatch(await page.locator('body').innerText(), /[\u202A-\u202E\u2066-\u2069\u200B]/);
     await card.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-hidden-characters.png') });
+    await page.screenshot({ path: artifact('pult-hidden-characters.png') });
 
     const shownPath = 'readme⟨U+202E⟩txt.js';
     assert.equal(await run.locator('.proposal').nth(1).locator('.head code').innerText(), shownPath);
@@ -748,12 +709,12 @@ describe('the pult in Chromium: text a model controls', {
     });
     assert.deepEqual(bar, ['solid', '3px']);
     await run.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'pult-model-prose.png') });
+    await page.screenshot({ path: artifact('pult-model-prose.png') });
   });
 });
 
 describe('the pult in Chromium opened with a one-time link', {
-  skip: executable === undefined ? 'no Chromium on this machine' : false,
+  skip: browserSkip,
 }, () => {
   let browser: Browser;
   const root = tempFolder({ 'a.js': 'const a = 1;\n' }, 'my-project-');
@@ -774,10 +735,7 @@ describe('the pult in Chromium opened with a one-time link', {
     );
 
   before(async () => {
-    browser = await chromium.launch({
-      executablePath: executable ?? '',
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
