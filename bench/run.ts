@@ -598,17 +598,26 @@ async function stepRow(executor: Executor, where: string, replies: string[], tar
 
 type HitCheck = { texts: string[]; ours: number; ripgrep: number; onlyOurs: string[]; onlyRipgrep: string[] };
 
-// deepwork's FIND must find what ripgrep finds.
+// deepwork's FIND must find what ripgrep finds: asked at once, and in a run whose model thinks 3 s, in which the
+// searchers read the files ahead first (search/ahead.ts).
 async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
   const texts = ['toLocaleUpperCase', 'Symbol.asyncIterator', 'zzqqxxyy_rare'];
-  const executor = createExecutor(CORPUS, { limits: { findHits: 1_000_000 } });
-  const results: Result[] = await executor.answer(
-    texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })),
-  );
-  await executor.close();
-  const ours = new Set(
-    results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])),
-  );
+  const found = async (thinking: number): Promise<Set<string>> => {
+    const executor = createExecutor(CORPUS, { limits: { findHits: 1_000_000 } });
+    if (thinking > 0) {
+      executor.tree();
+      await new Promise((resolve) => setTimeout(resolve, thinking));
+    }
+    const results: Result[] = await executor.answer(
+      texts.map((text) => ({ kind: 'find', text, scope: undefined, line: 0 })),
+    );
+    await executor.close();
+    return new Set(
+      results.flatMap((r) => (r.kind === 'find' ? r.hits.map((h) => `${r.text}\t${h.path}:${h.line}`) : [])),
+    );
+  };
+  const ours = await found(0);
+  const later = await found(3_000);
   const theirs = new Set<string>();
   for (const text of texts) {
     const out = processTime(`${rg} -F -n --no-heading ${skips} -- '${text}' .`, CORPUS).stdout;
@@ -621,8 +630,8 @@ async function hitsMatchRipgrep(rg: string, skips: string): Promise<HitCheck> {
     texts,
     ours: ours.size,
     ripgrep: theirs.size,
-    onlyOurs: [...ours].filter((h) => !theirs.has(h)).slice(0, 5),
-    onlyRipgrep: [...theirs].filter((h) => !ours.has(h)).slice(0, 5),
+    onlyOurs: [...ours, ...later].filter((h) => !theirs.has(h)).slice(0, 5),
+    onlyRipgrep: [...theirs].filter((h) => !ours.has(h) || !later.has(h)).slice(0, 5),
   };
 }
 

@@ -113,11 +113,14 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     box,
     limits,
     answer: async (requests, earlier) => {
-      // The map's parses in the background wait while a step is answered: they take nothing from it.
+      // The map's parses in the background and FIND's read ahead wait while a step is answered: they take nothing
+      // from it.
       parsers?.hold();
+      finder.hold();
       try {
         return await answer(box, limits, folder, requests, earlier ?? new Map());
       } finally {
+        finder.release();
         parsers?.release();
       }
     },

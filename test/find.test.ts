@@ -230,35 +230,6 @@ describe('what a searcher keeps between steps', () => {
     assert.equal(text(), 'four\n');
   });
 
-  it('reads the first files ahead once prepared, and reads nothing ahead after a reset', async () => {
-    const root = tempFolder({ 'a.js': 'a1\n', 'b.js': 'b1\n', 'c.js': 'c1\n' }, 'deepwork-ahead-', true);
-    const real = fs.realpathSync(root);
-    const files = [{ rel: 'a.js' }, { rel: 'b.js' }, { rel: 'c.js' }];
-    const keeper = createKeeper(3 << 20);
-    const text = (i: number) => {
-      const bytes = keeper.bytesOf(i);
-      return Buffer.isBuffer(bytes) ? bytes.toString() : String(bytes);
-    };
-    const tasks = async () => {
-      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
-    };
-    keeper.reset(placesOf(real, files));
-    const ready = keeper.prepare();
-    keeper.readAhead(2);
-    await ready;
-    await tasks();
-    for (const f of files) fs.writeFileSync(path.join(root, f.rel), `${f.rel[0]}2\n`);
-    // The first two were read ahead and kept; the third is read now.
-    assert.deepEqual([text(0), text(1), text(2)], ['a1\n', 'b1\n', 'c2\n']);
-    // A read ahead asked before a reset reads nothing of the next run's files.
-    keeper.readAhead(2);
-    keeper.reset(placesOf(real, files));
-    await tasks();
-    for (const f of files) fs.writeFileSync(path.join(root, f.rel), `${f.rel[0]}3\n`);
-    assert.deepEqual([text(0), text(1)], ['a3\n', 'b3\n']);
-    keeper.drop();
-  });
-
   it('stops looking for a text ignoring case once the text as it is has a hit', async () => {
     const root = tempFolder({ 'a.js': 'Foo\nFOO\n', 'b.js': 'FOO\n' }, 'deepwork-twin-', true);
     const finder = createFinder(fs.realpathSync(root), { workers: 0 });

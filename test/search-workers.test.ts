@@ -185,20 +185,26 @@ describe('readToWorker', () => {
   const job = { texts: ['a'], maxHits: 5, lineChars: 80, fold: [false] };
 
   const pool = poolOf('/p', [{ rel: 'a.js' }, { rel: 'src/b.js', target: '/p/q/b.js' }]).shared;
+  const hold = new SharedArrayBuffer(4);
 
-  it('reads the two messages a worker is sent', () => {
-    const assign = { kind: 'assign', pool, owners };
+  it('reads the three messages a worker is sent', () => {
+    const assign = { kind: 'assign', pool, owners, me: 1, hold };
     assert.deepEqual(readToWorker(assign), assign);
     const search = { kind: 'search', id: 1, me: 1, job, limits };
     assert.deepEqual(readToWorker(search), search);
+    assert.deepEqual(readToWorker({ kind: 'resume' }), { kind: 'resume' });
   });
 
   it('refuses anything else', () => {
     const cases: unknown[] = [
-      { kind: 'assign', pool: { ...pool, root: 2 }, owners },
-      { kind: 'assign', pool: { ...pool, files: 3 }, owners },
-      { kind: 'assign', pool: { ...pool, bytes: new ArrayBuffer(1) }, owners },
-      { kind: 'assign', pool, owners: new ArrayBuffer(1) },
+      { kind: 'assign', pool: { ...pool, root: 2 }, owners, me: 1, hold },
+      { kind: 'assign', pool: { ...pool, files: 3 }, owners, me: 1, hold },
+      { kind: 'assign', pool: { ...pool, bytes: new ArrayBuffer(1) }, owners, me: 1, hold },
+      { kind: 'assign', pool, owners: new ArrayBuffer(1), me: 1, hold },
+      { kind: 'assign', pool, owners, hold },
+      { kind: 'assign', pool, owners, me: 1 },
+      { kind: 'assign', pool, owners, me: 1, hold: new SharedArrayBuffer(8) },
+      { kind: 'resumed' },
       { kind: 'search', id: 1, me: 1, job: { ...job, fold: [1] }, limits },
       { kind: 'search', id: 1, me: 1, job: { ...job, texts: 'a' }, limits },
       { kind: 'search', id: 1, me: 1, job: { texts: ['a'], maxHits: 5, lineChars: 80 }, limits },
@@ -216,7 +222,8 @@ describe('the bundled search worker', () => {
     const worker = new Worker(new URL('../bundle/worker.js', import.meta.url), { workerData: { cacheBytes: 1 << 20 } });
     try {
       const owners = newOwners(files.length);
-      worker.postMessage({ kind: 'assign', pool: poolOf(root, files).shared, owners });
+      const hold = new SharedArrayBuffer(4);
+      worker.postMessage({ kind: 'assign', pool: poolOf(root, files).shared, owners, me: 1, hold });
       const job = { texts: ['needle_rare'], maxHits: 5, lineChars: 200, fold: [false] };
       const reply = new Promise<unknown>((resolve) => worker.once('message', resolve));
       worker.postMessage({ kind: 'search', id: 1, me: 1, job, limits: newLimits(1) });

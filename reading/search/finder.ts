@@ -1,15 +1,17 @@
 // FIND over the run's files: all of a step's texts in one pass, one hit per line as grep counts them, the first hits
 // in walk order. On a big folder the main thread and a worker thread share the files chunk by chunk, whoever gets
-// there first; each keeps what it read for the next step, within a memory budget.
+// there first; each keeps what it read for the next step, within a memory budget, and reads ahead while the model
+// thinks (ahead.ts).
 
 import os from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { FindHit } from '../../protocol/results.ts';
+import { readAhead, type Hold, type ReadAhead } from './ahead.ts';
 import { searchFiles, warmUp, type Hit, type SearchJob } from './job.ts';
 import { createKeeper } from './keeper.ts';
 import {
-  CHUNK_FILES as FIRST_CHUNK_FILES,
   claimFirst,
+  closeOwners,
   holdsWanted,
   newLimits,
   newOwners,
@@ -42,8 +44,12 @@ export type FinderOptions = { workers?: number; workerModule?: URL };
 export type Finder = {
   find(files: readonly SearchFile[], texts: readonly string[], options: FindOptions): Promise<FindOutcome[]>;
   // Starts the worker ahead of the first FIND of a big folder and gives it the run's files, so that it is up and
-  // ready by then: the model takes seconds to answer the first message.
+  // ready by then: the model takes seconds to answer the first message. Both threads then read ahead (ahead.ts).
   warm(files: readonly SearchFile[]): void;
+  // A step is being answered (hold) or is done (release): reading ahead pauses meanwhile, on every thread, so that
+  // it takes no core from the step. Holds nest: reading ahead goes on once each hold is released.
+  hold(): void;
+  release(): void;
   // Drops what was kept: the next FIND reads the files again.
   reset(): void;
   close(): Promise<void>;
@@ -63,10 +69,16 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
   let owners: SharedArrayBuffer = newOwners(0);
   let nextId = 1;
   const keeper = createKeeper(KEEP_BYTES);
+  // This thread's read ahead of the run's files, and the count of steps under way, shared with the workers.
+  let ahead: ReadAhead | undefined;
+  const holds = new SharedArrayBuffer(4);
+  const held: Hold = new Int32Array(holds);
 
   // The run's files, once per run, on this thread: who reads which chunk, shared with the workers when they join.
   const own = (files: readonly SearchFile[]) => {
     if (assigned === files) return;
+    ahead?.stop();
+    ahead = undefined;
     owners = newOwners(files.length);
     keeper.reset(placesOf(root, files));
     assigned = files;
@@ -80,7 +92,9 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     workers ??= startWorkers(workerCount, workerModule, KEEP_BYTES);
     if (told !== files) {
       const pool = poolOf(root, files);
-      for (const w of workers) post(w, { kind: 'assign', pool: pool.shared, owners });
+      workers.forEach((w, i) => {
+        post(w, { kind: 'assign', pool: pool.shared, owners, me: i + 1, hold: holds });
+      });
       told = files;
     }
     return workers;
@@ -121,6 +135,8 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     const running = workers ?? [];
     workers = undefined;
     told = undefined;
+    ahead?.stop();
+    ahead = undefined;
     keeper.drop();
     await Promise.all(running.map(endWorker));
   };
@@ -159,14 +175,27 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
       setImmediate(() => {
         if (assigned !== files) return;
         warmUp(keeper);
-        // This thread's first chunk (claimFirst), read while the model reads the message.
-        keeper.readAhead(FIRST_CHUNK_FILES);
+        // From the first chunk on (the one claimFirst gives this thread: a common text's first hits), read while the
+        // model reads the message; the worker, once up, claims the chunks after the ones this thread has reached.
+        ahead ??= readAhead(keeper, { count: files.length, owner: new Int8Array(owners), me: 0 }, held);
         setImmediate(() => {
           if (assigned === files) helpers(files);
         });
       });
     },
+    hold() {
+      Atomics.add(held, 0, 1);
+    },
+    release() {
+      if (Atomics.load(held, 0) <= 0 || Atomics.sub(held, 0, 1) !== 1) return;
+      ahead?.resume();
+      for (const w of workers ?? []) post(w, { kind: 'resume' });
+    },
     reset() {
+      ahead?.stop();
+      ahead = undefined;
+      // The workers' read ahead of this run's files claims nothing more.
+      closeOwners(owners);
       assigned = undefined;
       told = undefined;
     },

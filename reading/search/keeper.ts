@@ -18,7 +18,8 @@ export type Keeper = {
   // Bit t set: text t of lookFor's may be in `bytes`, which this keeper gave (bytesOf, chunk); every bit set when that
   // cannot be told.
   present(bytes: Buffer): number;
-  // A new run's files, read where `places` says: nothing kept.
+  // A new run's files, read where `places` says: nothing kept. A read ahead of the last run's files is stopped first
+  // (ahead.ts): it would keep their bytes under this run's numbers.
   reset(places: Places): void;
   // A new search: the folders on the way are looked at again.
   newSearch(): void;
@@ -31,10 +32,9 @@ export type Keeper = {
   // first message). From then on a file is kept only where memory was touched: a FIND that comes before all of it is
   // ready keeps less, rather than wait for it. Resolves when all of it is ready (or dropped).
   prepare(): Promise<void>;
-  // Reads the run's first `count` files into the kept memory once prepare() has made it ready, a few milliseconds at a
-  // time, each its own task: the first hits of a common text are in the first files, which a FIND then finds kept
-  // rather than opening them (and the bytes' counts, which choose each text's rarest byte, are ready before it).
-  readAhead(count: number): void;
+  // Bytes of kept memory still free for files: what prepare() touched (unprepared, the whole arena; none before the
+  // arena is made) less what is kept. A read ahead (ahead.ts) stops when it runs low.
+  room(): number;
   // Lets go of the keeping memory.
   drop(): void;
 };
@@ -47,8 +47,6 @@ export const KEEP_FILE_MAX = 64 << 10;
 // benchmark, against 10–13 µs to open, read and close a small file): touched ahead of use, a step at a time.
 const TOUCH_STEP = 1 << 20;
 const PAGE = 4096;
-// How long one step of a read ahead takes, at most: an answer from the bridge waits at most that long.
-const READ_AHEAD_MS = 2;
 
 // Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
 const UNKNOWN = -1;
@@ -75,8 +73,6 @@ export function createKeeper(budget: number): Keeper {
   const counts = new Uint32Array(256);
   let sampled = 0;
   let places: Places = { files: 0, open: () => undefined, newSearch: () => {} };
-  // Changes at each reset() and drop(): a read ahead of an earlier run's files stops.
-  let generation = 0;
   let ready: Promise<void> = Promise.resolve();
   let done = () => {};
   const touchStep = () => {
@@ -98,7 +94,6 @@ export function createKeeper(budget: number): Keeper {
     },
     present: (bytes) => scanner?.present(bytes) ?? -1,
     reset(next) {
-      generation++;
       starts = new Int32Array(next.files).fill(UNKNOWN);
       lengths = new Int32Array(next.files);
       used = 0;
@@ -125,7 +120,6 @@ export function createKeeper(budget: number): Keeper {
       return ready;
     },
     drop() {
-      generation++;
       done();
       arena = undefined;
       scanner = undefined;
@@ -134,16 +128,9 @@ export function createKeeper(budget: number): Keeper {
       used = 0;
       starts.fill(UNKNOWN);
     },
-    readAhead(count) {
-      const of = generation;
-      let next = 0;
-      const step = () => {
-        if (of !== generation) return;
-        const until = performance.now() + READ_AHEAD_MS;
-        for (; next < Math.min(count, starts.length) && performance.now() < until; next++) keeper.bytesOf(next);
-        if (next < Math.min(count, starts.length)) setImmediate(step);
-      };
-      void ready.then(() => setImmediate(step));
+    room() {
+      if (arena === undefined) return 0;
+      return (prepared ? touched : arena.length) - used;
     },
     bytesOf(index) {
       const start = starts[index] ?? UNKNOWN;

@@ -5,11 +5,14 @@ import { isRecord } from '../../common/unknown.ts';
 import type { Hit, SearchJob } from './job.ts';
 import type { SharedPool } from './places.ts';
 
-// To a worker. `assign`: the run's files, once per run (their paths, in memory shared with the main thread: pool.ts)
-// and who reads which chunk (plan.ts). `search`: one search, as searcher `me`, with its own shared limits.
+// To a worker. `assign`: the run's files, once per run (their paths, in memory shared with the main thread: pool.ts),
+// who reads which chunk (plan.ts), which searcher the worker is, and the count of steps under way, which pauses its
+// read ahead (ahead.ts). `search`: one search, as searcher `me`, with its own shared limits. `resume`: no step is under
+// way any more: the read ahead goes on.
 export type ToWorker =
-  | { kind: 'assign'; pool: SharedPool; owners: SharedArrayBuffer }
-  | { kind: 'search'; id: number; me: number; job: SearchJob; limits: SharedArrayBuffer };
+  | { kind: 'assign'; pool: SharedPool; owners: SharedArrayBuffer; me: number; hold: SharedArrayBuffer }
+  | { kind: 'search'; id: number; me: number; job: SearchJob; limits: SharedArrayBuffer }
+  | { kind: 'resume' };
 
 // From a worker: a search's hits, or why it could not read a message.
 export type FromWorker = { kind: 'result'; id: number; hits: Hit[] } | { kind: 'error'; message: string };
@@ -33,10 +36,12 @@ export function readReply(reply: unknown, id: number): Reply {
 export function readToWorker(message: unknown): ToWorker | undefined {
   if (!isRecord(message)) return undefined;
   if (message.kind === 'assign') {
-    const { pool, owners } = message;
-    if (!isPool(pool) || !(owners instanceof SharedArrayBuffer)) return undefined;
-    return { kind: 'assign', pool, owners };
+    const { pool, owners, me, hold } = message;
+    if (!isPool(pool) || !(owners instanceof SharedArrayBuffer) || typeof me !== 'number') return undefined;
+    if (!(hold instanceof SharedArrayBuffer) || hold.byteLength !== 4) return undefined;
+    return { kind: 'assign', pool, owners, me, hold };
   }
+  if (message.kind === 'resume') return { kind: 'resume' };
   if (message.kind === 'search') {
     const { id, me, job, limits } = message;
     if (typeof id !== 'number' || typeof me !== 'number' || !(limits instanceof SharedArrayBuffer) || !isRecord(job))

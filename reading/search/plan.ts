@@ -21,6 +21,14 @@ export function newOwners(files: number): SharedArrayBuffer {
   return buffer;
 }
 
+// Marks every chunk of a run that nobody holds as closed: a run that is over, whose read ahead (ahead.ts) in a worker
+// then claims nothing more of it. A search of it would skip those chunks too; none comes, the run being over.
+export function closeOwners(owners: SharedArrayBuffer): void {
+  const owner = new Int8Array(owners);
+  for (let c = 0; c < owner.length; c++) Atomics.compareExchange(owner, c, -1, CLOSED);
+}
+const CLOSED = -2;
+
 // A search's limits, none reached yet; made afresh for every search.
 export function newLimits(texts: number): SharedArrayBuffer {
   const buffer = new SharedArrayBuffer(Math.max(1, texts) * 4);
