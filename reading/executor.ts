@@ -113,12 +113,13 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     box,
     limits,
     answer: async (requests, earlier) => {
-      // The map's parses in the background wait while a step is answered: they take nothing from it.
-      parsers?.hold();
+      // The map's work in the background (its parses, its ranking) waits while a step is answered: it takes nothing
+      // from it.
+      mapper.stepStarted();
       try {
         return await answer(box, limits, folder, requests, earlier ?? new Map());
       } finally {
-        parsers?.release();
+        mapper.stepEnded();
       }
     },
     text: (wanted) => textOf(box, wanted),
@@ -163,6 +164,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     },
     close: async () => {
       closed = true;
+      mapper.close();
       await Promise.all([finder.close(), parsers?.close()]);
       mapper.flush();
     },

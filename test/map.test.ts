@@ -2,12 +2,13 @@
 // what, personalised by the question and the attached files; made from a cache when the files are unchanged; waited
 // for about a second, else sent with the next step's results; never at the cost of the instructions or the question.
 
-import { describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
-import { rankFiles, type MapSource } from '../reading/map/graph.ts';
+import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
 import { readCache } from '../reading/map/cache.ts';
 import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
@@ -125,6 +126,17 @@ describe('rankFiles', () => {
   it('ranks by what is used most when nothing is in play, and takes a name in a path as a pointer', () => {
     assert.equal(rankFiles(GRAPH, { words: new Set(), attached: new Set() })[0]?.rel, 'src/logger.ts');
     assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
+  });
+
+  it('ranks a part at a time: a file, a few hundred names or a round of PageRank each, then the same files', () => {
+    const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
+    const ranking = rankingOf(GRAPH, focus);
+    let parts = 0;
+    let part = ranking.next();
+    for (; !part.done; part = ranking.next()) parts++;
+    // Two passes over the files, then a round of PageRank at least for the question and one for no question.
+    assert.ok(parts >= 2 * GRAPH.length + 2, `${parts} parts`);
+    assert.deepEqual(part.value, rankFiles(GRAPH, focus));
   });
 });
 
@@ -300,6 +312,103 @@ describe('the map of the code', () => {
     } finally {
       await again.close();
     }
+  });
+
+  it('ranks while no step is being answered: a step begun as the map is asked for comes first', async () => {
+    const store = memoryStore();
+    const warm = createExecutor(root, { mapStore: () => store });
+    try {
+      await warm.map?.({ question: 'q', files: [] })?.files;
+    } finally {
+      await warm.close();
+    }
+    const executor = createExecutor(root, { mapStore: () => store });
+    try {
+      const job = executor.map?.({ question: 'Why does renderTemplate leave the mail blank?', files: [] });
+      assert.equal(job?.soon, true, 'all of it is in the cache: only the ranking is left');
+      let ranked = false;
+      const files = job?.files.then((f) => {
+        ranked = true;
+        return f;
+      });
+      // An OUTLINE starts the parser: a step that lasts many tasks.
+      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/report.ts'] }]);
+      assert.equal(ranked, false, 'the ranking waited for the step');
+      assert.equal((await files)?.[0]?.path, 'src/mailer.ts');
+    } finally {
+      await executor.close();
+    }
+  });
+
+  // A parser that says on a channel the test hears which file it was given: the map's (it counts words) or OUTLINE's.
+  const heard = new BroadcastChannel('deepwork-test-parses');
+  after(() => heard.close());
+  const modules = tempFolder({}, 'deepwork-map-modules-');
+  const telling = path.join(modules, 'telling.mjs');
+  fs.writeFileSync(
+    telling,
+    [
+      `import ${JSON.stringify(new URL('../reading/outline/parse-worker.js', import.meta.url).href)};`,
+      "import { parentPort } from 'node:worker_threads';",
+      "const told = new BroadcastChannel('deepwork-test-parses');",
+      'told.unref();',
+      "parentPort.on('message', (job) => told.postMessage(job.refs ? 'map' : 'outline'));",
+    ].join('\n'),
+  );
+  // Three languages: more grammars than the first message waits for, so the map follows it.
+  const threeLanguages = () =>
+    tempFolder({
+      ...Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [`src/${n}.ts`, `export function ${n}() {}\n`])),
+      'tools/run.py': 'def run():\n    pass\n',
+      'cmd/main.go': 'package main\n\nfunc main() {}\n',
+    });
+
+  it('starts parsing for a map the first message does not wait for only after a pause: a step at once comes first', async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const parses: string[] = [];
+    let tell = () => {};
+    const onParse = (event: Event) => {
+      parses.push(event instanceof MessageEvent ? String(event.data) : '');
+      tell();
+    };
+    heard.addEventListener('message', onParse);
+    const executor = createExecutor(threeLanguages(), { parsers: { module: pathToFileURL(telling) } });
+    try {
+      const job = executor.map?.({ question: 'q', files: [] });
+      assert.equal(job?.soon, false);
+      // The first message goes out and the model's reply comes at once: its step, with an OUTLINE, is answered.
+      await new Promise((resolve) => setImmediate(resolve));
+      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/a.ts'] }]);
+      mock.timers.tick(1_000);
+      const files = (await job?.files) ?? [];
+      assert.ok(files.length > 0);
+      // Each parse told: the OUTLINE's and one for each of the map's eight files.
+      await new Promise<void>((resolve) => {
+        tell = () => parses.length === 9 && resolve();
+        tell();
+      });
+      assert.deepEqual(parses, ['outline', ...Array.from({ length: 8 }, () => 'map')]);
+    } finally {
+      heard.removeEventListener('message', onParse);
+      await executor.close();
+    }
+  });
+
+  it("ends the map's pause when the run ends: the run ends at once, its map left unmade", async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const store = memoryStore();
+    const executor = createExecutor(threeLanguages(), { mapStore: () => store });
+    const job = executor.map?.({ question: 'q', files: [] });
+    assert.equal(job?.soon, false);
+    await executor.close();
+    const settled = await Promise.race([
+      job?.files.then((files) => files),
+      new Promise((resolve) => setImmediate(() => resolve('still waiting'))),
+    ]);
+    assert.deepEqual(settled, []);
+    assert.equal(store.saves, 0, 'nothing was parsed');
   });
 
   it('reads a damaged cache as empty', () => {

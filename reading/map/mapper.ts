@@ -1,7 +1,8 @@
 // The map of the code as the executor makes it: the folder's source files from the run's walk, their definitions and
 // the words they use (from the cache when a file's size and time are unchanged, else parsed in the background by the
 // parser's worker), ranked for the question (graph.ts). Bounded: at most MAX_FILES files, each at most MAX_FILE_BYTES,
-// the likeliest chosen first when a folder has more.
+// the likeliest chosen first when a folder has more. What it does in the background waits while a step is answered,
+// so that a step never shares its cores with the map.
 
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
@@ -11,13 +12,18 @@ import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
-import { rankFiles, type MapDef } from './graph.ts';
+import { rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
   map(focus: MapFocus): MapJob | undefined;
+  // Told around each step's answers: meanwhile the map's parses, its cache's write and its ranking wait.
+  stepStarted(): void;
+  stepEnded(): void;
   // Writes what was learned since the cache was last written: when a map is done, and when the run ends.
   flush(): void;
+  // Ends what the map does in the background at once (a wait before its parses, its ranking): the run is over.
+  close(): void;
 };
 
 // Fewer source files than this: the tree names them all, and a map adds little.
@@ -43,6 +49,14 @@ const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
 
 // More folders than any path goes down: a score's shelves, a depth each, fit below it.
 const DEEPEST = 1 << 20;
+// A map the first message does not wait for starts its parses this long after it is asked for, so that a model's
+// instant reply and its step come first: the parser's start (its runtime and a grammar, 150-600 ms of a core here)
+// took the core the step needed (issue 30: the npm corpus's common text after a reply at once, 27-32 ms with no map,
+// 43-51 ms with the parser starting).
+const UNHURRIED_MS = 250;
+// The ranking goes in slices of about this long, each a task of its own: an answer from the bridge, or a step, waits
+// at most that long for it (in one task, 1,000 files of the npm corpus took 50-100 ms).
+const RANK_SLICE_MS = 1;
 
 type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
@@ -50,6 +64,37 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   let cache: Map<string, Entry> | undefined;
   let dirty = false;
   let generation = 0;
+  let steps = 0;
+  let closed = false;
+  // What ends each wait going on: for the step being answered to end, and for a pause's time to pass. The mapper's
+  // close() ends them all.
+  const stepWaits = new Set<() => void>();
+  const pauses = new Set<() => void>();
+  const endAll = (waits: Set<() => void>) => {
+    for (const end of [...waits]) end();
+  };
+  // Resolved once no step is being answered (at once when none is), or when the mapper is closed.
+  const noStep = (): Promise<void> =>
+    steps === 0 || closed
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const end = () => {
+            stepWaits.delete(end);
+            resolve();
+          };
+          stepWaits.add(end);
+        });
+  // Resolved after `ms`, or at once when the mapper is closed.
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        pauses.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      pauses.add(end);
+    });
   const entries = () => {
     if (cache === undefined) {
       let data: unknown;
@@ -90,22 +135,60 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const missing = chosen.filter((c) => !fresh(known.get(c.rel), c));
       const missingBytes = missing.reduce((n, c) => n + c.size, 0);
       const languages = new Set(missing.map((c) => c.language)).size;
+      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+      // A later question's map, or the run's end, stops this one: nothing is left to show it to.
+      const ended = () => closed || run !== generation;
       const files = (async (): Promise<MapFile[]> => {
+        if (!soon && missing.length > 0) await pause(UNHURRIED_MS);
         for (const c of missing) {
-          if (run !== generation) break;
+          await noStep();
+          if (ended()) return [];
           const entry = await parsed(folder, c);
-          if (entry === undefined) break;
+          if (entry === undefined) return [];
           known.set(c.rel, entry);
           dirty = true;
         }
+        await noStep();
+        if (ended()) return [];
         flush();
-        return ranked(chosen, known, words, attached);
+        const ranking = rankingOf(sourcesOf(chosen, known), { words, attached }, RANKED_FILES);
+        const top = await inSlices(ranking, noStep, ended);
+        return top === undefined ? [] : mapFiles(top);
       })();
-      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
     },
+    stepStarted() {
+      steps++;
+    },
+    stepEnded() {
+      steps = Math.max(0, steps - 1);
+      if (steps === 0) endAll(stepWaits);
+    },
     flush,
+    close() {
+      closed = true;
+      endAll(stepWaits);
+      endAll(pauses);
+    },
   };
+}
+
+// Runs a ranking a slice at a time, each slice a task of its own and begun only when no step is being answered;
+// undefined when the map ended meanwhile.
+async function inSlices(
+  ranking: Generator<void, RankedFile[]>,
+  noStep: () => Promise<void>,
+  ended: () => boolean,
+): Promise<RankedFile[] | undefined> {
+  for (;;) {
+    await noStep();
+    if (ended()) return undefined;
+    const until = performance.now() + RANK_SLICE_MS;
+    let part = ranking.next();
+    while (!part.done && performance.now() < until) part = ranking.next();
+    if (part.done) return part.value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 function fresh(entry: Entry | undefined, c: Candidate): boolean {
@@ -204,17 +287,16 @@ function depthOf(rel: string): number {
   return n;
 }
 
-function ranked(
-  chosen: readonly Candidate[],
-  known: ReadonlyMap<string, Entry>,
-  words: ReadonlySet<string>,
-  attached: ReadonlySet<string>,
-): MapFile[] {
-  const sources = chosen.flatMap((c) => {
+// The chosen files as the ranking takes them: those the cache knows.
+function sourcesOf(chosen: readonly Candidate[], known: ReadonlyMap<string, Entry>): MapSource[] {
+  return chosen.flatMap((c) => {
     const entry = known.get(c.rel);
     return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
   });
-  const files = rankFiles(sources, { words, attached }, RANKED_FILES);
+}
+
+// The ranked files as the map shows them: each rank a share of the first's, the leading definitions.
+function mapFiles(files: readonly RankedFile[]): MapFile[] {
   const top = files[0]?.rank || 1;
   return files.map((f) => ({
     path: f.rel,
