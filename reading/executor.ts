@@ -183,9 +183,11 @@ const WALK_SLICE_MS = 4;
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
 
 function sourceFirst(files: readonly WalkEntry[]): Ranking {
-  const ranked: WalkEntry[][] = [[], [], []];
+  const code: WalkEntry[] = [];
+  const prose: WalkEntry[] = [];
+  const generated: WalkEntry[] = [];
+  const ranked = [code, prose, generated];
   let next = 0;
-  const code = ranked[0] ?? [];
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
     while (next < files.length && code.length < codeFiles) {
       const file = files[next++];
@@ -205,7 +207,9 @@ function sourceFirst(files: readonly WalkEntry[]): Ranking {
     finish: () => {
       if (done === undefined) {
         rank(Number.POSITIVE_INFINITY);
-        done = ranked.flat();
+        // Spread, not flat(): flat() took 35-60 ms of 200,000 files here, in a task that a LIST answered at once waited
+        // for (issue 30); spread copies them in about 4.
+        done = [...code, ...prose, ...generated];
       }
       return done;
     },
