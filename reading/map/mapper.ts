@@ -13,6 +13,7 @@ import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
 import { rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
+import { createBackground } from './background.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
@@ -64,37 +65,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   let cache: Map<string, Entry> | undefined;
   let dirty = false;
   let generation = 0;
-  let steps = 0;
-  let closed = false;
-  // What ends each wait going on: for the step being answered to end, and for a pause's time to pass. The mapper's
-  // close() ends them all.
-  const stepWaits = new Set<() => void>();
-  const pauses = new Set<() => void>();
-  const endAll = (waits: Set<() => void>) => {
-    for (const end of [...waits]) end();
-  };
-  // Resolved once no step is being answered (at once when none is), or when the mapper is closed.
-  const noStep = (): Promise<void> =>
-    steps === 0 || closed
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const end = () => {
-            stepWaits.delete(end);
-            resolve();
-          };
-          stepWaits.add(end);
-        });
-  // Resolved after `ms`, or at once when the mapper is closed.
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const end = () => {
-        clearTimeout(timer);
-        pauses.delete(end);
-        resolve();
-      };
-      const timer = setTimeout(end, ms);
-      pauses.add(end);
-    });
+  const background = createBackground(RANK_SLICE_MS);
   const entries = () => {
     if (cache === undefined) {
       let data: unknown;
@@ -140,58 +111,31 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const languages = new Set(missing.map((c) => c.language)).size;
       const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
       // A later question's map, or the run's end, stops this one: nothing is left to show it to.
-      const ended = () => closed || run !== generation;
+      const ended = () => background.closed() || run !== generation;
       const files = (async (): Promise<MapFile[]> => {
-        if (!soon && missing.length > 0) await pause(UNHURRIED_MS);
+        if (!soon && missing.length > 0) await background.pause(UNHURRIED_MS);
         for (const c of missing) {
-          await noStep();
+          await background.noStep();
           if (ended()) return [];
           const entry = await parsed(folder, c);
           if (entry === undefined) return [];
           known.set(c.rel, entry);
           dirty = true;
         }
-        await noStep();
+        await background.noStep();
         if (ended()) return [];
         flush();
         const ranking = rankingOf(sourcesOf(chosen, known), { words, attached }, RANKED_FILES);
-        const top = await inSlices(ranking, noStep, ended);
+        const top = await background.inSlices(ranking, ended);
         return top === undefined ? [] : mapFiles(top);
       })();
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
     },
-    stepStarted() {
-      steps++;
-    },
-    stepEnded() {
-      steps = Math.max(0, steps - 1);
-      if (steps === 0) endAll(stepWaits);
-    },
+    stepStarted: background.stepStarted,
+    stepEnded: background.stepEnded,
     flush,
-    close() {
-      closed = true;
-      endAll(stepWaits);
-      endAll(pauses);
-    },
+    close: background.close,
   };
-}
-
-// Runs a ranking a slice at a time, each slice a task of its own and begun only when no step is being answered;
-// undefined when the map ended meanwhile.
-async function inSlices(
-  ranking: Generator<void, RankedFile[]>,
-  noStep: () => Promise<void>,
-  ended: () => boolean,
-): Promise<RankedFile[] | undefined> {
-  for (;;) {
-    await noStep();
-    if (ended()) return undefined;
-    const until = performance.now() + RANK_SLICE_MS;
-    let part = ranking.next();
-    while (!part.done && performance.now() < until) part = ranking.next();
-    if (part.done) return part.value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 function fresh(entry: Entry | undefined, c: Candidate): boolean {
