@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
 import { readCache } from '../reading/map/cache.ts';
+import { createBackground } from '../reading/map/background.ts';
 import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
 import { runLoop, windowOf } from '../protocol/loop.ts';
@@ -137,6 +138,85 @@ describe('rankFiles', () => {
     // Two passes over the files, then a round of PageRank at least for the question and one for no question.
     assert.ok(parts >= 2 * GRAPH.length + 2, `${parts} parts`);
     assert.deepEqual(part.value, rankFiles(GRAPH, focus));
+  });
+});
+
+describe("the map's work in the background", () => {
+  // Resolved after the tasks already queued and `count` more: what a slice of background work would let in.
+  const tasks = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  // A long piece of work, a part at a time, noting which parts ran.
+  function* work(ran: number[], parts: number): Generator<void, string> {
+    for (let i = 0; i < parts; i++) {
+      ran.push(i);
+      yield;
+    }
+    return 'done';
+  }
+
+  it('runs nothing while a step is being answered, and goes on once it ends', async () => {
+    const background = createBackground(1);
+    const done: string[] = [];
+    background.stepStarted();
+    const one = background.run(() => done.push('work'));
+    const ran: number[] = [];
+    const result = background.inSlices(work(ran, 3), () => false);
+    await tasks(5);
+    assert.deepEqual([done, ran], [[], []]);
+    background.stepEnded();
+    assert.equal(await result, 'done');
+    await one;
+    assert.deepEqual([done, ran], [['work'], [0, 1, 2]]);
+  });
+
+  it('looks for a step again as it runs: one begun as the last ended is waited for too', async () => {
+    const background = createBackground(1);
+    const done: string[] = [];
+    background.stepStarted();
+    const asked = background.run(() => done.push('work'));
+    background.stepEnded();
+    background.stepStarted();
+    await tasks(2);
+    assert.deepEqual(done, []);
+    background.stepEnded();
+    await asked;
+    assert.deepEqual(done, ['work']);
+  });
+
+  it('runs its slices each in a task of its own, and stops when the work has ended', async () => {
+    // Each part queues a task and notes how many of those queued before it have run.
+    const slices = async (sliceMs: number) => {
+      let run = 0;
+      const seen: number[] = [];
+      function* parts(): Generator<void, number[]> {
+        for (let i = 0; i < 3; i++) {
+          seen.push(run);
+          setImmediate(() => run++);
+          yield;
+        }
+        return seen;
+      }
+      return await createBackground(sliceMs).inSlices(parts(), () => false);
+    };
+    assert.deepEqual(await slices(0), [0, 1, 2], 'a part a slice: the task each queued ran before the next');
+    assert.deepEqual(await slices(60_000), [0, 0, 0], 'all in one slice');
+    let ended = false;
+    const ran: number[] = [];
+    const stopped = createBackground(0).inSlices(work(ran, 1_000), () => ended);
+    await tasks(2);
+    ended = true;
+    assert.equal(await stopped, undefined);
+    assert.ok(ran.length > 0 && ran.length < 1_000, `${ran.length} parts ran`);
+  });
+
+  it('ends its waits, for a step and for a pause, when closed', async () => {
+    const background = createBackground(1);
+    background.stepStarted();
+    const waits = Promise.all([background.run(() => 'ran'), background.pause(60_000)]).then(() => 'ended');
+    background.close();
+    assert.equal(await Promise.race([waits, tasks(1).then(() => 'still waiting')]), 'ended');
+    assert.equal(await background.inSlices(work([], 3), () => background.closed()), undefined);
   });
 });
 
@@ -314,32 +394,6 @@ describe('the map of the code', () => {
     }
   });
 
-  it('ranks while no step is being answered: a step begun as the map is asked for comes first', async () => {
-    const store = memoryStore();
-    const warm = createExecutor(root, { mapStore: () => store });
-    try {
-      await warm.map?.({ question: 'q', files: [] })?.files;
-    } finally {
-      await warm.close();
-    }
-    const executor = createExecutor(root, { mapStore: () => store });
-    try {
-      const job = executor.map?.({ question: 'Why does renderTemplate leave the mail blank?', files: [] });
-      assert.equal(job?.soon, true, 'all of it is in the cache: only the ranking is left');
-      let ranked = false;
-      const files = job?.files.then((f) => {
-        ranked = true;
-        return f;
-      });
-      // An OUTLINE starts the parser: a step that lasts many tasks.
-      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/report.ts'] }]);
-      assert.equal(ranked, false, 'the ranking waited for the step');
-      assert.equal((await files)?.[0]?.path, 'src/mailer.ts');
-    } finally {
-      await executor.close();
-    }
-  });
-
   // A parser that says on a channel the test hears which file it was given: the map's (it counts words) or OUTLINE's.
   const heard = new BroadcastChannel('deepwork-test-parses');
   after(() => heard.close());
@@ -362,6 +416,40 @@ describe('the map of the code', () => {
       'tools/run.py': 'def run():\n    pass\n',
       'cmd/main.go': 'package main\n\nfunc main() {}\n',
     });
+
+  it("asks the parser for none of the map's files while a step is answered", async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const parses: string[] = [];
+    let tell = () => {};
+    const onParse = (event: Event) => {
+      parses.push(event instanceof MessageEvent ? String(event.data) : '');
+      tell();
+    };
+    heard.addEventListener('message', onParse);
+    const executor = createExecutor(threeLanguages(), { parsers: { module: pathToFileURL(telling) } });
+    try {
+      const job = executor.map?.({ question: 'q', files: [] });
+      mock.timers.tick(1_000);
+      // A step begins as the map's parses do: an OUTLINE of six files, parsed one after another.
+      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/*.ts'] }]);
+      assert.ok(((await job?.files) ?? []).length > 0);
+      await new Promise<void>((resolve) => {
+        tell = () => parses.length === 14 && resolve();
+        tell();
+      });
+      const first = parses.indexOf('outline');
+      assert.deepEqual(
+        parses.slice(first, first + 6),
+        Array.from({ length: 6 }, () => 'outline'),
+        parses.join(),
+      );
+      assert.equal(parses.filter((p) => p === 'map').length, 8);
+    } finally {
+      heard.removeEventListener('message', onParse);
+      await executor.close();
+    }
+  });
 
   it('starts parsing for a map the first message does not wait for only after a pause: a step at once comes first', async (t) => {
     t.after(() => mock.timers.reset());

@@ -6,8 +6,9 @@ export type Background = {
   // Told around each step's answers (by the executor).
   stepStarted(): void;
   stepEnded(): void;
-  // Resolved once no step is being answered (at once when none is), or once closed.
-  noStep(): Promise<void>;
+  // Runs `work` once no step is being answered (at once when none is), or once closed: looked at in the task that runs
+  // it, so that a step begun meanwhile is seen.
+  run<T>(work: () => T): Promise<Awaited<T>>;
   // Resolved after `ms`, or at once when closed.
   pause(ms: number): Promise<void>;
   // Runs `parts` about `sliceMs` at a time, each slice a task of its own begun while no step is being answered: what
@@ -29,8 +30,10 @@ export function createBackground(sliceMs: number): Background {
     stepWaits = [];
     for (const resolve of waiting) resolve();
   };
-  const noStep = (): Promise<void> =>
-    steps === 0 || closed ? Promise.resolve() : new Promise((resolve) => stepWaits.push(resolve));
+  const run = async <T>(work: () => T): Promise<Awaited<T>> => {
+    while (steps > 0 && !closed) await new Promise<void>((resolve) => stepWaits.push(resolve));
+    return await work();
+  };
 
   return {
     stepStarted() {
@@ -40,7 +43,7 @@ export function createBackground(sliceMs: number): Background {
       steps = Math.max(0, steps - 1);
       if (steps === 0) endStepWaits();
     },
-    noStep,
+    run,
     pause(ms) {
       if (closed) return Promise.resolve();
       return new Promise((resolve) => {
@@ -53,11 +56,8 @@ export function createBackground(sliceMs: number): Background {
     },
     async inSlices(parts, ended) {
       for (;;) {
-        await noStep();
-        if (ended()) return undefined;
-        const until = performance.now() + sliceMs;
-        let part = parts.next();
-        while (!part.done && performance.now() < until) part = parts.next();
+        const part = await run(() => (ended() ? undefined : slice(parts, sliceMs)));
+        if (part === undefined) return undefined;
         if (part.done) return part.value;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -73,4 +73,12 @@ export function createBackground(sliceMs: number): Background {
     },
     closed: () => closed,
   };
+}
+
+// Runs `parts` for about `ms` (one part at least): the last part's result.
+function slice<T>(parts: Generator<void, T>, ms: number): IteratorResult<void, T> {
+  const until = performance.now() + ms;
+  let part = parts.next();
+  while (!part.done && performance.now() < until) part = parts.next();
+  return part;
 }

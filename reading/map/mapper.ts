@@ -6,13 +6,14 @@
 
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
+import { MAP_WAIT_MS } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { readPathOf, type WalkEntry } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
-import { rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
+import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { createBackground } from './background.ts';
 
 export type Mapper = {
@@ -56,7 +57,9 @@ const DEEPEST = 1 << 20;
 // 43-51 ms with the parser starting).
 const UNHURRIED_MS = 250;
 // The ranking goes in slices of about this long, each a task of its own: an answer from the bridge, or a step, waits
-// at most that long for it (in one task, 1,000 files of the npm corpus took 50-100 ms).
+// at most that long for it (in one task, 1,000 files of the npm corpus took 50-100 ms). Not while the first message
+// waits for it: slices let FIND's warm-up in between, and the message waited for both (on the npm corpus, its map in
+// the cache, 470 ms to the first message became 670, alternated on a quiet machine).
 const RANK_SLICE_MS = 1;
 
 type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
@@ -110,23 +113,27 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const missingBytes = missing.reduce((n, c) => n + c.size, 0);
       const languages = new Set(missing.map((c) => c.language)).size;
       const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+      // Until then a map expected soon is what the first message waits for (protocol/code-map.ts).
+      const awaitedUntil = soon ? performance.now() + MAP_WAIT_MS : 0;
       // A later question's map, or the run's end, stops this one: nothing is left to show it to.
       const ended = () => background.closed() || run !== generation;
+      // What is known written, then the files ranked: at once while the first message waits, else in slices.
+      const rank = (): RankedFile[] | Promise<RankedFile[] | undefined> => {
+        flush();
+        const sources = sourcesOf(chosen, known);
+        const focus = { words, attached };
+        if (performance.now() < awaitedUntil) return rankFiles(sources, focus, RANKED_FILES);
+        return background.inSlices(rankingOf(sources, focus, RANKED_FILES), ended);
+      };
       const files = (async (): Promise<MapFile[]> => {
         if (!soon && missing.length > 0) await background.pause(UNHURRIED_MS);
         for (const c of missing) {
-          await background.noStep();
-          if (ended()) return [];
-          const entry = await parsed(folder, c);
+          const entry = await background.run(() => (ended() ? undefined : parsed(folder, c)));
           if (entry === undefined) return [];
           known.set(c.rel, entry);
           dirty = true;
         }
-        await background.noStep();
-        if (ended()) return [];
-        flush();
-        const ranking = rankingOf(sourcesOf(chosen, known), { words, attached }, RANKED_FILES);
-        const top = await background.inSlices(ranking, ended);
+        const top = await background.run(() => (ended() ? undefined : rank()));
         return top === undefined ? [] : mapFiles(top);
       })();
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
