@@ -113,15 +113,15 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     box,
     limits,
     answer: async (requests, earlier) => {
-      // The map's parses in the background and FIND's read ahead wait while a step is answered: they take nothing
-      // from it.
-      parsers?.hold();
+      // The map's work in the background (its parses, its ranking) and FIND's read ahead wait while a step is
+      // answered: they take nothing from it.
+      mapper.stepStarted();
       finder.hold();
       try {
         return await answer(box, limits, folder, requests, earlier ?? new Map());
       } finally {
         finder.release();
-        parsers?.release();
+        mapper.stepEnded();
       }
     },
     text: (wanted) => textOf(box, wanted),
@@ -166,6 +166,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     },
     close: async () => {
       closed = true;
+      mapper.close();
       await Promise.all([finder.close(), parsers?.close()]);
       mapper.flush();
     },
@@ -184,9 +185,11 @@ const WALK_SLICE_MS = 4;
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
 
 function sourceFirst(files: readonly WalkEntry[]): Ranking {
-  const ranked: WalkEntry[][] = [[], [], []];
+  const code: WalkEntry[] = [];
+  const prose: WalkEntry[] = [];
+  const generated: WalkEntry[] = [];
+  const ranked = [code, prose, generated];
   let next = 0;
-  const code = ranked[0] ?? [];
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
     while (next < files.length && code.length < codeFiles) {
       const file = files[next++];
@@ -206,7 +209,9 @@ function sourceFirst(files: readonly WalkEntry[]): Ranking {
     finish: () => {
       if (done === undefined) {
         rank(Number.POSITIVE_INFINITY);
-        done = ranked.flat();
+        // Spread, not flat(): flat() took 35-60 ms of 200,000 files here, in a task that a LIST answered at once waited
+        // for (issue 30); spread copies them in about 4.
+        done = [...code, ...prose, ...generated];
       }
       return done;
     },

@@ -2,13 +2,15 @@
 // what, personalised by the question and the attached files; made from a cache when the files are unchanged; waited
 // for about a second, else sent with the next step's results; never at the cost of the instructions or the question.
 
-import { describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
-import { rankFiles, type MapSource } from '../reading/map/graph.ts';
+import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
 import { readCache } from '../reading/map/cache.ts';
+import { createBackground } from '../reading/map/background.ts';
 import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
 import { runLoop, windowOf } from '../protocol/loop.ts';
@@ -125,6 +127,96 @@ describe('rankFiles', () => {
   it('ranks by what is used most when nothing is in play, and takes a name in a path as a pointer', () => {
     assert.equal(rankFiles(GRAPH, { words: new Set(), attached: new Set() })[0]?.rel, 'src/logger.ts');
     assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
+  });
+
+  it('ranks a part at a time: a file, a few hundred names or a round of PageRank each, then the same files', () => {
+    const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
+    const ranking = rankingOf(GRAPH, focus);
+    let parts = 0;
+    let part = ranking.next();
+    for (; !part.done; part = ranking.next()) parts++;
+    // Two passes over the files, then a round of PageRank at least for the question and one for no question.
+    assert.ok(parts >= 2 * GRAPH.length + 2, `${parts} parts`);
+    assert.deepEqual(part.value, rankFiles(GRAPH, focus));
+  });
+});
+
+describe("the map's work in the background", () => {
+  // Resolved after the tasks already queued and `count` more: what a slice of background work would let in.
+  const tasks = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  // A long piece of work, a part at a time, noting which parts ran.
+  function* work(ran: number[], parts: number): Generator<void, string> {
+    for (let i = 0; i < parts; i++) {
+      ran.push(i);
+      yield;
+    }
+    return 'done';
+  }
+
+  it('runs nothing while a step is being answered, and goes on once it ends', async () => {
+    const background = createBackground(1);
+    const done: string[] = [];
+    background.stepStarted();
+    const one = background.run(() => done.push('work'));
+    const ran: number[] = [];
+    const result = background.inSlices(work(ran, 3), () => false);
+    await tasks(5);
+    assert.deepEqual([done, ran], [[], []]);
+    background.stepEnded();
+    assert.equal(await result, 'done');
+    await one;
+    assert.deepEqual([done, ran], [['work'], [0, 1, 2]]);
+  });
+
+  it('looks for a step again as it runs: one begun as the last ended is waited for too', async () => {
+    const background = createBackground(1);
+    const done: string[] = [];
+    background.stepStarted();
+    const asked = background.run(() => done.push('work'));
+    background.stepEnded();
+    background.stepStarted();
+    await tasks(2);
+    assert.deepEqual(done, []);
+    background.stepEnded();
+    await asked;
+    assert.deepEqual(done, ['work']);
+  });
+
+  it('runs its slices each in a task of its own, and stops when the work has ended', async () => {
+    // Each part queues a task and notes how many of those queued before it have run.
+    const slices = async (sliceMs: number) => {
+      let run = 0;
+      const seen: number[] = [];
+      function* parts(): Generator<void, number[]> {
+        for (let i = 0; i < 3; i++) {
+          seen.push(run);
+          setImmediate(() => run++);
+          yield;
+        }
+        return seen;
+      }
+      return await createBackground(sliceMs).inSlices(parts(), () => false);
+    };
+    assert.deepEqual(await slices(0), [0, 1, 2], 'a part a slice: the task each queued ran before the next');
+    assert.deepEqual(await slices(60_000), [0, 0, 0], 'all in one slice');
+    let ended = false;
+    const ran: number[] = [];
+    const stopped = createBackground(0).inSlices(work(ran, 1_000), () => ended);
+    await tasks(2);
+    ended = true;
+    assert.equal(await stopped, undefined);
+    assert.ok(ran.length > 0 && ran.length < 1_000, `${ran.length} parts ran`);
+  });
+
+  it('ends its waits, for a step and for a pause, when closed', async () => {
+    const background = createBackground(1);
+    background.stepStarted();
+    const waits = Promise.all([background.run(() => 'ran'), background.pause(60_000)]).then(() => 'ended');
+    background.close();
+    assert.equal(await Promise.race([waits, tasks(1).then(() => 'still waiting')]), 'ended');
+    assert.equal(await background.inSlices(work([], 3), () => background.closed()), undefined);
   });
 });
 
@@ -300,6 +392,111 @@ describe('the map of the code', () => {
     } finally {
       await again.close();
     }
+  });
+
+  // A parser that says on a channel the test hears which file it was given: the map's (it counts words) or OUTLINE's.
+  const heard = new BroadcastChannel('deepwork-test-parses');
+  after(() => heard.close());
+  const modules = tempFolder({}, 'deepwork-map-modules-');
+  const telling = path.join(modules, 'telling.mjs');
+  fs.writeFileSync(
+    telling,
+    [
+      `import ${JSON.stringify(new URL('../reading/outline/parse-worker.js', import.meta.url).href)};`,
+      "import { parentPort } from 'node:worker_threads';",
+      "const told = new BroadcastChannel('deepwork-test-parses');",
+      'told.unref();',
+      "parentPort.on('message', (job) => told.postMessage(job.refs ? 'map' : 'outline'));",
+    ].join('\n'),
+  );
+  // Three languages: more grammars than the first message waits for, so the map follows it.
+  const threeLanguages = () =>
+    tempFolder({
+      ...Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [`src/${n}.ts`, `export function ${n}() {}\n`])),
+      'tools/run.py': 'def run():\n    pass\n',
+      'cmd/main.go': 'package main\n\nfunc main() {}\n',
+    });
+
+  it("asks the parser for none of the map's files while a step is answered", async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const parses: string[] = [];
+    let tell = () => {};
+    const onParse = (event: Event) => {
+      parses.push(event instanceof MessageEvent ? String(event.data) : '');
+      tell();
+    };
+    heard.addEventListener('message', onParse);
+    const executor = createExecutor(threeLanguages(), { parsers: { module: pathToFileURL(telling) } });
+    try {
+      const job = executor.map?.({ question: 'q', files: [] });
+      mock.timers.tick(1_000);
+      // A step begins as the map's parses do: an OUTLINE of six files, parsed one after another.
+      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/*.ts'] }]);
+      assert.ok(((await job?.files) ?? []).length > 0);
+      await new Promise<void>((resolve) => {
+        tell = () => parses.length === 14 && resolve();
+        tell();
+      });
+      const first = parses.indexOf('outline');
+      assert.deepEqual(
+        parses.slice(first, first + 6),
+        Array.from({ length: 6 }, () => 'outline'),
+        parses.join(),
+      );
+      assert.equal(parses.filter((p) => p === 'map').length, 8);
+    } finally {
+      heard.removeEventListener('message', onParse);
+      await executor.close();
+    }
+  });
+
+  it('starts parsing for a map the first message does not wait for only after a pause: a step at once comes first', async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const parses: string[] = [];
+    let tell = () => {};
+    const onParse = (event: Event) => {
+      parses.push(event instanceof MessageEvent ? String(event.data) : '');
+      tell();
+    };
+    heard.addEventListener('message', onParse);
+    const executor = createExecutor(threeLanguages(), { parsers: { module: pathToFileURL(telling) } });
+    try {
+      const job = executor.map?.({ question: 'q', files: [] });
+      assert.equal(job?.soon, false);
+      // The first message goes out and the model's reply comes at once: its step, with an OUTLINE, is answered.
+      await new Promise((resolve) => setImmediate(resolve));
+      await executor.answer([{ kind: 'outline', line: 0, targets: ['src/a.ts'] }]);
+      mock.timers.tick(1_000);
+      const files = (await job?.files) ?? [];
+      assert.ok(files.length > 0);
+      // Each parse told: the OUTLINE's and one for each of the map's eight files.
+      await new Promise<void>((resolve) => {
+        tell = () => parses.length === 9 && resolve();
+        tell();
+      });
+      assert.deepEqual(parses, ['outline', ...Array.from({ length: 8 }, () => 'map')]);
+    } finally {
+      heard.removeEventListener('message', onParse);
+      await executor.close();
+    }
+  });
+
+  it("ends the map's pause when the run ends: the run ends at once, its map left unmade", async (t) => {
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const store = memoryStore();
+    const executor = createExecutor(threeLanguages(), { mapStore: () => store });
+    const job = executor.map?.({ question: 'q', files: [] });
+    assert.equal(job?.soon, false);
+    await executor.close();
+    const settled = await Promise.race([
+      job?.files.then((files) => files),
+      new Promise((resolve) => setImmediate(() => resolve('still waiting'))),
+    ]);
+    assert.deepEqual(settled, []);
+    assert.equal(store.saves, 0, 'nothing was parsed');
   });
 
   it('reads a damaged cache as empty', () => {

@@ -1,7 +1,9 @@
 // The map's ranking: files as the nodes of a graph whose edges run from a file that uses a name to each file that
 // defines it, ranked by PageRank personalised by what is in play — the files the user attached, the files and names the
 // question mentions — after aider's repository map (the idea, not its code). A file's definitions are ranked by the
-// share of rank that reaches it through each of their names.
+// share of rank that reaches it through each of their names. Done at once (rankFiles) or a small part at a time
+// (rankingOf), so that the map made in the background never holds the main thread for long (issue 30: 1,000 files of
+// the npm corpus took 50-100 ms in one task, which a step answered meanwhile waited for).
 
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 
@@ -28,6 +30,8 @@ const TEST_FACTOR = 0.3;
 // the question is about stubs or types' declarations.
 const STUB_FACTOR = 0.1;
 const STUB_PATH = /\.pyi$|\.d\.[cm]?ts$|(^|\/)typeshed\//i;
+// Names looked at in one part of a ranking (rankingOf), as a file's words or a round of PageRank are.
+const NAMES_A_PART = 256;
 
 // The words of a name, lower-cased: `tokenMatches` and `token_matches` are token, matches.
 function partsOf(name: string): string[] {
@@ -42,7 +46,10 @@ function partsOf(name: string): string[] {
 // or not (`redirect` is a word of `resolve_redirects`, `cookie` of `extract_cookies_to_jar`). A word's rarity is the
 // inverse of how many of the folder's defined names hold it, so that for "Incompatible return value type" in mypy,
 // `INCOMPATIBLE_RETURN_VALUE_TYPE` says far more than `type_map`, and `type`, which a tenth of its names hold, little.
-function questionScores(names: Iterable<string>, questionWords: ReadonlySet<string>): (name: string) => number {
+function* questionScores(
+  names: Iterable<string>,
+  questionWords: ReadonlySet<string>,
+): Generator<void, (name: string) => number> {
   // Each form of a question word (`cookies`, `cookie`) stands for the word.
   const owner = new Map<string, string>();
   for (const word of questionWords) for (const form of forms(word.toLowerCase())) owner.set(form, word.toLowerCase());
@@ -57,7 +64,7 @@ function questionScores(names: Iterable<string>, questionWords: ReadonlySet<stri
   const holding = new Map<string, number>();
   let total = 0;
   for (const name of names) {
-    total++;
+    if (++total % NAMES_A_PART === 0) yield;
     for (const word of wordsOf(name)) holding.set(word, (holding.get(word) ?? 0) + 1);
   }
   const scores = new Map<string, number>();
@@ -84,20 +91,35 @@ function codeLike(word: string): boolean {
 
 // The `limit` files ranked first for `focus`, the attached ones left out (they are in the message whole).
 export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = Infinity): RankedFile[] {
+  const ranking = rankingOf(sources, focus, limit);
+  for (;;) {
+    const part = ranking.next();
+    if (part.done) return part.value;
+  }
+}
+
+// rankFiles a part at a time: each next() does a file's names or words, a few hundred names, or a round of PageRank,
+// and the last gives the ranked files.
+export function* rankingOf(
+  sources: readonly MapSource[],
+  focus: Focus,
+  limit = Infinity,
+): Generator<void, RankedFile[]> {
   const n = sources.length;
   if (n === 0) return [];
   const index = new Map(sources.map((s, i) => [s.rel, i]));
   // Names a file defines where other files may use them: at its top level, and a class's members.
   const definers = new Map<string, number[]>();
-  sources.forEach((s, i) => {
-    for (const d of s.defs) {
+  for (let i = 0; i < n; i++) {
+    for (const d of sources[i]?.defs ?? []) {
       if (d.depth > 1 || d.name.length < 3) continue;
       const name = keyOf(d.name);
       const list = definers.get(name) ?? [];
       if (list.at(-1) !== i) list.push(i);
       definers.set(name, list);
     }
-  });
+    yield;
+  }
   // Lower-cased, and plurals as their singular too: `secrets` finds `isSecret`.
   const lowered = new Set([...focus.words].flatMap((w) => forms(w.toLowerCase())));
   const code = new Set([...focus.words].filter(codeLike));
@@ -106,11 +128,12 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
   // is used. (An object per edge spent more time in the collector than the ranking took.)
   const edges: Edges = { from: [], to: [], name: [], weight: [] };
   const out = new Float64Array(n);
-  sources.forEach((s, from) => {
-    eachRef(s.refs, (word, countAt) => {
+  for (let from = 0; from < n; from++) {
+    const refs = sources[from]?.refs ?? '';
+    eachRef(refs, (word, countAt) => {
       const to = definers.get(word);
       if (to === undefined || to.length > TOO_COMMON) return;
-      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(numberAt(s.refs, countAt));
+      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(numberAt(refs, countAt));
       for (const j of to) {
         if (j === from) continue;
         edges.from.push(from);
@@ -120,20 +143,24 @@ export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = I
         out[from] = (out[from] ?? 0) + weight;
       }
     });
-  });
+    yield;
+  }
 
-  const saysOf = questionScores(definers.keys(), focus.words);
-  const personal = personalisation(sources, focus, { lowered, code, saysOf }, index, definers);
+  const saysOf = yield* questionScores(definers.keys(), focus.words);
+  const personal = yield* personalisation(sources, focus, { lowered, code, saysOf }, index, definers);
   // Each edge's share of its file's rank, worked out once.
   const from = Int32Array.from(edges.from);
   const to = Int32Array.from(edges.to);
   const share = Float64Array.from(edges.weight, (w, e) => w / (out[edges.from[e] ?? 0] || 1));
-  const personalRank = pageRank(n, from, to, share, out, personal);
+  yield;
+  const personalRank = yield* pageRank(n, from, to, share, out, personal);
   // What the question lifts: a file's rank for it against its rank for no question at all, so that the hubs every
   // file uses (mypy's nodes.py and types.py) do not lead every map. A file is taken at its rank times the square root
   // of its lift; with nothing in play the two are one and the rank stands.
   const uniform = new Float64Array(n).fill(1 / n);
-  const baseRank = personal.every((p) => p === 1 / n) ? personalRank : pageRank(n, from, to, share, out, uniform);
+  const baseRank = personal.every((p) => p === 1 / n)
+    ? personalRank
+    : yield* pageRank(n, from, to, share, out, uniform);
   const rank = personalRank.map((r, i) => r * Math.sqrt(r / ((baseRank[i] ?? 0) || r || 1)));
 
   // Tests use everything and are rarely where an answer lies, unless the question is about them.
@@ -216,7 +243,7 @@ function weightOf(word: string, definers: number, mentioned: ReadonlySet<string>
 
 // Where a random reader starts again: the attached files, the files whose names the question says, and the files
 // defining a name it says. With none, anywhere.
-function personalisation(
+function* personalisation(
   sources: readonly MapSource[],
   focus: Focus,
   {
@@ -226,7 +253,7 @@ function personalisation(
   }: { lowered: ReadonlySet<string>; code: ReadonlySet<string>; saysOf: (name: string) => number },
   index: ReadonlyMap<string, number>,
   definers: ReadonlyMap<string, number[]>,
-): Float64Array {
+): Generator<void, Float64Array> {
   const p = new Float64Array(sources.length);
   for (const rel of focus.attached) {
     const i = index.get(rel);
@@ -250,7 +277,9 @@ function personalisation(
   // the question says.
   let said = 0;
   let saying = 0;
+  let looked = 0;
   for (const name of definers.keys()) {
+    if (++looked % NAMES_A_PART === 0) yield;
     const says = saysOf(name);
     if (says > 0) {
       said += says;
@@ -259,6 +288,7 @@ function personalisation(
   }
   const mean = saying === 0 ? 1 : said / saying;
   for (const [name, files] of definers) {
+    if (++looked % NAMES_A_PART === 0) yield;
     const says = saysOf(name);
     if (says === 0 || lowered.has(name.toLowerCase())) continue;
     for (const i of files) p[i] = (p[i] ?? 0) + 0.2 * (says / mean) ** 2;
@@ -270,16 +300,17 @@ function personalisation(
 
 // PageRank by power iteration over the edges (`share`: each edge's part of its source's rank); a file that uses no
 // defined name hands its rank back to where readers start again.
-function pageRank(
+function* pageRank(
   n: number,
   from: Int32Array,
   to: Int32Array,
   share: Float64Array,
   out: Float64Array,
   personal: Float64Array,
-): Float64Array {
+): Generator<void, Float64Array> {
   let rank = Float64Array.from(personal);
   for (let round = 0; round < ITERATIONS; round++) {
+    yield;
     const next = new Float64Array(n);
     for (let e = 0; e < from.length; e++) {
       const t = to[e] ?? 0;

@@ -1,23 +1,31 @@
 // The map of the code as the executor makes it: the folder's source files from the run's walk, their definitions and
 // the words they use (from the cache when a file's size and time are unchanged, else parsed in the background by the
 // parser's worker), ranked for the question (graph.ts). Bounded: at most MAX_FILES files, each at most MAX_FILE_BYTES,
-// the likeliest chosen first when a folder has more.
+// the likeliest chosen first when a folder has more. What it does in the background waits while a step is answered,
+// so that a step never shares its cores with the map.
 
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
+import { MAP_WAIT_MS } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { readPathOf, type WalkEntry } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
-import { rankFiles, type MapDef } from './graph.ts';
+import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
+import { createBackground } from './background.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
   map(focus: MapFocus): MapJob | undefined;
+  // Told around each step's answers: meanwhile the map's parses, its cache's write and its ranking wait.
+  stepStarted(): void;
+  stepEnded(): void;
   // Writes what was learned since the cache was last written: when a map is done, and when the run ends.
   flush(): void;
+  // Ends what the map does in the background at once (a wait before its parses, its ranking): the run is over.
+  close(): void;
 };
 
 // Fewer source files than this: the tree names them all, and a map adds little.
@@ -43,6 +51,16 @@ const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
 
 // More folders than any path goes down: a score's shelves, a depth each, fit below it.
 const DEEPEST = 1 << 20;
+// A map the first message does not wait for starts its parses this long after it is asked for, so that a model's
+// instant reply and its step come first: the parser's start (its runtime and a grammar, 150-600 ms of a core here)
+// took the core the step needed (issue 30: the npm corpus's common text after a reply at once, 27-32 ms with no map,
+// 43-51 ms with the parser starting).
+const UNHURRIED_MS = 250;
+// The ranking goes in slices of about this long, each a task of its own: an answer from the bridge, or a step, waits
+// at most that long for it (in one task, 1,000 files of the npm corpus took 50-100 ms). Not while the first message
+// waits for it: slices let FIND's warm-up in between, and the message waited for both (on the npm corpus, its map in
+// the cache, 470 ms to the first message became 670, alternated on a quiet machine).
+const RANK_SLICE_MS = 1;
 
 type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
@@ -50,6 +68,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   let cache: Map<string, Entry> | undefined;
   let dirty = false;
   let generation = 0;
+  const background = createBackground(RANK_SLICE_MS);
   const entries = () => {
     if (cache === undefined) {
       let data: unknown;
@@ -65,7 +84,10 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   const flush = () => {
     if (!dirty || store === undefined || cache === undefined) return;
     dirty = false;
-    const walked = new Set(folder.files().map((e) => e.rel));
+    // The files still walked: each walked path looked up among the cached ones, where a set of every walked path took
+    // 90 ms of 200,000 files' run as it ended (issue 30).
+    const walked = new Set<string>();
+    for (const e of folder.files()) if (cache.has(e.rel)) walked.add(e.rel);
     const kept = [...cache].filter(([rel]) => walked.has(rel)).slice(-KEPT_FILES);
     try {
       store.save(writeCache(new Map(kept)));
@@ -90,21 +112,36 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const missing = chosen.filter((c) => !fresh(known.get(c.rel), c));
       const missingBytes = missing.reduce((n, c) => n + c.size, 0);
       const languages = new Set(missing.map((c) => c.language)).size;
+      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+      // Until then a map expected soon is what the first message waits for (protocol/code-map.ts).
+      const awaitedUntil = soon ? performance.now() + MAP_WAIT_MS : 0;
+      // A later question's map, or the run's end, stops this one: nothing is left to show it to.
+      const ended = () => background.closed() || run !== generation;
+      // What is known written, then the files ranked: at once while the first message waits, else in slices.
+      const rank = (): RankedFile[] | Promise<RankedFile[] | undefined> => {
+        flush();
+        const sources = sourcesOf(chosen, known);
+        const focus = { words, attached };
+        if (performance.now() < awaitedUntil) return rankFiles(sources, focus, RANKED_FILES);
+        return background.inSlices(rankingOf(sources, focus, RANKED_FILES), ended);
+      };
       const files = (async (): Promise<MapFile[]> => {
+        if (!soon && missing.length > 0) await background.pause(UNHURRIED_MS);
         for (const c of missing) {
-          if (run !== generation) break;
-          const entry = await parsed(folder, c);
-          if (entry === undefined) break;
+          const entry = await background.run(() => (ended() ? undefined : parsed(folder, c)));
+          if (entry === undefined) return [];
           known.set(c.rel, entry);
           dirty = true;
         }
-        flush();
-        return ranked(chosen, known, words, attached);
+        const top = await background.run(() => (ended() ? undefined : rank()));
+        return top === undefined ? [] : mapFiles(top);
       })();
-      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
     },
+    stepStarted: background.stepStarted,
+    stepEnded: background.stepEnded,
     flush,
+    close: background.close,
   };
 }
 
@@ -204,17 +241,16 @@ function depthOf(rel: string): number {
   return n;
 }
 
-function ranked(
-  chosen: readonly Candidate[],
-  known: ReadonlyMap<string, Entry>,
-  words: ReadonlySet<string>,
-  attached: ReadonlySet<string>,
-): MapFile[] {
-  const sources = chosen.flatMap((c) => {
+// The chosen files as the ranking takes them: those the cache knows.
+function sourcesOf(chosen: readonly Candidate[], known: ReadonlyMap<string, Entry>): MapSource[] {
+  return chosen.flatMap((c) => {
     const entry = known.get(c.rel);
     return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
   });
-  const files = rankFiles(sources, { words, attached }, RANKED_FILES);
+}
+
+// The ranked files as the map shows them: each rank a share of the first's, the leading definitions.
+function mapFiles(files: readonly RankedFile[]): MapFile[] {
   const top = files[0]?.rank || 1;
   return files.map((f) => ({
     path: f.rel,

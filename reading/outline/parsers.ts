@@ -1,6 +1,6 @@
 // The parser as the main thread sees it: one worker thread (parse-worker.ts), started when a file is first parsed —
-// a run that never outlines never loads it — and given one file at a time. OUTLINE's files go before the map's, and
-// the map's wait while a step's requests are answered (hold), so building the map in the background takes nothing
+// a run that never outlines never loads it — and given one file at a time. OUTLINE's files go before the map's (whose
+// mapper asks for none while a step's requests are answered), so building the map in the background takes nothing
 // from a step. Every failure — a worker that does not start, dies, or runs past its time — is one file's failed
 // parse, and the next file gets a fresh worker; a worker that parsed a big file is ended after it, so the memory its
 // WebAssembly heap grew to is given back.
@@ -15,16 +15,12 @@ export type ParseOutcome = ({ kind: 'parsed' } & Parsed) | { kind: 'failed'; rea
 
 export type Parsers = {
   // Parses one file's text. `rows`: only the definitions on these zero-based lines (the last excluded) and around
-  // them. `refs`: count the words it uses too (the map). `background`: the map's, which waits behind any other and
-  // while held.
+  // them. `refs`: count the words it uses too (the map). `background`: the map's, which waits behind any other.
   parse(
     language: Language,
     text: string,
     options: { refs: boolean; rows?: { from: number; to: number }; background?: boolean },
   ): Promise<ParseOutcome>;
-  // Background parses wait until release(): called around a step's answers.
-  hold(): void;
-  release(): void;
   // Ends the worker; parses still waiting fail.
   close(): Promise<void>;
 };
@@ -46,7 +42,6 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
   const hardMs = options.hardMs ?? ms * 2 + 30_000;
   const now: Waiting[] = [];
   const background: Waiting[] = [];
-  let held = 0;
   let busy = false;
   let closed = false;
   let nextId = 1;
@@ -54,7 +49,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
 
   const pump = () => {
     if (busy || closed) return;
-    const next = now.shift() ?? (held > 0 ? undefined : background.shift());
+    const next = now.shift() ?? background.shift();
     if (next === undefined) return;
     busy = true;
     run(next).then(
@@ -96,13 +91,6 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
         (later ? background : now).push({ job, resolve });
         pump();
       });
-    },
-    hold() {
-      held++;
-    },
-    release() {
-      held = Math.max(0, held - 1);
-      pump();
     },
     async close() {
       closed = true;
