@@ -334,8 +334,10 @@ function decode(raw: Uint8Array, key: string): Kept | undefined {
 // ran slowly for a large folder's 80,000 names.
 function soundNames(text: string): boolean {
   if (text.includes('/') || (path.sep === '\\' && text.includes('\\'))) return false;
-  const bounded = `\0${text}\0`;
-  return !bounded.includes('\0\0') && !bounded.includes('\0.\0') && !bounded.includes('\0..\0');
+  // '' is a NUL at either end or two together; '.' and '..' are the whole text, or at its ends, or between NULs.
+  if (text === '' || text === '.' || text === '..' || text.startsWith('\0') || text.endsWith('\0')) return false;
+  if (text.startsWith('.\0') || text.startsWith('..\0') || text.endsWith('\0.') || text.endsWith('\0..')) return false;
+  return !text.includes('\0\0') && !text.includes('\0.\0') && !text.includes('\0..\0');
 }
 
 // Every folder's children follow the last folder's; each child is of a known kind, a folder child names a later folder

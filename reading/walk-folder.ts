@@ -45,6 +45,9 @@ export type Frame = {
   old: number;
   seen: Seen;
   isSecret: ((rel: string, name: string) => boolean) | undefined;
+  // Told when a rule matches one of its entries in its wider form: counted for the note, and the folder is read again
+  // next time (a read folder's; made once per folder, not per entry).
+  wide: ((rules: Rules) => void) | undefined;
 };
 
 // The most files of a kept folder added in one go, between looks at the slice's deadline.
@@ -131,15 +134,13 @@ export function openFolder(
         if (gitignore) seen.gitignore = keptRuleFile(kept, old);
         seen.controlNames = kept.controlNames[old] ?? 0;
         state.controlNames += seen.controlNames;
-        const first = kept.firsts[old] ?? 0;
-        return {
-          ...frameOf(rel, abs, index, depth, up, seen),
-          gitignore,
-          clean: true,
-          next: first,
-          end: first + (kept.counts[old] ?? 0),
-          old,
-        };
+        const frame = frameOf(rel, abs, index, depth, up, seen);
+        frame.gitignore = gitignore;
+        frame.clean = true;
+        frame.next = kept.firsts[old] ?? 0;
+        frame.end = frame.next + (kept.counts[old] ?? 0);
+        frame.old = old;
+        return frame;
       }
       // Its .gitignore changed: read again, with all below it.
       state.seen.pop();
@@ -170,7 +171,9 @@ export function openFolder(
     seen.flags = FLAG.gitDir;
     return undefined;
   }
-  const frame: Frame = { ...frameOf(rel, abs, index, depth, up, seen), entries, old };
+  const frame = frameOf(rel, abs, index, depth, up, seen);
+  frame.entries = entries;
+  frame.old = old;
   const above = rulesOf(state, up);
   if (gitignore) {
     seen.flags |= FLAG.rules;
@@ -190,6 +193,10 @@ export function openFolder(
         sameRuleFile(kept, keptRuleFile(kept, old), seen.gitignore?.stamp)
       : ((kept.flags[old] ?? 0) & FLAG.rules) === 0);
   frame.isSecret = state.box.secretsIn(rel);
+  frame.wide = (r: Rules) => {
+    state.wide.set(r, (state.wide.get(r) ?? 0) + 1);
+    seen.flags |= FLAG.wide;
+  };
   return frame;
 }
 
@@ -210,6 +217,7 @@ function frameOf(rel: string, abs: string, index: number, depth: number, up: Fra
     old: -1,
     seen,
     isSecret: undefined,
+    wide: undefined,
   };
 }
 
@@ -253,10 +261,6 @@ function verdictOf(
 export function admit(state: State, frame: Frame, entry: fs.Dirent): Frame | undefined {
   const childRel = frame.prefix + entry.name;
   const seen = frame.seen;
-  const counted = (r: Rules) => {
-    state.wide.set(r, (state.wide.get(r) ?? 0) + 1);
-    seen.flags |= FLAG.wide;
-  };
   let kind: 'file' | 'folder';
   let target: string | undefined;
   if (entry.isDirectory()) kind = 'folder';
@@ -274,7 +278,7 @@ export function admit(state: State, frame: Frame, entry: fs.Dirent): Frame | und
     kind = 'file';
   } else return undefined;
 
-  const verdict = verdictOf(state, frame, entry.name, childRel, kind === 'folder', counted);
+  const verdict = verdictOf(state, frame, entry.name, childRel, kind === 'folder', frame.wide ?? (() => {}));
   if (verdict === 'control') {
     state.controlNames++;
     if (target === undefined) seen.controlNames++;

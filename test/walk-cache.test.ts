@@ -253,8 +253,15 @@ describe('a walk from what the last walk kept', () => {
       childFolders: Int32Array.from(childFolders),
     });
     assert.ok(decodeKept(encodeKept(kept(['a', 'b'], [-1, -1])), key) !== undefined);
-    for (const name of ['..', '.', '', 'a/b'])
+    for (const name of ['..', '.', '', 'a/b']) {
       assert.equal(decodeKept(encodeKept(kept([name], [-1])), key), undefined, JSON.stringify(name));
+      for (const names of [
+        [name, 'z'],
+        ['a', name],
+        ['a', name, 'z'],
+      ])
+        assert.equal(decodeKept(encodeKept(kept(names, [-1, -1, -1].slice(0, names.length))), key), undefined);
+    }
     assert.equal(decodeKept(encodeKept(kept(['a', 'b'], [1, 1], 2)), key), undefined);
     assert.equal(decodeKept(encodeKept(kept(['a'], [0], 1)), key), undefined);
   });
@@ -323,6 +330,21 @@ describe('the executor and the state folder', () => {
     assert.deepEqual(three.walked(), first);
     await three.close();
     assert.notEqual(fs.readFileSync(file, 'utf8'), 'not a kept walk', 'a damaged file is replaced');
+  });
+
+  // Within a second: without the message's signal it would be kept only 2 s after the walk.
+  it('keeps the walk while the model reads the message, before the run closes', { timeout: 1_000 }, async () => {
+    const root = tempFolder({ 'src/a.ts': '', 'b.md': '' });
+    let saved: (bytes: Uint8Array) => void = () => {};
+    const kept = new Promise<Uint8Array>((resolve) => {
+      saved = resolve;
+    });
+    const executor = createExecutor(root, { walkStore: () => ({ load: () => undefined, save: saved }) });
+    executor.walked();
+    executor.waiting?.();
+    const bytes = await kept;
+    assert.ok(bytes.length > 0);
+    await executor.close();
   });
 
   it('walks as before when the state folder cannot be written', async () => {
