@@ -63,7 +63,11 @@ export async function run(context: Context): Promise<number> {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void pult.close().then(resolve);
+      // The executor closed too: the walk and the map's cache are kept for the next session.
+      void pult
+        .close()
+        .then(() => executor.close())
+        .then(resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
