@@ -14,8 +14,11 @@ import path from 'node:path';
 const [root = '.', token = '', kept] = process.argv.slice(2);
 const state = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-pult-'));
 process.on('exit', () => fs.rmSync(state, { recursive: true, force: true }));
+// The backup folder where the walk is kept: a guarded place, in the key a kept walk is made under, so the same each
+// session, as deepwork ui's is.
+const backupDir = path.join(kept ?? state, 'backup');
 const executor = createExecutor(root, {
-  backupDir: path.join(state, 'backup'),
+  backupDir,
   ...(kept === undefined ? {} : { walkStore: (r: string) => walkStore(kept, r) }),
 });
 process.on('SIGTERM', () => {
@@ -30,7 +33,7 @@ const pult = await startPult({
   host: 'http://127.0.0.1:9',
   model: 'none',
   steps: 8,
-  backupDir: path.join(state, 'backup'),
+  backupDir,
   port: 0,
   token,
 });

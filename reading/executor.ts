@@ -94,12 +94,14 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     }
   };
   // The stats it needs a slice at a time, as the walk went, then the rest at once; never while a step is answered.
+  // The slices are not unref'd: an unref'd immediate waits for other I/O to wake the loop (a pult, idle, never ran
+  // the next); close() ends them.
   const keepLater = () => {
     if (closed || unkept === undefined) return;
     if (answering) {
       keepTimer = setTimeout(keepLater, KEEP_AFTER_MS);
       keepTimer.unref();
-    } else if (!unkept.prepare(WALK_SLICE_MS)) setImmediate(keepLater).unref();
+    } else if (!unkept.prepare(WALK_SLICE_MS)) setImmediate(keepLater);
     else keep();
   };
   const finish = (): Walk => {
@@ -207,7 +209,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       if (unkept === undefined || closed) return;
       clearTimeout(keepTimer);
       keepTimer = undefined;
-      setImmediate(keepLater).unref();
+      setImmediate(keepLater);
     },
     map: (focus) => {
       try {

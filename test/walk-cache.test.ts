@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { createSandbox } from '../reading/sandbox.ts';
 import { startWalk, walk, type Walk } from '../reading/walk.ts';
@@ -345,6 +346,27 @@ describe('the executor and the state folder', () => {
     const bytes = await kept;
     assert.ok(bytes.length > 0);
     await executor.close();
+  });
+
+  // The pult's case: the walk made for its tree, nothing else under way but a listening server, kept 2 s after.
+  it('keeps the walk of an idle pult', { timeout: 5_000 }, async () => {
+    // Folders enough that their stats take several slices.
+    const root = tempFolder({}, 'deepwork-test-', true);
+    for (let i = 0; i < 3_000; i++) fs.mkdirSync(path.join(root, `d${i}`));
+    let saved: (bytes: Uint8Array) => void = () => {};
+    const kept = new Promise<Uint8Array>((resolve) => {
+      saved = resolve;
+    });
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const executor = createExecutor(root, { walkStore: () => ({ load: () => undefined, save: saved }) });
+    try {
+      executor.walked();
+      assert.ok((await kept).length > 0);
+    } finally {
+      await executor.close();
+      server.close();
+    }
   });
 
   it('walks as before when the state folder cannot be written', async () => {
