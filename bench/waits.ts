@@ -267,15 +267,32 @@ export function bigFileRow(bridge: Bridge, tools: Tools, folder: string, rare: s
 
 // The pult's file tree as a page loads it: a fresh pult (a session) per round, its first GET /api/tree (the page
 // draws the tree) against `find -printf` of the same paths and sizes, then the sizes the page asks for next (the
-// folders' totals filled in), timed from the first request, then a reload's tree.
+// folders' totals filled in), timed from the first request, then a reload's tree. The sessions share a state folder,
+// as `deepwork ui` keeps one: the walk an earlier session kept is where the next one starts (the first round, which
+// only warms the page cache, keeps it first).
 export async function pultTreeRows(root: string, label: string, runs: number): Promise<Row[]> {
   const first: number[] = [];
   const sized: number[] = [];
   const again: number[] = [];
   const find: number[] = [];
   const bytes: number[] = [];
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'deepwork-bench-pult-state-'));
+  try {
+    return await treeRounds(root, label, runs, state, { first, sized, again, find, bytes });
+  } finally {
+    fs.rmSync(state, { recursive: true, force: true });
+  }
+}
+
+async function treeRounds(
+  root: string,
+  label: string,
+  runs: number,
+  state: string,
+  { first, sized, again, find, bytes }: Record<'first' | 'sized' | 'again' | 'find' | 'bytes', number[]>,
+): Promise<Row[]> {
   for (let round = -1; round < runs; round++) {
-    const pult = await startProbe(root);
+    const pult = await startProbe(root, state);
     let one: { ms: number; bytes: number };
     let sizes: { ms: number; bytes: number };
     let two: { ms: number; bytes: number };
@@ -310,11 +327,13 @@ export async function pultTreeRows(root: string, label: string, runs: number): P
 
 const TOKEN = 'bench-token-0123456789abcdef';
 
-// A pult in a process of its own, serving `root` with a known token.
-async function startProbe(root: string): Promise<{ port: number; stop: () => Promise<void> }> {
-  const probe = spawn(process.execPath, [fileURLToPath(new URL('./pult-probe.js', import.meta.url)), root, TOKEN], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+// A pult in a process of its own, serving `root` with a known token, keeping its walk in `state`.
+async function startProbe(root: string, state: string): Promise<{ port: number; stop: () => Promise<void> }> {
+  const probe = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./pult-probe.js', import.meta.url)), root, TOKEN, state],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     probe.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     probe.once('error', reject);

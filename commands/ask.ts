@@ -12,6 +12,7 @@ import type { ApplyReport } from '../writing/apply.ts';
 import { loadRun } from '../saved/runs.ts';
 import { newConversationId } from '../saved/conversations.ts';
 import { mapStore } from '../saved/map-cache.ts';
+import { walkStore } from '../saved/walk-cache.ts';
 import { answerParts, filesJson, printAnswer, printJson } from '../console/output.ts';
 import { listFiles, show } from '../console/lists.ts';
 import { stepLog } from '../console/steps.ts';
@@ -99,6 +100,7 @@ async function ask(
   const executor = createExecutor(q.folder, {
     ...box,
     mapStore: (root) => mapStore(config.stateDir, root),
+    walkStore: (root) => walkStore(config.stateDir, root),
     onLargeFolder: (entries) => io.err(t.largeFolder(entries)),
   });
   const attached = q.files.length > 0 ? await readAttached(executor, q.files, lang) : undefined;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { homeOf } from '../app/config.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { mapStore } from '../saved/map-cache.ts';
+import { walkStore } from '../saved/walk-cache.ts';
 import { launchPult, openInBrowser } from '../ui/launch.ts';
 import { CODE_LIFE_MS } from '../ui/security.ts';
 import { checkConfigured, createBridge } from '../bridge/choose.ts';
@@ -22,6 +23,7 @@ export async function run(context: Context): Promise<number> {
   const executor = createExecutor(projectFolder(context.cwd, flags['any-folder'] === true), {
     ...box,
     mapStore: (root) => mapStore(config.stateDir, root),
+    walkStore: (root) => walkStore(config.stateDir, root),
   });
   const bridge = await createBridge(config);
   const launched = await launchPult({
@@ -61,7 +63,11 @@ export async function run(context: Context): Promise<number> {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void pult.close().then(resolve);
+      // The executor closed too: the walk and the map's cache are kept for the next session.
+      void pult
+        .close()
+        .then(() => executor.close())
+        .then(resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -55,6 +55,9 @@ export type Reader = {
   // The files most likely to matter for a question, ranked, for the map of the code in the first message; undefined
   // when the folder has too few source files for a map to help (a reader without maps need not have it).
   map?(focus: MapFocus): MapJob | undefined;
+  // A message went to the model: until its reply comes, the reader may do what it put off (the executor keeps its walk
+  // for the next run then).
+  waiting?(): void;
 };
 
 // What a map is made for: the question and the files the user attached (as given).

@@ -206,6 +206,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const started = Date.now();
     const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
     const onText = (text: string) => emit({ kind: 'text', step, text });
+    executor.waiting?.();
     const answer = await bridge.chat(message, {
       signal,
       onProgress,

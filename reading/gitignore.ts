@@ -183,14 +183,15 @@ function keepGlobstars(parts: readonly string[], keep: number): string[] {
 
 // Git's precedence: the deepest .gitignore with an opinion decides; a folder it ignores is not entered at all. A
 // file's two-`**` rules are matched in their one-`**` form on a path where they would cost more than
-// RULE_LIMITS.twoGlobstarWork; `wide` counts those paths per file. `name`: the path's last name; `depth`: its names.
+// RULE_LIMITS.twoGlobstarWork; `wide` is told of each such path, with the file's rules. `name`: the path's last name;
+// `depth`: its names.
 export function isIgnored(
   rules: readonly Rules[],
   rel: string,
   name: string,
   depth: number,
   folder: boolean,
-  wide: Map<Rules, number>,
+  wide: (rules: Rules) => void,
 ): boolean {
   for (let i = rules.length - 1; i >= 0; i--) {
     const r = rules[i];
@@ -200,7 +201,7 @@ export function isIgnored(
     let set = r.exact;
     if (r.wide !== undefined && r.twoGlobstars * below * (rel.length - from) > RULE_LIMITS.twoGlobstarWork) {
       set = r.wide;
-      wide.set(r, (wide.get(r) ?? 0) + 1);
+      wide(r);
     }
     const verdict = set.verdict(rel, from, below, name, folder);
     if (verdict !== undefined) return verdict === 'ignored';
