@@ -17,8 +17,18 @@ export type Miscitation = { cited: string; path: string; line: number; end?: num
   | { problem: 'name-absent' }
 );
 
-// `also`: more lines cited with the first, `src/app.ts:10,19`.
-type Citation = { cited: string; path: string; line: number; end?: number; also?: number[]; name?: string };
+// `also`: more lines cited with the first, `src/app.ts:10,19`. `name`: the name cited beside it; `context`: what
+// qualifies it (`ky` of `ky.post(url)`), which stands for it on a line that builds it without writing it
+// (`ky[method] = …`).
+type Citation = {
+  cited: string;
+  path: string;
+  line: number;
+  end?: number;
+  also?: number[];
+  name?: string;
+  context?: string[];
+};
 
 // Citations checked in one answer: a longer list is checked as far as this.
 export const MAX_CITATIONS = 40;
@@ -48,8 +58,11 @@ const CODE = new Set(
 const CITATION =
   /(?<![\w/.@:$-])((?:[\w.@$-]+\/)*[\w@$-][\w.@$-]*\.([A-Za-z][\w]{0,9}))`?(?::(\d+)(?:\s*[-–]\s*(\d+))?((?:,\d+(?:[-–]\d+)?)*)|#L(\d+)(?:-L?(\d+))?|,?\s+\(?(?:lines?|строк[аи]?|стр\.)\s+(\d+)(?:\s*[-–]\s*(\d+))?)(?![\w.]\w)/g;
 
-// A name in backticks: `parse`, `Parser.parse`, `parse()`, `Foo::bar`; its last part is what is looked for.
-const NAME = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*)(?:\([^`]*\))?`/g;
+// Code in backticks: a name — `parse`, `Parser.parse`, `parse()`, `Foo::bar`, whose last part is what is looked for —
+// or anything else: an expression (`maxSafeTimeout = 2_147_483_647`), a message (`empty-body`), which a citation
+// beside it is for, but which is not judged: what a line must hold for it is not known.
+const CODE_SPAN = /`([^`\n]{1,200})`/g;
+const NAME = /^([A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*)(?:\([^`]*\))?$/;
 
 // The citations of an answer's prose, with the names beside them: FILE and EDIT blocks and fenced code are not prose.
 export function findCitations(answer: string): Citation[] {
@@ -103,13 +116,14 @@ function citationsOf(line: string): Citation[] {
   }
   if (cites.length === 0) return [];
   // Each name goes to the citation nearest it; each citation takes the nearest name it was given.
-  const names = new Map<number, { name: string; distance: number; absent: boolean }>();
-  for (const m of line.matchAll(NAME)) {
-    const written = m[1] ?? '';
+  const names = new Map<number, { distance: number; absent: boolean; cited: Cited }>();
+  for (const m of line.matchAll(CODE_SPAN)) {
     const from = m.index;
     const to = from + m[0].length;
-    // A path in backticks is not a name.
-    if (/\.[A-Za-z]\w{0,9}$/.test(written) && CODE.has(written.split('.').at(-1)?.toLowerCase() ?? '')) continue;
+    // The citation itself in backticks, `src/app.ts:120`, is not what it cites.
+    if (cites.some((c) => from < c.to && to > c.from)) continue;
+    const cited = citedIn((m[1] ?? '').trim());
+    if (cited === undefined) continue;
     let nearest = -1;
     let distance = BESIDE + 1;
     cites.forEach((c, i) => {
@@ -123,17 +137,32 @@ function citationsOf(line: string): Citation[] {
       if (d >= 0 && d < distance && !boundary.test(between)) [nearest, distance] = [i, d];
     });
     if (nearest < 0) continue;
-    const name = written.split(/\.|::|#|->/).at(-1) ?? written;
-    if (KEYWORDS.has(name)) continue;
     // A name said to be absent is cited as not there: "with no `post` (normalize.ts:8)" leaves the line unjudged.
     const absent = NEGATION.test(line.slice(Math.max(0, from - 12), from));
     const held = names.get(nearest);
-    if (held === undefined || distance < held.distance) names.set(nearest, { name, distance, absent });
+    if (held === undefined || distance < held.distance) names.set(nearest, { distance, absent, cited });
   }
   return cites.map(({ from: _from, to: _to, ...c }, i) => {
     const held = names.get(i);
-    return held === undefined || held.absent ? c : { ...c, name: held.name };
+    if (held === undefined || held.absent) return c;
+    if (held.cited === 'unjudged') return c;
+    const { name, context } = held.cited;
+    return { ...c, name, ...(context.length > 0 ? { context } : {}) };
   });
+}
+
+// What a code span cites: a name's last part with its qualifiers, or something not judged; undefined for a path or a
+// keyword, which are nobody's.
+type Cited = { name: string; context: string[] } | 'unjudged';
+function citedIn(code: string): Cited | undefined {
+  // A path in backticks is not a name.
+  if (/\.[A-Za-z]\w{0,9}$/.test(code) && CODE.has(code.split('.').at(-1)?.toLowerCase() ?? '')) return undefined;
+  const written = NAME.exec(code)?.[1];
+  if (written === undefined) return /[\p{L}\p{N}]/u.test(code) ? 'unjudged' : undefined;
+  const parts = written.split(/\.|::|#|->/);
+  const name = parts.at(-1) ?? written;
+  if (KEYWORDS.has(name)) return undefined;
+  return { name, context: parts.slice(0, -1).filter((p) => !KEYWORDS.has(p)) };
 }
 
 // Each citation against its file, as `text` reads it through the path rule; those that match are left out. A file
@@ -160,21 +189,30 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     if (spans.some(([first, last]) => first < 1 || last > lines.length))
       return [{ ...cited, problem: 'past-end', lines: lines.length }];
     if (c.name === undefined) return [];
-    const word = new RegExp(`(?<![\\w$])${escapeRegExp(c.name)}(?![\\w$])`);
-    const nearName = ([first, last]: [number, number]) =>
-      lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => word.test(l));
-    if (spans.some(nearName)) return [];
+    const { context = [], ...reported } = cited;
+    const word = wordPattern(c.name);
+    const near = (pattern: RegExp) =>
+      spans.some(([first, last]) =>
+        lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => pattern.test(l)),
+      );
+    if (near(word)) return [];
     // Lines inside the name's definition cite it too: its body, its return, its docstring.
     const definitions = definitionsOf(lines, c.name);
     const inside = ([first, last]: [number, number]) =>
       definitions.some((at) => first >= at && last <= bodyEnd(lines, at));
     if (spans.some(inside)) return [];
     const [at] = definitions;
-    if (at !== undefined) return [{ ...cited, problem: 'name-elsewhere', at }];
+    if (at !== undefined) return [{ ...reported, problem: 'name-elsewhere', at }];
     // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
-    // beside the call that reports it): only a definition elsewhere in the file says the line is wrong.
-    return lines.some((l) => word.test(l)) ? [] : [{ ...cited, problem: 'name-absent' }];
+    // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
+    // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
+    if (lines.some((l) => word.test(l)) || context.some((q) => near(wordPattern(q)))) return [];
+    return [{ ...reported, problem: 'name-absent' }];
   });
+}
+
+function wordPattern(name: string): RegExp {
+  return new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`);
 }
 
 // A line that defines `name`: `def name`, `function name`, `class name`, `name = (` and the like; a method, `name(…) {`

@@ -71,7 +71,35 @@ const ky = [
   '',
 ].join('\n');
 
+// ky's index.ts and constants.ts as a model cited them: methods made in a loop, a constant beside a comment.
+const kyIndex = [
+  "import {requestMethods} from './constants.js';",
+  '',
+  'const createInstance = (defaults) => {',
+  '  const ky = (input, options) => Ky.create(input, options);',
+  '  for (const method of requestMethods) {',
+  '    ky[method] = (input, options) => Ky.create(input, {...options, method});',
+  '  }',
+  '',
+  '  return ky;',
+  '};',
+  '',
+].join('\n');
+const constants = [
+  "export const requestMethods = ['get', 'post', 'put'] as const;",
+  '',
+  'export const retryMethods = requestMethods;',
+  '',
+  'export const stop = Symbol("stop");',
+  '',
+  '// The maximum value of a 32bit int',
+  'export const maxSafeTimeout = 2_147_483_647;',
+  '',
+].join('\n');
+
 const root = tempFolder({
+  'src/index.ts': kyIndex,
+  'src/constants.ts': constants,
   'src/ky.ts': ky,
   'src/sessions.py': sessions,
   'src/parse.js': parser,
@@ -116,7 +144,7 @@ describe('findCitations', () => {
 
   it('takes the last part of a qualified name, and a Russian "строка"', () => {
     assert.deepEqual(findCitations('`Parser.parse()` — src/parse.js, строка 3'), [
-      { cited: 'src/parse.js, строка 3', path: 'src/parse.js', line: 3, name: 'parse' },
+      { cited: 'src/parse.js, строка 3', path: 'src/parse.js', line: 3, name: 'parse', context: ['Parser'] },
     ]);
   });
 
@@ -178,6 +206,30 @@ describe('checkCitations', () => {
 
   it('leaves alone a name the file only uses: it may be cited at any use, or for what a line does with it', () => {
     assert.deepEqual(check('`get_adapter` is in src/sessions.py:22.'), []);
+  });
+
+  it('gives a citation beside an expression or a message in backticks to it, and leaves it unjudged', () => {
+    // The relay round's false flag: `setTimeout`, after the citation, was judged against the constant's line.
+    const line = '`maxSafeTimeout = 2_147_483_647` (`src/constants.ts:8`) is the largest delay `setTimeout` accepts.';
+    assert.deepEqual(findCitations(line), [{ cited: 'src/constants.ts:8', path: 'src/constants.ts', line: 8 }]);
+    assert.deepEqual(check(line), []);
+    // What a line must hold for an expression or a message is not known: mypy's `empty-body` is `EMPTY_BODY` there.
+    assert.deepEqual(check('the code becomes `empty-body` instead (`src/constants.ts:1`), not `retry`.'), []);
+    // A name is judged as before.
+    assert.deepEqual(
+      check('`maxSafeTimeout` (src/constants.ts:1)').map((m) => [m.problem, m.problem === 'name-elsewhere' && m.at]),
+      [['name-elsewhere', 8]],
+    );
+  });
+
+  it('takes a name the file never writes as built on a line that holds what qualifies it', () => {
+    // `ky.post` is made by `ky[method] = …` in a loop over the methods: no line of index.ts writes `post`.
+    assert.deepEqual(check('`ky.post(url, {json: data})` is one of the shortcuts built in `src/index.ts:6`.'), []);
+    // Not when the qualifier is nowhere near the line either.
+    assert.deepEqual(
+      check('`Session.post()` is at src/index.ts:1.').map((m) => m.problem),
+      ['name-absent'],
+    );
   });
 
   it('gives a name after a citation to it only within its own part of the sentence', () => {
