@@ -96,10 +96,15 @@ export type MapInMessage = {
 
 const NONE: MapInMessage = { head: undefined, later: () => undefined };
 
-// Starts the map for the question, when the reader makes maps.
-export function startMap(executor: Reader, question: string, files: readonly string[]): MapJob | undefined {
+// Starts the map for the question, when the reader makes maps; `found` says where the texts it quotes were found.
+export function startMap(
+  executor: Reader,
+  question: string,
+  files: readonly string[],
+  found?: () => readonly string[],
+): MapJob | undefined {
   try {
-    return executor.map?.({ question, files });
+    return executor.map?.(found === undefined ? { question, files } : { question, files, found });
   } catch {
     return undefined;
   }

@@ -12,7 +12,7 @@ import { heardStop } from '../common/errors.ts';
 import { estimateTokens } from '../common/tokens.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
 import { MAP_WAIT_MS, mapBudget, mapInMessage, startMap } from './code-map.ts';
-import { lookForQuoted, quotedPart } from './quoted.ts';
+import { lookForQuoted, type QuotedLookup, quotedPart } from './quoted.ts';
 
 export type Stop = 'answered' | 'steps' | 'repeat';
 
@@ -126,14 +126,16 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     (input.files !== undefined && input.files.length > 0
       ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
       : []);
-  // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share.
-  const job = startMap(executor, input.question, input.files ?? []);
+  // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share,
+  // starting from where the texts the question quotes were found, when that is known as it ranks.
+  let quoted: QuotedLookup | undefined;
+  const job = startMap(executor, input.question, input.files ?? [], () => quoted?.files() ?? []);
   const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
   const tree = executor.tree(Math.round(treeChars));
   // The texts the question quotes, looked for beside the map, within the same wait.
   const wait = input.mapWait ?? MAP_WAIT_MS;
   const waitUntil = Date.now() + wait;
-  const quoted = lookForQuoted(executor, input.question);
+  quoted = lookForQuoted(executor, input.question);
   const quotedResults = await quoted?.within(wait);
   const quotedText = quotedPart(quotedResults);
   // The lines of each file the model was shown, where a SEARCH found in several places was copied from.

@@ -53,7 +53,14 @@ export type QuotedLookup = {
   // The hits not sent in the first message, once, when the search is done (it waits for it: the reader answers one
   // thing at a time); none when they were sent, or when the model asked the same FIND itself.
   late(asked: readonly string[]): Promise<Result[]>;
+  // The files outside tests where the texts were found, once the search is done (none before): of each text found
+  // in few such files.
+  files(): string[];
 };
+
+// The most files outside tests a text is found in for the map to start from them (protocol/code-map.ts): where a
+// message or a flag is made; a text found in many files says little about any one of them.
+const FOUND_FILES = 4;
 
 // Starts looking for what `question` quotes; undefined when it quotes nothing.
 export function lookForQuoted(reader: Reader, question: string): QuotedLookup | undefined {
@@ -87,6 +94,15 @@ export function lookForQuoted(reader: Reader, question: string): QuotedLookup | 
       sent = true;
       await done;
       return (results ?? []).filter((r) => !asked.includes(r.request));
+    },
+    files() {
+      const files = new Set<string>();
+      for (const r of results ?? []) {
+        if (r.kind !== 'find' || r.cut) continue;
+        const code = new Set(r.hits.filter((h) => !TEST_PATH.test(h.path)).map((h) => h.path));
+        if (code.size <= FOUND_FILES) for (const f of code) files.add(f);
+      }
+      return [...files];
     },
   };
 }

@@ -124,6 +124,28 @@ describe('rankFiles', () => {
     assert.equal(asked[0], 'typeshed/stdlib/builtins.pyi', asked.join());
   });
 
+  it('starts from the files where the texts the question quotes were found, and shows them', () => {
+    const found = rankFiles(GRAPH, { words: new Set(), attached: new Set(), found: new Set(['src/report.ts']) });
+    assert.equal(found[0]?.rel, 'src/report.ts', found.map((f) => f.rel).join());
+    assert.equal(found[1]?.rel, 'src/mailer.ts', 'and what it uses next');
+  });
+
+  it('takes a file by the name saying most of the question, not by how many names say a little of it', () => {
+    // Two modules of fifteen names each saying a word of the question, beside the one name saying two of its words.
+    const many = (prefix: string) => Array.from({ length: 15 }, (_, i) => `${prefix}${i}`);
+    const files = [
+      source('pkg/checker.py', many('strict_opt'), {}),
+      source('pkg/semanal.py', many('made_turn'), {}),
+      source('pkg/list_ops.c', many('CPyList_Op'), {}),
+      source('pkg/options.py', ['strict_list'], {}),
+      source('pkg/main.py', ['run_main'], { CPyList_Op1: 1 }),
+      source('pkg/build.py', ['build'], { CPyList_Op2: 1 }),
+    ];
+    const words = new Set(['Which', 'flags', 'does', 'strict', 'turn', 'on', 'where', 'is', 'that', 'list', 'made']);
+    const order = rankFiles(files, { words, attached: new Set() }).map((f) => f.rel);
+    assert.equal(order[0], 'pkg/options.py', order.join());
+  });
+
   it('ranks by what is used most when nothing is in play, and takes a name in a path as a pointer', () => {
     assert.equal(rankFiles(GRAPH, { words: new Set(), attached: new Set() })[0]?.rel, 'src/logger.ts');
     assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
@@ -270,8 +292,9 @@ describe('the map in the message', () => {
   });
 });
 
-// A folder of the GRAPH's shape as real TypeScript files, and two more that define little, to pass the map's minimum.
-function graphFolder(): string {
+// A folder of the GRAPH's shape as real TypeScript files, and two more that define little, to pass the map's minimum;
+// `said` adds a line to a file's end.
+function graphFolder(said: Record<string, string> = {}): string {
   const files: Record<string, string> = {
     'README.md': '# a project\n',
     'src/util.ts': 'export const unused = 1;\n',
@@ -282,7 +305,7 @@ function graphFolder(): string {
     const uses = [...s.refs.matchAll(/(\w+) (\d+)/g)]
       .map(([, word, count]) => `${Array.from({ length: Number(count) }, () => `${word}();`).join(' ')}\n`)
       .join('');
-    files[s.rel] = `${defs}\nexport function main_${s.rel.slice(4, -3)}() {\n${uses}}\n`;
+    files[s.rel] = `${defs}\nexport function main_${s.rel.slice(4, -3)}() {\n${uses}}\n${said[s.rel] ?? ''}`;
   }
   return tempFolder(files);
 }
@@ -335,6 +358,21 @@ describe('the map of the code', () => {
       assert.equal(store.saves, 1, 'what it read is kept');
     } finally {
       await executor.close();
+    }
+  });
+
+  it('starts from the file where the text the question quotes is made', async () => {
+    const said = graphFolder({ 'src/report.ts': 'export const FULL = "the disk is full";\n' });
+    for (const [question, top] of [
+      ['Why do I get "the disk is full"?', 'src/report.ts'],
+      ['Why do I get the disk is full?', 'src/logger.ts'],
+    ] as const) {
+      const executor = createExecutor(said, { mapStore: () => memoryStore() });
+      try {
+        assert.equal(mapOf(await firstMessage(executor, question))[0], top, question);
+      } finally {
+        await executor.close();
+      }
     }
   });
 

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createExecutor } from '../reading/executor.ts';
-import { quotedTexts } from '../protocol/quoted.ts';
+import { lookForQuoted, quotedTexts } from '../protocol/quoted.ts';
 import { runLoop } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import type { Reader } from '../protocol/contract.ts';
@@ -127,6 +127,27 @@ describe('the hits of what the question quotes', () => {
   it('are not sent late beside the same FIND the model asked itself', async () => {
     const second = await withLateSearch('=== FIND: Incompatible return value type ===');
     assert.equal(second.split('=== RESULT FIND Incompatible return value type').length, 2, second);
+  });
+
+  it('name for the map the files outside tests where a text is found in few of them', async () => {
+    const few = { ...FILES, 'tests/test_checker.py': 'expect("Incompatible return value type")\n' };
+    const many = Object.fromEntries(
+      Array.from({ length: 5 }, (_, i) => [`src/m${i}.py`, 'raise Error("Incompatible return value type")\n']),
+    );
+    for (const [files, expected] of [
+      [few, ['docs/errors.md', 'src/messages.py']],
+      [many, []],
+    ] as const) {
+      const executor = createExecutor(tempFolder(files));
+      try {
+        const lookup = lookForQuoted(executor, QUESTION);
+        assert.deepEqual(lookup?.files(), [], 'none before the search ends');
+        await lookup?.within(120_000);
+        assert.deepEqual([...(lookup?.files() ?? [])].sort(), expected);
+      } finally {
+        await executor.close();
+      }
+    }
   });
 
   it('come with a follow-up asked in the same chat', async () => {

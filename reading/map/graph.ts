@@ -11,8 +11,9 @@ import { TEST_PATH } from '../../common/kinds-of-files.ts';
 export type MapDef = { name: string; first: number; last: number; depth: number };
 // One file of the graph: what it defines, and the words it uses with how often, as `word count word count`.
 export type MapSource = { rel: string; defs: readonly MapDef[]; refs: string };
-// What the question puts in play: the identifiers and words it holds, and the attached files.
-export type Focus = { words: ReadonlySet<string>; attached: ReadonlySet<string> };
+// What the question puts in play: the identifiers and words it holds, the attached files, and the files where the texts
+// it quotes were found (`found`), which the map may show.
+export type Focus = { words: ReadonlySet<string>; attached: ReadonlySet<string>; found?: ReadonlySet<string> };
 // A ranked file with its definitions, the most used first (those no other file uses, in the order they come).
 export type RankedFile = { rel: string; rank: number; defs: MapDef[] };
 
@@ -241,8 +242,8 @@ function weightOf(word: string, definers: number, mentioned: ReadonlySet<string>
   return weight;
 }
 
-// Where a random reader starts again: the attached files, the files whose names the question says, and the files
-// defining a name it says. With none, anywhere.
+// Where a random reader starts again: the attached files, those where the texts the question quotes were found, the
+// files whose names the question says, and the files defining a name it says. With none, anywhere.
 function* personalisation(
   sources: readonly MapSource[],
   focus: Focus,
@@ -255,7 +256,7 @@ function* personalisation(
   definers: ReadonlyMap<string, number[]>,
 ): Generator<void, Float64Array> {
   const p = new Float64Array(sources.length);
-  for (const rel of focus.attached) {
+  for (const rel of [...focus.attached, ...(focus.found ?? [])]) {
     const i = index.get(rel);
     if (i !== undefined) p[i] = (p[i] ?? 0) + 1;
   }
@@ -287,12 +288,16 @@ function* personalisation(
     }
   }
   const mean = saying === 0 ? 1 : said / saying;
+  // A file by the name of its saying most, not by how many say a little: mypyc's list_ops.c defines forty CPyList_
+  // names, each holding "list", and led the map of "Which flags does --strict turn on, and where is that list made?".
+  const best = new Float64Array(sources.length);
   for (const [name, files] of definers) {
     if (++looked % NAMES_A_PART === 0) yield;
     const says = saysOf(name);
     if (says === 0 || lowered.has(name.toLowerCase())) continue;
-    for (const i of files) p[i] = (p[i] ?? 0) + 0.2 * (says / mean) ** 2;
+    for (const i of files) best[i] = Math.max(best[i] ?? 0, 0.2 * (says / mean) ** 2);
   }
+  for (let i = 0; i < p.length; i++) p[i] = (p[i] ?? 0) + (best[i] ?? 0);
   const sum = p.reduce((a, b) => a + b, 0);
   if (sum === 0) return p.fill(1 / sources.length);
   return p.map((v) => v / sum);

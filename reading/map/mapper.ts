@@ -97,11 +97,11 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   };
 
   return {
-    map(focus) {
+    map(asked) {
       const run = ++generation;
-      const words = wordsOf(focus.question);
+      const words = wordsOf(asked.question);
       const attached = new Set(
-        focus.files.flatMap((f) => {
+        asked.files.flatMap((f) => {
           const place = resolvePath(box, f.replace(/:\d+(-\d*)?$/, ''));
           return place.kind === 'file' ? [place.rel] : [];
         }),
@@ -121,7 +121,8 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const rank = (): RankedFile[] | Promise<RankedFile[] | undefined> => {
         flush();
         const sources = sourcesOf(chosen, known);
-        const focus = { words, attached };
+        const found = new Set(asked.found?.() ?? []);
+        const focus = { words, attached, found };
         if (performance.now() < awaitedUntil) return rankFiles(sources, focus, RANKED_FILES);
         return background.inSlices(rankingOf(sources, focus, RANKED_FILES), ended);
       };
