@@ -30,8 +30,9 @@ export type Executor = Reader & {
   // changes at each reset(), so that what is built on a walk (the pult's file tree) knows when to build again.
   walked(): Walk;
   generation(): number;
-  // The walk when it is done, undefined while it goes on in the background (started now when there is none).
-  walkedSoFar(): Walk | undefined;
+  // The walk when it is done, undefined while it goes on in the background (started now when there is none); then
+  // `then` is called once it is done, unless the executor closes first.
+  walkedSoFar(then?: () => void): Walk | undefined;
   close(): Promise<void>;
 };
 
@@ -63,6 +64,8 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
   let index: PathIndex | undefined;
   let parsers: Parsers | undefined;
   let closed = false;
+  // Told once the walk going on is done (walkedSoFar's `then`).
+  let told: Array<() => void> = [];
   let answering = false;
   // Each run's walk has its number: a slice or a warm-up of an earlier run stops when it sees a later one.
   let run = 0;
@@ -115,6 +118,9 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
         keepTimer.unref();
       }
       whenWalked(run);
+      const waiting = told;
+      told = [];
+      for (const then of waiting) then();
     }
     return walked;
   };
@@ -188,12 +194,13 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       ),
     walked: finish,
     generation: () => run,
-    walkedSoFar: () => {
+    walkedSoFar: (then) => {
       if (walked === undefined && walker === undefined) {
         const of = run;
         start();
         setImmediate(() => slice(of));
       }
+      if (walked === undefined && then !== undefined && !closed) told.push(then);
       return walked;
     },
     reset: () => {
@@ -223,6 +230,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     },
     close: async () => {
       closed = true;
+      told = [];
       mapper.close();
       await Promise.all([finder.close(), parsers?.close()]);
       mapper.flush();

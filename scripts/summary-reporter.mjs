@@ -1,6 +1,6 @@
-// npm test's reporter: a line per test file, then a summary; every failure in full (its name, where, the
-// error and its stack), and the names of what was skipped with why. The TAP of all 700 tests, 3,000 lines, told
-// nothing a person reads; `DEEPWORK_TEST_REPORTER=tap npm test` still gives it.
+// npm test's reporter: a line per test file as it ends (what ran last before a hang is on the screen), then a summary;
+// every failure in full (its name, where, the error and its stack), and the names of what was skipped with why. The
+// TAP of all 700 tests, 3,000 lines, told nothing a person reads; `DEEPWORK_TEST_REPORTER=tap npm test` still gives it.
 
 import path from 'node:path';
 
@@ -13,20 +13,25 @@ export default async function* summary(source) {
   const fileOf = (data) => (data.file === undefined ? '(no file)' : path.basename(data.file));
   for await (const event of source) {
     const { type, data } = event;
+    // A file's own events: its end, and its failure outside any test (it did not load, or a hook threw).
+    const whole = data?.nesting === 0 && data.name === data.file && data.file !== undefined;
+    if (whole && type === 'test:complete') {
+      const mine = tally(perFile, fileOf(data));
+      if (data.details?.passed === false && mine.failed === 0) {
+        counts.failed++;
+        failures.push({ file: fileOf(data), name: '(the file itself)', error: data.details?.error });
+        mine.failed++;
+      }
+      const seconds = ((data.details?.duration_ms ?? 0) / 1000).toFixed(1);
+      yield `${mine.failed > 0 ? '✗' : '✓'} ${fileOf(data)}: ${mine.passed} passed${mine.failed > 0 ? `, ${mine.failed} FAILED` : ''} (${seconds} s)\n`;
+      continue;
+    }
     if (type !== 'test:pass' && type !== 'test:fail') {
       if (type === 'test:stderr' && /^not ok|Error/m.test(data.message ?? '')) yield data.message;
       continue;
     }
+    if (whole) continue;
     const file = fileOf(data);
-    // A file that failed outside any test (it did not load, or a hook threw) is reported under its own name.
-    if (data.nesting === 0 && data.name === data.file) {
-      if (type === 'test:fail') {
-        counts.failed++;
-        failures.push({ file, name: '(the file itself)', error: data.details?.error });
-        tally(perFile, file).failed++;
-      }
-      continue;
-    }
     if (data.details?.type === 'suite') continue;
     const mine = tally(perFile, file);
     if (data.skip !== undefined && data.skip !== false) {
@@ -43,8 +48,6 @@ export default async function* summary(source) {
       failures.push({ file, name: data.name, error: data.details?.error });
     }
   }
-  for (const [file, { passed, failed }] of [...perFile].sort(([a], [b]) => a.localeCompare(b)))
-    yield `${failed > 0 ? '✗' : '✓'} ${file}: ${passed} passed${failed > 0 ? `, ${failed} FAILED` : ''}\n`;
   for (const f of failures) yield `\n✗ ${f.file}: ${f.name}\n${describe(f.error)}\n`;
   if (skipped.length > 0) yield `\nSkipped:\n${skipped.map((s) => `  ${s}`).join('\n')}\n`;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

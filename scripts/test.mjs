@@ -24,5 +24,10 @@ if (files.length === 0) {
 const chosen = process.env.DEEPWORK_TEST_REPORTER;
 const reporter =
   chosen === undefined || chosen === '' ? new URL('./summary-reporter.mjs', import.meta.url).href : chosen;
-const run = spawnSync(process.execPath, ['--test', `--test-reporter=${reporter}`, ...files], { stdio: 'inherit' });
+// A test that hangs fails after five minutes, named, and the run goes on; a file whose tests have all ended exits
+// though something it started still holds it open (a server, a browser, a timer), instead of holding the run forever.
+const bounds = ['--test-timeout=300000', '--test-force-exit'];
+const run = spawnSync(process.execPath, ['--test', ...bounds, `--test-reporter=${reporter}`, ...files], {
+  stdio: 'inherit',
+});
 process.exit(run.status ?? 1);

@@ -8,7 +8,7 @@ import { startFakeBridge } from './fake-bridge.ts';
 import { startFakeOpenAi } from './fake-openai.ts';
 import { INSTALL_DIR } from '../common/install.ts';
 import { FLAGS } from '../console/args.ts';
-import { freePort, tempFolder, trade } from './helpers.ts';
+import { freePort, tempFolder, thirtyThousandFiles, trade } from './helpers.ts';
 import { folderKey } from '../saved/folder-key.ts';
 
 const HOME = INSTALL_DIR;
@@ -986,6 +986,28 @@ describe('start-deepwork.sh', () => {
     const run = await launch([]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /give start-deepwork\.sh a project folder \(drop one on it\)/);
+  });
+
+  it('ends at Ctrl+C while it is still walking a big folder', async () => {
+    // Its file tree looked at each task for a walk that, cut short by the end, never came: the process never ended.
+    const folder = thirtyThousandFiles('deepwork-cli-big-');
+    const child = spawn(process.execPath, [BIN, 'ui', '--no-open', '--port', '0', '--config', isolated], {
+      cwd: folder,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('close', (_code, signal) => resolve(signal)),
+    );
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('\n') && resolve()),
+    );
+    child.kill('SIGINT');
+    const limit = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
+    const signal = await closed;
+    clearTimeout(limit);
+    assert.notEqual(signal, 'SIGKILL', `still ran ${RUN_LIMIT_MS / 1000} s after Ctrl+C: ${stderr}`);
   });
 
   it('runs the Node.js PATH finds before it enters the project, never a node in the project folder (issue 23)', async () => {

@@ -7,6 +7,8 @@ import { createExecutor } from '../reading/executor.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults, type Result } from '../protocol/results.ts';
 import { openFile, readLines } from '../reading/read.ts';
+import { fileTrees } from '../ui/file-tree.ts';
+import type { Executor } from '../reading/executor.ts';
 import { tempFolder, thirtyThousandFiles, writeFiles } from './helpers.ts';
 
 async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {
@@ -457,6 +459,44 @@ describe('FIND', () => {
     execFileSync('mkfifo', [path.join(withPipe, 'pipe')]);
     assert.equal(only(await ask(withPipe, '=== FIND: needle ==='), 'find').hits.length, 1);
     assert.equal(only(await ask(withPipe, '=== NEED: pipe ==='), 'refused').kind, 'refused');
+  });
+});
+
+describe('the walk in the background', () => {
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('tells who waits for it once it is done, and no one once the executor closed', async () => {
+    const root = tempFolder({ 'a.js': '', 'src/b.js': '' });
+    const executor = createExecutor(root);
+    const done = new Promise<void>((resolve) => assert.equal(executor.walkedSoFar(resolve), undefined));
+    await done;
+    assert.equal(executor.walkedSoFar()?.entries.filter((e) => e.kind === 'file').length, 2);
+    await executor.close();
+
+    const closing = createExecutor(root);
+    let told = 0;
+    assert.equal(
+      closing.walkedSoFar(() => told++),
+      undefined,
+    );
+    await closing.close();
+    await turns(20);
+    assert.equal(told, 0);
+  });
+
+  it("leaves the pult's tree waiting, not looking again each task, while the walk goes on", async () => {
+    // A walk that never ends, as one cut short by a pult closing: the tree asked again at every task, forever.
+    let asked = 0;
+    const real = createExecutor(tempFolder({ 'a.js': '' }));
+    await real.close();
+    await turns(5);
+    const never: Executor = { ...real, walkedSoFar: () => void asked++ };
+    fileTrees(never);
+    await turns(20);
+    assert.equal(asked, 1);
+    assert.ok(!process.getActiveResourcesInfo().includes('Immediate'), process.getActiveResourcesInfo().join());
   });
 });
 

@@ -84,12 +84,14 @@ export function fileTrees(executor: Executor): FileTrees {
     return m !== undefined && m.generation === executor.generation() && !fresh ? m : begin();
   };
   // Ahead of a request: the walk, the names and then the sizes a slice per task, so that the pult answers meanwhile.
+  // While the walk goes on, it is told when the walk is done rather than looking again each task: a pult closed
+  // mid-walk looked forever, and its process never ended.
   let waiting = false;
   const ahead = () => {
     waiting = false;
     // After a write, the next request walks the folder again; not a task here.
     if (fresh) return;
-    if (current === undefined && executor.walkedSoFar() === undefined) return later();
+    if (current === undefined && executor.walkedSoFar(later) === undefined) return;
     const m = now();
     // The names first, then their sizes, each in a task of its own.
     if (m.next < m.entries.length) list(m, SLICE);
