@@ -16,7 +16,7 @@ import { createPathIndex, type PathIndex } from './similar.ts';
 import type { Answerer, Folder, Step } from './answer/step.ts';
 import { answerNeeds } from './answer/need.ts';
 import { answerLists } from './answer/list.ts';
-import { answerFinds } from './answer/find.ts';
+import { answerFinds, placeHits } from './answer/find.ts';
 import { answerOutlines } from './answer/outline.ts';
 import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
 import { createMapper } from './map/mapper.ts';
@@ -174,7 +174,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       finder.hold();
       answering = true;
       try {
-        return await answer(box, limits, folder, requests, earlier ?? new Map());
+        return placeHits(await answer(box, limits, folder, requests, earlier ?? new Map()), mapper.definitions);
       } finally {
         answering = false;
         finder.release();

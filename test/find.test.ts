@@ -7,7 +7,38 @@ import { createFinder, type SearchFile } from '../reading/search/finder.ts';
 import { placesOf } from '../reading/search/places.ts';
 import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
 import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
+import { placeHits } from '../reading/answer/find.ts';
 import { tempFolder } from './helpers.ts';
+
+describe('placeHits', () => {
+  it('names the innermost definition a hit lies in, and none outside every definition or in a file not known', () => {
+    const defs = [
+      { name: 'Session', first: 1, last: 100, depth: 0 },
+      { name: 'Session.resolve_redirects', first: 20, last: 60, depth: 1 },
+    ];
+    const hit = (path: string, line: number) => ({ path, line, text: 'x' });
+    const [placed] = placeHits(
+      [
+        {
+          kind: 'find',
+          request: 'FIND x',
+          text: 'x',
+          hits: [hit('a.py', 30), hit('a.py', 20), hit('a.py', 10), hit('a.py', 150), hit('b.py', 30)],
+          cut: false,
+          folded: false,
+        },
+      ],
+      (rel) => (rel === 'a.py' ? defs : undefined),
+    );
+    assert.deepEqual(placed?.kind === 'find' ? placed.hits.map((h) => h.within?.name ?? '-') : [], [
+      'Session.resolve_redirects',
+      'Session.resolve_redirects',
+      'Session',
+      '-',
+      '-',
+    ]);
+  });
+});
 
 describe('indexOfNeedle', () => {
   it('finds what Buffer.indexOf finds, jumping by the rarest byte', () => {

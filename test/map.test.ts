@@ -376,6 +376,41 @@ describe('the map of the code', () => {
     }
   });
 
+  it('names the definition each FIND hit lies in, in the files the map read and while they are unchanged', async () => {
+    const folder = graphFolder();
+    const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+    const scripted = scriptedBridge(['=== FIND: logLine(); ===', '=== FIND: logLine(); IN src/ ===', 'The answer.']);
+    const bridge: Bridge = {
+      ...scripted,
+      chat: (...args: Parameters<Bridge['chat']>) => {
+        // Between the two FINDs the store changes: its hit is no longer placed.
+        if (scripted.seen.length === 1) fs.appendFileSync(path.join(folder, 'src/store.ts'), '// changed\n');
+        return scripted.chat(...args);
+      },
+    };
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'Why does logLine print nothing?',
+        steps: 4,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    const first = scripted.seen[1] ?? '';
+    // src/server.ts: startServer 1-3, handleRequest 5-7, then main_server 9-12 with its uses; src/store.ts likewise.
+    assert.match(first, /\nsrc\/server\.ts:11 \(in main_server 9-12\): logLine\(\); logLine\(\);/, first);
+    assert.match(first, /\nsrc\/store\.ts:10 \(in main_store 9-11\): logLine\(\);/, first);
+    const second = (scripted.seen[2] ?? '').slice(
+      (scripted.seen[2] ?? '').indexOf('=== RESULT FIND logLine(); IN src/'),
+    );
+    assert.match(second, /\nsrc\/server\.ts:11 \(in main_server 9-12\): /, second);
+    assert.match(second, /\nsrc\/store\.ts:10: logLine\(\);/, second);
+  });
+
   it('sends the map in the first message only: later messages carry a line in its place', async () => {
     const executor = createExecutor(root, { mapStore: () => memoryStore() });
     const bridge = scriptedBridge(['=== FIND: renderTemplate ===', 'The answer.']);

@@ -8,7 +8,9 @@ import type { Kind, ResultTexts } from './kind.ts';
 // `scope`: a folder or mask the search keeps to (`=== FIND: text IN lib/ ===`), or undefined for the whole folder.
 export type FindRequest = { kind: 'find'; line: number; text: string; scope: string | undefined };
 
-export type FindHit = { path: string; line: number; text: string };
+// `within`: the definition the line lies in (a function, a method, a class), when the map has read the file.
+export type FindHit = { path: string; line: number; text: string; within?: HitWithin };
+export type HitWithin = { name: string; first: number; last: number };
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
@@ -67,9 +69,10 @@ export const find: Kind<FindRequest> = {
   describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
   teach: [
     '=== FIND: loadConfig( ===',
-    '  shows where this text occurs, as `path:line: text`, code before docs. The text is literal (not a pattern) and',
-    '  case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a folder or',
-    '  a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  shows where this text occurs, as `path:line: text`, code before docs; with the definition a line lies in when',
+    '  known: `src/app.ts:130 (in start 120-188): text`. The text is literal (not a pattern) and case-sensitive; when it',
+    '  occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a folder or a mask with IN:',
+    '  `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 
@@ -88,7 +91,12 @@ export const findResults: ResultTexts<FindResults> = {
     render: (r) => {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const shown = r.hits.slice(0, r.shown ?? r.hits.length);
-      const lines = shown.map((h) => `${h.path}:${h.line}: ${h.text}`).join('\n');
+      const lines = shown
+        .map((h) => {
+          const within = h.within === undefined ? '' : ` (in ${h.within.name} ${h.within.first}-${h.within.last})`;
+          return `${h.path}:${h.line}${within}: ${h.text}`;
+        })
+        .join('\n');
       const folder = folderOf(r.hits);
       const hits =
         r.among !== undefined

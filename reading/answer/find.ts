@@ -2,6 +2,7 @@
 // its files alone.
 
 import type { FindRequest } from '../../protocol/requests.ts';
+import type { FindHit } from '../../protocol/kinds/find.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
@@ -100,4 +101,25 @@ function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | stri
   if (place.kind === 'file') return (rel) => rel === place.rel;
   if (place.kind === 'missing') return `there is no folder or file ${compiled.mask}; LIST shows what there is`;
   return place.reason;
+}
+
+// A definition as the map knows it: its name, lines, and how deep it is nested.
+type Definition = { name: string; first: number; last: number; depth: number };
+
+// Each hit named with the innermost definition its line lies in, in the files whose definitions `definitionsOf` knows
+// (those the map read, unchanged since): the model NEEDs that range rather than the whole file or a guess.
+export function placeHits(
+  results: readonly Result[],
+  definitionsOf: (rel: string) => readonly Definition[] | undefined,
+): Result[] {
+  const known = new Map<string, readonly Definition[] | undefined>();
+  const place = (hit: FindHit): FindHit => {
+    if (!known.has(hit.path)) known.set(hit.path, definitionsOf(hit.path));
+    let best: Definition | undefined;
+    for (const d of known.get(hit.path) ?? []) {
+      if (d.first <= hit.line && hit.line <= d.last && (best === undefined || d.depth > best.depth)) best = d;
+    }
+    return best === undefined ? hit : { ...hit, within: { name: best.name, first: best.first, last: best.last } };
+  };
+  return results.map((r) => (r.kind === 'find' ? { ...r, hits: r.hits.map(place) } : r));
 }

@@ -26,6 +26,9 @@ export type Mapper = {
   flush(): void;
   // Ends what the map does in the background at once (a wait before its parses, its ranking): the run is over.
   close(): void;
+  // The definitions of a file the map has read, while it is unchanged (its size and time as read); undefined for one
+  // it has not.
+  definitions(rel: string): readonly MapDef[] | undefined;
 };
 
 // Fewer source files than this: the tree names them all, and a map adds little.
@@ -143,6 +146,18 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     stepEnded: background.stepEnded,
     flush,
     close: background.close,
+    definitions(rel) {
+      const entry = entries().get(rel);
+      if (entry === undefined || entry.defs.length === 0) return undefined;
+      const place = resolvePath(box, rel);
+      if (place.kind !== 'file') return undefined;
+      try {
+        const stat = fs.statSync(place.real);
+        return stat.size === entry.size && stat.mtimeMs === entry.mtime ? entry.defs : undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 
