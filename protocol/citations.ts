@@ -207,8 +207,33 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
     // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
     if (lines.some((l) => word.test(l)) || context.some((q) => near(wordPattern(q)))) return [];
+    // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
+    // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
+    if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), c.name ?? ''))) return [];
     return [{ ...reported, problem: 'name-absent' }];
   });
+}
+
+// Whether some identifier of `lines` holds `name` as a run of its words, blind to case and underscores.
+function saidIn(lines: readonly string[], name: string): boolean {
+  const wanted = name.replaceAll('_', '').toLowerCase();
+  if (wanted.length < 3) return false;
+  for (const line of lines) {
+    for (const identifier of line.match(/[A-Za-z_$][\w$]*/g) ?? []) {
+      const words = identifier
+        .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+        .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+        .split(/[\s_]+/)
+        .filter((w) => w !== '')
+        .map((w) => w.toLowerCase());
+      for (let i = 0; i < words.length; i++) {
+        let run = '';
+        for (let j = i; j < words.length && run.length < wanted.length; j++) run += words[j];
+        if (run === wanted) return true;
+      }
+    }
+  }
+  return false;
 }
 
 function wordPattern(name: string): RegExp {

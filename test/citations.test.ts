@@ -95,6 +95,8 @@ const constants = [
   '// The maximum value of a 32bit int',
   'export const maxSafeTimeout = 2_147_483_647;',
   '',
+  'export const backoffLimit = Number.POSITIVE_INFINITY;',
+  '',
 ].join('\n');
 
 const root = tempFolder({
@@ -229,6 +231,20 @@ describe('checkCitations', () => {
     assert.deepEqual(
       check('`Session.post()` is at src/index.ts:1.').map((m) => m.problem),
       ['name-absent'],
+    );
+  });
+
+  it('takes a name said as the words of one on the line, blind to case and underscores', () => {
+    // ky's `backoffLimit: Number.POSITIVE_INFINITY`, which a relay player said "defaults to `Infinity`".
+    assert.deepEqual(check('`backoffLimit` defaults to `Infinity` (`src/constants.ts:10`).'), []);
+    assert.deepEqual(check('It waits at most `max_safe_timeout` ms (src/constants.ts:8).'), []);
+    // Not a part of a word, nor a word the line does not hold.
+    assert.deepEqual(
+      check('It is `Infin` at src/constants.ts:10, and `Zero` at src/constants.ts:10.').map((m) => [m.name, m.problem]),
+      [
+        ['Infin', 'name-absent'],
+        ['Zero', 'name-absent'],
+      ],
     );
   });
 
