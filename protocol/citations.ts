@@ -206,7 +206,9 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
     // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
     // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
-    if (lines.some((l) => word.test(l)) || context.some((q) => near(wordPattern(q)))) return [];
+    // A name the file writes only in another case is a text (a header's `Location`, said "location"), cited likewise.
+    const anyCase = new RegExp(word.source, 'i');
+    if (lines.some((l) => anyCase.test(l)) || context.some((q) => near(wordPattern(q)))) return [];
     // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
     // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
     if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), c.name ?? ''))) return [];

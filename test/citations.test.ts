@@ -238,6 +238,8 @@ describe('checkCitations', () => {
     // ky's `backoffLimit: Number.POSITIVE_INFINITY`, which a relay player said "defaults to `Infinity`".
     assert.deepEqual(check('`backoffLimit` defaults to `Infinity` (`src/constants.ts:10`).'), []);
     assert.deepEqual(check('It waits at most `max_safe_timeout` ms (src/constants.ts:8).'), []);
+    // A name the file writes in another case is a text it uses, cited at any line like a name it uses.
+    assert.deepEqual(check('The next `Requestmethods` are read at src/constants.ts:5.'), []);
     // Not a part of a word, nor a word the line does not hold.
     assert.deepEqual(
       check('It is `Infin` at src/constants.ts:10, and `Zero` at src/constants.ts:10.').map((m) => [m.name, m.problem]),
