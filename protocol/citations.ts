@@ -8,12 +8,16 @@ import type { FileText } from './contract.ts';
 import { tidyPath } from './paths.ts';
 import { escapeRegExp } from '../common/text.ts';
 
+// Definitions of one name said beside the first, at most.
+const MORE_DEFINITIONS = 2;
+
 // A citation that does not match the file. `cited`: as the answer wrote it; `name`: the name cited beside it.
 export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
   | { problem: 'no-file' }
   | { problem: 'past-end'; lines: number }
-  // The name is not near the line, nor is the line inside its definition; `at`: where the file defines it.
-  | { problem: 'name-elsewhere'; at: number }
+  // The name is not near the line, nor is the line inside its definition; `at`: where the file defines it first,
+  // `more`: where else (a Protocol's stub first, then the class's method: both are said).
+  | { problem: 'name-elsewhere'; at: number; more?: number[] }
   | { problem: 'name-absent' }
 );
 
@@ -201,8 +205,16 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     const inside = ([first, last]: [number, number]) =>
       definitions.some((at) => first >= at && last <= bodyEnd(lines, at));
     if (spans.some(inside)) return [];
-    const [at] = definitions;
-    if (at !== undefined) return [{ ...reported, problem: 'name-elsewhere', at }];
+    const [at, ...more] = definitions;
+    if (at !== undefined)
+      return [
+        {
+          ...reported,
+          problem: 'name-elsewhere',
+          at,
+          ...(more.length > 0 ? { more: more.slice(0, MORE_DEFINITIONS) } : {}),
+        },
+      ];
     // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
     // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
     // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
@@ -289,7 +301,7 @@ export function describeMiscitation(m: Miscitation): string {
     case 'past-end':
       return `${what}: ${m.path} has ${m.lines} line${m.lines === 1 ? '' : 's'}`;
     case 'name-elsewhere':
-      return `${what}: \`${m.name ?? ''}\` is at ${m.path}:${m.at}`;
+      return `${what}: \`${m.name ?? ''}\` is at ${m.path}:${[m.at, ...(m.more ?? [])].join(', ')}`;
     case 'name-absent':
       return `${what}: \`${m.name ?? ''}\` is not in ${m.path}`;
   }

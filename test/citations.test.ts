@@ -206,6 +206,14 @@ describe('checkCitations', () => {
     ]);
   });
 
+  it("says each of a name's definitions, not only the first (a Protocol's stub before the class's method)", () => {
+    const [wrong] = check('`send` gives up at src/sessions.py:23.');
+    assert.equal(
+      wrong === undefined ? '' : describeMiscitation(wrong),
+      'src/sessions.py:23 for `send`: `send` is at src/sessions.py:2, 5',
+    );
+  });
+
   it('leaves alone a name the file only uses: it may be cited at any use, or for what a line does with it', () => {
     assert.deepEqual(check('`get_adapter` is in src/sessions.py:22.'), []);
   });

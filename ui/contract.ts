@@ -112,7 +112,7 @@ export type FileView = {
 export type Miscitation = { cited: string; path: string; line: number; end?: number; name?: string } & (
   | { problem: 'no-file' }
   | { problem: 'past-end'; lines: number }
-  | { problem: 'name-elsewhere'; at: number }
+  | { problem: 'name-elsewhere'; at: number; more?: number[] }
   | { problem: 'name-absent' }
 );
 

@@ -13,7 +13,7 @@ import { both, counted, duration, number, ruPlural } from './language.js';
  * @typedef {{ cited: string; path: string; line: number; end?: number; name?: string } & (
  *   | { problem: 'no-file' }
  *   | { problem: 'past-end'; lines: number }
- *   | { problem: 'name-elsewhere'; at: number }
+ *   | { problem: 'name-elsewhere'; at: number; more?: number[] }
  *   | { problem: 'name-absent' }
  * )} Miscitation
  */
@@ -39,14 +39,14 @@ export const miscitation = both(
     const what = `${m.cited}${m.name === undefined ? '' : ` for ${m.name}`}`;
     if (m.problem === 'no-file') return `${what}: there is no ${m.path}`;
     if (m.problem === 'past-end') return `${what}: ${m.path} has ${counted.en(m.lines, 'line')}`;
-    if (m.problem === 'name-elsewhere') return `${what}: it is at ${m.path}:${m.at}`;
+    if (m.problem === 'name-elsewhere') return `${what}: it is at ${m.path}:${[m.at, ...(m.more ?? [])].join(', ')}`;
     return `${what}: ${m.name} is not in ${m.path}`;
   },
   (m) => {
     const what = `${m.cited}${m.name === undefined ? '' : ` для ${m.name}`}`;
     if (m.problem === 'no-file') return `${what}: файла ${m.path} нет`;
     if (m.problem === 'past-end') return `${what}: в ${m.path} ${counted.ru(m.lines, 'строка', 'строки', 'строк')}`;
-    if (m.problem === 'name-elsewhere') return `${what}: это ${m.path}:${m.at}`;
+    if (m.problem === 'name-elsewhere') return `${what}: это ${m.path}:${[m.at, ...(m.more ?? [])].join(', ')}`;
     return `${what}: ${m.name} в ${m.path} нет`;
   },
 );
