@@ -3,6 +3,7 @@
 
 import type { FindRequest } from '../../protocol/requests.ts';
 import type { FindHit } from '../../protocol/kinds/find.ts';
+import type { MapDef } from '../map/graph.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
@@ -103,19 +104,16 @@ function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | stri
   return place.reason;
 }
 
-// A definition as the map knows it: its name, lines, and how deep it is nested.
-type Definition = { name: string; first: number; last: number; depth: number };
-
 // Each hit named with the innermost definition its line lies in, in the files whose definitions `definitionsOf` knows
 // (those the map read, unchanged since): the model NEEDs that range rather than the whole file or a guess.
 export function placeHits(
   results: readonly Result[],
-  definitionsOf: (rel: string) => readonly Definition[] | undefined,
+  definitionsOf: (rel: string) => readonly MapDef[] | undefined,
 ): Result[] {
-  const known = new Map<string, readonly Definition[] | undefined>();
+  const known = new Map<string, readonly MapDef[] | undefined>();
   const place = (hit: FindHit): FindHit => {
     if (!known.has(hit.path)) known.set(hit.path, definitionsOf(hit.path));
-    let best: Definition | undefined;
+    let best: MapDef | undefined;
     for (const d of known.get(hit.path) ?? []) {
       if (d.first <= hit.line && hit.line <= d.last && (best === undefined || d.depth > best.depth)) best = d;
     }

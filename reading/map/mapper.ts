@@ -26,8 +26,8 @@ export type Mapper = {
   flush(): void;
   // Ends what the map does in the background at once (a wait before its parses, its ranking): the run is over.
   close(): void;
-  // The definitions of a file the map has read, while it is unchanged (its size and time as read); undefined for one
-  // it has not.
+  // The definitions of a file the map knows, once a map of this run has read its cache, while the file is unchanged
+  // (its size and time as read); undefined for one it does not.
   definitions(rel: string): readonly MapDef[] | undefined;
 };
 
@@ -147,7 +147,8 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     flush,
     close: background.close,
     definitions(rel) {
-      const entry = entries().get(rel);
+      // Only what a map of this run has read: a FIND does not load the cache for this.
+      const entry = cache?.get(rel);
       if (entry === undefined || entry.defs.length === 0) return undefined;
       const place = resolvePath(box, rel);
       if (place.kind !== 'file') return undefined;
