@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkCitations, describeMiscitation, findCitations, MAX_CITATIONS } from '../protocol/citations.ts';
+import { miscitation } from '../common/strings/steps.js';
 import { createExecutor } from '../reading/executor.ts';
 import { runLoop, type LoopEvent } from '../protocol/loop.ts';
 import type { Bridge } from '../protocol/contract.ts';
@@ -212,6 +213,12 @@ describe('checkCitations', () => {
       wrong === undefined ? '' : describeMiscitation(wrong),
       'src/sessions.py:23 for `send`: `send` is at src/sessions.py:2, 5',
     );
+    // And so the person is told, in the console and the pult.
+    const told = wrong === undefined ? undefined : [miscitation.en(wrong), miscitation.ru(wrong)];
+    assert.deepEqual(told, [
+      'src/sessions.py:23 for send: it is at src/sessions.py:2, 5',
+      'src/sessions.py:23 для send: это src/sessions.py:2, 5',
+    ]);
   });
 
   it('leaves alone a name the file only uses: it may be cited at any use, or for what a line does with it', () => {
