@@ -300,7 +300,18 @@ function classify(
   else if (marker !== undefined && isRequestKind(marker.keyword)) role = 'request';
   const closes = marker?.keyword !== 'end' || marker.quoted ? 'no' : afterBareFence ? 'end after a fence' : 'end';
   const bare = fence !== undefined && fence.info === '' ? fence.char : undefined;
-  return { ...place, role, closes, bare, alone: (role === 'request' || role === 'attempt') && place.joined };
+  // Written out field by field: a spread of `place` here took a third of a 10 MB reply's parse (V8 clones it slowly).
+  return {
+    start: place.start,
+    end: place.end,
+    next: place.next,
+    number: place.number,
+    joined: place.joined,
+    role,
+    closes,
+    bare,
+    alone: (role === 'request' || role === 'attempt') && place.joined,
+  };
 }
 
 function lookAhead(lines: readonly Line[]): Ahead {
