@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createExecutor, type ExecutorOptions } from '../reading/executor.ts';
 import { createParsers } from '../reading/outline/parsers.ts';
+import { languageOf } from '../reading/outline/languages.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults } from '../protocol/results.ts';
 import { outline } from '../protocol/kinds/outline.ts';
@@ -94,6 +95,31 @@ async function ask(reply: string, options: ExecutorOptions = {}, folder = root):
     await executor.close();
   }
 }
+
+describe("a file's language by its extension", () => {
+  it('reads the extension blind to case, only in the name, and none longer than the longest it knows', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['src/app.ts', 'typescript'],
+      ['SRC/APP.TS', 'typescript'],
+      ['a.Tsx', 'tsx'],
+      ['lib/x.gemspec', 'ruby'],
+      ['lib/x.GemSpec', 'ruby'],
+      ['lib/x.gemspecs', undefined],
+      ['tasks/build.ra\u212Ae', 'ruby'],
+      ['.ts', undefined],
+      ['src/.py', undefined],
+      ['a.ts/readme', undefined],
+      ['a.ts/', undefined],
+      ['Makefile', undefined],
+      ['notes.md', undefined],
+      ['x.', undefined],
+      ['a/b.c', 'cpp'],
+      ['b.c', 'cpp'],
+      ['x.t\u00e9', undefined],
+    ];
+    for (const [path, language] of cases) assert.equal(languageOf(path), language, path);
+  });
+});
 
 describe('OUTLINE', () => {
   it('reads its targets: paths, masks whose braces hold commas, ranges', () => {

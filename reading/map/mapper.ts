@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
 import { MAP_WAIT_MS } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
-import { readPathOf, type WalkEntry } from '../walk.ts';
+import { readPathOf } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
@@ -52,8 +52,8 @@ const DEFS_PER_FILE = 8;
 // Minified and bundled files define much and say little.
 const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
 
-// More folders than any path goes down: a score's shelves, a depth each, fit below it.
-const DEEPEST = 1 << 20;
+// What a path's score for the question comes to at most: attached (4), beside an attached file (2), named by it (2).
+const MAX_SCORE = 8;
 // A map the first message does not wait for starts its parses this long after it is asked for, so that a model's
 // instant reply and its step come first: the parser's start (its runtime and a grammar, 150-600 ms of a core here)
 // took the core the step needed (issue 30: the npm corpus's common text after a reply at once, 27-32 ms with no map,
@@ -196,60 +196,117 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
 
 // The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
 // MAX_FILE_BYTES; when there are more than MAX_FILES, those the question or the attached files point at first, then the
-// shallowest. Undefined when there are fewer than MIN_FILES.
+// shallowest, then in walk order. Undefined when there are fewer than MIN_FILES.
+//
+// One pass over the walk's entries, each folder's depth and whether its path names a word of the question taken from
+// its parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on
+// 200,000 files, the files' list, a case-blind search of every path and a shelf per score and depth took 90 ms of the
+// first message (issue 30).
 function candidates(
   box: Sandbox,
   folder: Folder,
   words: ReadonlySet<string>,
   attached: ReadonlySet<string>,
 ): Candidate[] | undefined {
-  const source = folder.files().filter((e) => languageOf(e.name) !== undefined && !BUNDLED.test(e.name));
-  if (source.length < MIN_FILES) return undefined;
-  let chosen = source;
-  if (source.length > MAX_FILES) {
-    const lowered = [...new Set([...words].map((w) => w.toLowerCase()))];
-    const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
-    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login"); looked at only in
-    // the paths that hold it at all.
-    const names = (rel: string) => {
-      const lower = rel.toLowerCase();
-      return lowered.some((w) => lower.includes(w) && lower.split('/').some((p) => p.replace(/\.[^.]*$/, '') === w));
-    };
-    // Most paths hold no word of the question: one search for any of them, blind to case as toLowerCase is (the `u`
-    // flag folds the Kelvin sign to k, as toLowerCase does), rules them out before they are lower-cased and split.
-    const anyWord =
-      lowered.length === 0 ? undefined : new RegExp(lowered.map((w) => w.replaceAll('$', '\\$')).join('|'), 'iu');
-    const score = (rel: string) =>
-      (attached.size > 0 && attached.has(rel) ? 4 : 0) +
-      (folders.size > 0 && folders.has(rel.slice(0, rel.lastIndexOf('/') + 1)) ? 2 : 0) +
-      (anyWord?.test(rel) === true && names(rel) ? 2 : 0);
-    // The highest score first, then the shallowest, then walk order: filed by score and depth, both small numbers,
-    // and taken in that order, where a sort compared them. With every path lower-cased and split, the npm corpus's
-    // 24,645 source files took 20-36 ms here before the first message (load 4-7); with the search first, 12-18 ms.
-    const shelves = new Map<number, WalkEntry[]>();
-    for (const e of source) {
-      const shelf = -score(e.rel) * DEEPEST + depthOf(e.rel);
-      const on = shelves.get(shelf);
-      if (on === undefined) shelves.set(shelf, [e]);
-      else on.push(e);
+  const entries = folder.entries();
+  const says = stemSays(words);
+  const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
+  // Typed arrays, as small as will do: on this machine a first touch of fresh memory costs about 11 µs a 4 KB page, and
+  // a growing array of 200,000 numbers took 20-40 ms of it, where typed arrays reuse what was freed.
+  const depth = new Uint16Array(entries.length);
+  const named = new Uint8Array(entries.length);
+  // The source files' indexes and scores, in walk order.
+  const source = new Int32Array(entries.length);
+  const scores = new Uint8Array(entries.length);
+  let count = 0;
+  let deepest = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e === undefined) continue;
+    const up = e.parent >= 0 && e.parent < i ? e.parent : -1;
+    const d = Math.min(0xffff, up === -1 ? depthOf(e.rel) : (depth[up] ?? 0) + 1);
+    depth[i] = d;
+    const above = up !== -1 && named[up] === 1;
+    if (e.kind === 'folder') {
+      named[i] = above || says(e.name) ? 1 : 0;
+      continue;
     }
-    chosen = [];
-    for (const shelf of [...shelves.keys()].sort((a, b) => a - b)) {
-      for (const e of shelves.get(shelf) ?? []) if (chosen.push(e) === MAX_FILES) break;
-      if (chosen.length === MAX_FILES) break;
-    }
+    if (languageOf(e.name) === undefined || BUNDLED.test(e.name)) continue;
+    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login").
+    scores[count] =
+      (attached.size > 0 && attached.has(e.rel) ? 4 : 0) +
+      (folders.size > 0 && folders.has(e.rel.slice(0, e.rel.length - e.name.length)) ? 2 : 0) +
+      (above || says(e.name) ? 2 : 0);
+    source[count++] = i;
+    if (d > deepest) deepest = d;
   }
-  return chosen.flatMap((e) => {
+  if (count < MIN_FILES) return undefined;
+  // The highest score first, then the shallowest, then walk order.
+  const keyOf = (k: number) => (MAX_SCORE - (scores[k] ?? 0)) * (deepest + 1) + (depth[source[k] ?? 0] ?? 0);
+  const chosen =
+    count <= MAX_FILES
+      ? Array.from(source.subarray(0, count))
+      : likeliest(source.subarray(0, count), keyOf, (MAX_SCORE + 1) * (deepest + 1), MAX_FILES);
+  return chosen.flatMap((i) => {
+    const e = entries[i];
+    const language = e === undefined ? undefined : languageOf(e.name);
+    if (e === undefined || language === undefined) return [];
     const real = readPathOf(box, e);
-    const language = languageOf(e.rel);
     try {
-      const stat = fs.statSync(real);
-      if (language === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
+      const stat = fs.statSync(real, { throwIfNoEntry: false });
+      if (stat === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
       return [{ rel: e.rel, real, language, size: stat.size, mtime: stat.mtimeMs }];
     } catch {
       return [];
     }
   });
+}
+
+// The `count` items with the lowest keys, by key and then in the order they came. The keys are small numbers (below
+// `keys`, a score and a depth each), so they are counted, and only the items taken are filed.
+function likeliest(items: Int32Array, keyOf: (k: number) => number, keys: number, count: number): number[] {
+  const counts = new Uint32Array(keys);
+  for (let k = 0; k < items.length; k++) {
+    const key = keyOf(k);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  // The last key taken, and how many items of it.
+  let last = 0;
+  let ofLast = 0;
+  for (let key = 0, before = 0; key < keys && before < count; key++) {
+    const n = Math.min(counts[key] ?? 0, count - before);
+    if (n === 0) continue;
+    last = key;
+    ofLast = n;
+    before += n;
+  }
+  const shelves = new Map<number, number[]>();
+  for (let k = 0; k < items.length; k++) {
+    const key = keyOf(k);
+    if (key > last || (key === last && ofLast-- <= 0)) continue;
+    const shelf = shelves.get(key);
+    if (shelf === undefined) shelves.set(key, [items[k] ?? 0]);
+    else shelf.push(items[k] ?? 0);
+  }
+  return [...shelves.keys()].sort((a, b) => a - b).flatMap((key) => shelves.get(key) ?? []);
+}
+
+// Whether a file or folder name is a word of the question, blind to case, its last extension aside (`login.ts` and
+// `auth/` for "login" and "auth"). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
+// a string's length but for U+0130 (İ, which becomes i and a combining dot).
+function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
+  const lowered = new Set([...words].map((w) => w.toLowerCase()));
+  if (lowered.size === 0) return () => false;
+  const lengths = new Set([...lowered].map((w) => w.length));
+  const longest = Math.max(...lengths);
+  return (name) => {
+    // The last dot, found by hand: String's lastIndexOf is a call into the runtime, for every name of the folder.
+    let length = name.length - 1;
+    while (length >= 0 && name.charCodeAt(length) !== 46 /* . */) length--;
+    if (length === -1) length = name.length;
+    if (!lengths.has(length) && !(length < longest && name.includes('\u0130'))) return false;
+    return lowered.has(name.slice(0, length).toLowerCase());
+  };
 }
 
 function depthOf(rel: string): number {

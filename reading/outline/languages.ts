@@ -50,12 +50,42 @@ const EXTENSIONS: Readonly<Record<string, Language>> = {
   '.bash': 'bash',
 };
 
-// The language of a path by its extension, or undefined when deepwork has no grammar for it.
+// The language of a path by its extension, or undefined when deepwork has no grammar for it. Called for every file of
+// a folder before the first message (the map's choice of files), so the extension is looked up as a number, its
+// characters packed, with no string made: slicing and lower-casing it took 17-50 ms of 200,000 files (issue 30).
 export function languageOf(path: string): Language | undefined {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const dot = name.lastIndexOf('.');
-  return dot <= 0 ? undefined : EXTENSIONS[name.slice(dot).toLowerCase()];
+  // The last dot, looked for back from the end no further than the longest extension (String's lastIndexOf is a
+  // call into the runtime, three times this loop's cost here).
+  let dot = path.length - 1;
+  const stop = Math.max(0, path.length - LONGEST - 1);
+  for (; dot >= stop; dot--) {
+    const c = path.charCodeAt(dot);
+    if (c === 46 /* . */) break;
+    if (c === 47 /* / */) return undefined;
+  }
+  // No dot, or one that starts the name (`.ts` is a hidden file's name, not an extension).
+  if (dot < stop || dot === 0 || path.charCodeAt(dot - 1) === 47) return undefined;
+  const packed = packedExtension(path, dot + 1);
+  // An extension past ASCII is lower-cased as Unicode does (the Kelvin sign is a k).
+  return packed === -1 ? EXTENSIONS[path.slice(dot).toLowerCase()] : BY_PACKED.get(packed);
 }
+
+// The characters of `text` from `from` on, lower-cased, 7 bits each; -1 when one is past ASCII.
+function packedExtension(text: string, from: number): number {
+  let n = 0;
+  for (let i = from; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) return -1;
+    if (c >= 65 && c <= 90) c += 32;
+    n = n * 128 + c;
+  }
+  return n;
+}
+
+const LONGEST = Math.max(...Object.keys(EXTENSIONS).map((ext) => ext.length - 1));
+const BY_PACKED: ReadonlyMap<number, Language> = new Map(
+  Object.entries(EXTENSIONS).map(([ext, language]) => [packedExtension(ext, 1), language]),
+);
 
 // How a file without a grammar is named in "no outline for .md files": its extension, or its name.
 export function extensionOf(path: string): string {
