@@ -361,6 +361,32 @@ describe('the map of the code', () => {
     }
   });
 
+  it('chooses, past a thousand source files, those the question and the attached files point at, then the shallowest', async () => {
+    // 1,100 shallow files that define nothing the question says; deep down, one in a folder the question names, one
+    // named by it, and one beside an attached file. Only chosen files are read, so only they can be in the map.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1_100; i++) files[`lib/f${i}.py`] = `def helper_${i}():\n    return ${i}\n`;
+    files['deep/a/b/Login/handler.py'] = 'def handle():\n    return 1\n';
+    files['deep/a/b/c/invoice.py'] = 'def total():\n    return 2\n';
+    files['deep/a/b/d/e/attached.py'] = 'def mine():\n    return 3\n';
+    files['deep/a/b/d/e/sibling.py'] = 'def theirs():\n    return 4\n';
+    files['deep/a/b/d/f/stranger.py'] = 'def nobody():\n    return 5\n';
+    const folder = tempFolder(files);
+    const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+    try {
+      const first = await firstMessage(executor, 'Where is the login checked, and how is an invoice made?', [
+        'deep/a/b/d/e/attached.py',
+      ]);
+      const shown = mapOf(first);
+      for (const rel of ['deep/a/b/Login/handler.py', 'deep/a/b/c/invoice.py', 'deep/a/b/d/e/sibling.py'])
+        assert.ok(shown.includes(rel), `${rel} in ${shown.join(', ')}`);
+      assert.ok(!shown.includes('deep/a/b/d/f/stranger.py'), shown.join(', '));
+      assert.ok(!shown.includes('deep/a/b/d/e/attached.py'), 'an attached file is in the message whole');
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('starts from the file where the text the question quotes is made', async () => {
     const said = graphFolder({ 'src/report.ts': 'export const FULL = "the disk is full";\n' });
     for (const [question, top] of [
