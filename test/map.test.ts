@@ -437,6 +437,40 @@ describe('the map of the code', () => {
     assert.match(second, /\nsrc\/store\.ts:10: logLine\(\);/, second);
   });
 
+  it('says which definitions the lines NEED sent lie in and cut through, in the files the map read', async () => {
+    const folder = graphFolder();
+    const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+    const bridge = scriptedBridge([
+      '=== NEED: src/server.ts:10-11, src/store.ts:6-10, src/app.ts ===',
+      '=== NEED: README.md:1-1 ===',
+      'The answer.',
+    ]);
+    try {
+      await runLoop({
+        bridge,
+        executor,
+        texts: loadTexts(executor.limits),
+        question: 'Where does the server log?',
+        steps: 4,
+        mapWait: 120_000,
+      });
+    } finally {
+      await executor.close();
+    }
+    // src/server.ts: startServer 1-3, handleRequest 5-7, main_server 9-12; src/store.ts: openStore 1-3, readRecord 5-7,
+    // main_store 9-11.
+    const results = bridge.seen[1] ?? '';
+    assert.match(results, /=== RESULT NEED src\/server\.ts:10-11: lines 10-11 \(in main_server 9-12\) ===/, results);
+    assert.match(
+      results,
+      /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 \(cuts readRecord 5-7, main_store 9-11\) ===/,
+      results,
+    );
+    // A whole file, and a file the map does not read, are said as before.
+    assert.match(results, /=== RESULT NEED src\/app\.ts: \d+ lines ===/, results);
+    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 ===/);
+  });
+
   it('sends the map in the first message only: later messages carry a line in its place', async () => {
     const executor = createExecutor(root, { mapStore: () => memoryStore() });
     const bridge = scriptedBridge(['=== FIND: renderTemplate ===', 'The answer.']);

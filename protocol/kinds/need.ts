@@ -4,6 +4,7 @@ import { counted, formatCount } from '../../common/text.ts';
 import { numberLines } from '../line-numbers.ts';
 import { cleanPath } from '../paths.ts';
 import { heading } from '../wire.ts';
+import type { HitWithin } from './find.ts';
 import type { Kind, ResultTexts } from './kind.ts';
 
 export type NeedRequest = { kind: 'need'; line: number; paths: string[] };
@@ -26,6 +27,11 @@ export type NeedResults = {
     encoding: string | undefined;
     // The range asked ran past the file's end, which is `last`.
     pastEnd?: boolean;
+    // Where the lines sent stand among the file's definitions, when the map has read the file (as FIND's hits):
+    // `within`, the innermost definition holding them all; `cuts`, the definitions they hold only part of, which go on
+    // before or after them, the outermost first.
+    within?: HitWithin;
+    cuts?: HitWithin[];
   };
   // `controlNames`: entries left out because their names hold control characters.
   folder: { kind: 'folder'; request: string; path: string; entries: string[]; more: number; controlNames: number };
@@ -72,7 +78,8 @@ export const needResults: ResultTexts<NeedResults> = {
       const lines =
         r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${formatCount(r.last)} line${r.last === 1 ? '' : 's'}`;
       const ended = r.pastEnd === true ? `${lines}, the last of the file` : lines;
-      const span = r.encoding === undefined ? ended : `${ended}, read from ${r.encoding}`;
+      const placed = placeOf(r);
+      const span = r.encoding === undefined ? `${ended}${placed}` : `${ended}${placed}, read from ${r.encoding}`;
       const note = r.whole ? '' : `${cutNote(r)}\n`;
       return `${head(r.request, span)}\n${numberLines(r.text, r.first)}${note}${END}`;
     },
@@ -128,6 +135,16 @@ export const needResults: ResultTexts<NeedResults> = {
 };
 
 // What a file cut at the step's limit says of the rest, and the request that gets it.
+// ` (in start 120-188; cuts parse 150-230)`: what the model asks next for a whole definition rather than guessing.
+function placeOf(r: NeedResults['file']): string {
+  const span = (d: HitWithin) => `${d.name} ${d.first}-${d.last}`;
+  const said = [
+    ...(r.within === undefined ? [] : [`in ${span(r.within)}`]),
+    ...(r.cuts === undefined || r.cuts.length === 0 ? [] : [`cuts ${r.cuts.map(span).join(', ')}`]),
+  ];
+  return said.length === 0 ? '' : ` (${said.join('; ')})`;
+}
+
 function cutNote(r: NeedResults['file']): string {
   const next = r.last + 1;
   const lines = r.rest.lines > 0 ? `lines ${next}-${r.last + r.rest.lines}` : 'the rest of the line';

@@ -2,7 +2,7 @@
 // its files alone.
 
 import type { FindRequest } from '../../protocol/requests.ts';
-import type { FindHit } from '../../protocol/kinds/find.ts';
+import type { FindHit, HitWithin } from '../../protocol/kinds/find.ts';
 import type { MapDef } from '../map/graph.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
@@ -104,20 +104,58 @@ function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | stri
   return place.reason;
 }
 
-// Each hit named with the innermost definition its line lies in, in the files whose definitions `definitionsOf` knows
-// (those the map read, unchanged since): the model NEEDs that range rather than the whole file or a guess.
+// Each hit named with the innermost definition its line lies in, and each part of a file NEED sent with the
+// definitions it lies in and cuts through, in the files whose definitions `definitionsOf` knows (those the map read,
+// unchanged since): the model NEEDs that range rather than the whole file or a guess.
 export function placeHits(
   results: readonly Result[],
   definitionsOf: (rel: string) => readonly MapDef[] | undefined,
 ): Result[] {
   const known = new Map<string, readonly MapDef[] | undefined>();
-  const place = (hit: FindHit): FindHit => {
-    if (!known.has(hit.path)) known.set(hit.path, definitionsOf(hit.path));
-    let best: MapDef | undefined;
-    for (const d of known.get(hit.path) ?? []) {
-      if (d.first <= hit.line && hit.line <= d.last && (best === undefined || d.depth > best.depth)) best = d;
-    }
-    return best === undefined ? hit : { ...hit, within: { name: best.name, first: best.first, last: best.last } };
+  const defsOf = (rel: string) => {
+    if (!known.has(rel)) known.set(rel, definitionsOf(rel));
+    return known.get(rel) ?? [];
   };
-  return results.map((r) => (r.kind === 'find' ? { ...r, hits: r.hits.map(place) } : r));
+  const place = (hit: FindHit): FindHit => {
+    const best = innermost(defsOf(hit.path), hit.line, hit.line);
+    return best === undefined ? hit : { ...hit, within: spanOf(best) };
+  };
+  return results.map((r) => {
+    if (r.kind === 'find') return { ...r, hits: r.hits.map(place) };
+    // A part of a file: lines asked for, or a file cut at the step's limit.
+    if (r.kind !== 'file' || (r.whole && !r.ranged)) return r;
+    const defs = defsOf(r.path);
+    if (defs.length === 0) return r;
+    const within = innermost(defs, r.first, r.last);
+    const cuts = defs
+      .filter(
+        (d) =>
+          (d.first < r.first && d.last >= r.first && d.last < r.last) ||
+          (d.first > r.first && d.first <= r.last && d.last > r.last),
+      )
+      .sort((a, b) => a.depth - b.depth || a.first - b.first)
+      .slice(0, MAX_CUTS)
+      .sort((a, b) => a.first - b.first)
+      .map(spanOf);
+    return {
+      ...r,
+      ...(within === undefined ? {} : { within: spanOf(within) }),
+      ...(cuts.length === 0 ? {} : { cuts }),
+    };
+  });
+}
+
+// Definitions a part of a file is said to cut through, at most: the outermost, which are what to ask for whole.
+const MAX_CUTS = 2;
+
+// The deepest definition holding lines `first` to `last`.
+function innermost(defs: readonly MapDef[], first: number, last: number): MapDef | undefined {
+  let best: MapDef | undefined;
+  for (const d of defs)
+    if (d.first <= first && last <= d.last && (best === undefined || d.depth > best.depth)) best = d;
+  return best;
+}
+
+function spanOf(d: MapDef): HitWithin {
+  return { name: d.name, first: d.first, last: d.last };
 }
