@@ -387,6 +387,40 @@ describe('the map of the code', () => {
     }
   });
 
+  it('on a cold first question, waits for the files outside tests when the tests would take it past a second', async () => {
+    // The source: a few small files; the tests: more than the parser reads in about a second.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 6; i++) files[`src/part${i}.py`] = `def helper_${i}():\n    return ${i}\n`;
+    files['src/session.py'] = 'def resolve_redirects(response):\n    return response\n';
+    const body = Array.from(
+      { length: 12_000 },
+      (_, i) => `def test_case_${i}():\n    assert resolve_redirects(${i})\n`,
+    );
+    files['tests/test_session.py'] = body.join('');
+    assert.ok(Buffer.byteLength(files['tests/test_session.py'] ?? '') > 600_000);
+    const folder = tempFolder(files);
+    for (const [question, waited] of [
+      ['How are redirects resolved?', true],
+      ['Which tests cover resolve_redirects?', false],
+    ] as const) {
+      const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+      try {
+        const first = await firstMessage(executor, question);
+        const shown = mapOf(first);
+        if (waited) {
+          assert.equal(shown[0], 'src/session.py', first);
+          assert.ok(!shown.includes('tests/test_session.py'), shown.join(', '));
+        } else {
+          // A question about tests waits for them all: past a second, the map follows with a later step's results.
+          assert.deepEqual(shown, [], first);
+          assert.match(first, /=== MAP OF THE CODE ===\n\[The map of the code .* is being made/);
+        }
+      } finally {
+        await executor.close();
+      }
+    }
+  });
+
   it('starts from the file where the text the question quotes is made', async () => {
     const said = graphFolder({ 'src/report.ts': 'export const FULL = "the disk is full";\n' });
     for (const [question, top] of [

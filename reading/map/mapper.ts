@@ -15,6 +15,7 @@ import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
 import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { createBackground } from './background.ts';
+import { TEST_PATH } from '../../common/kinds-of-files.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
@@ -113,9 +114,19 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       if (chosen === undefined) return undefined;
       const known = entries();
       const missing = chosen.filter((c) => !fresh(known.get(c.rel), c));
-      const missingBytes = missing.reduce((n, c) => n + c.size, 0);
-      const languages = new Set(missing.map((c) => c.language)).size;
-      const soon = languages <= 2 && missingBytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+      // What the map waits for, and what it parses after, for the next question: the tests, when the files outside them
+      // can be parsed soon and all of them cannot (a first question in requests or ky: their tests are half the
+      // bytes, and the map came a step late), unless the question is about tests.
+      let now = missing;
+      let after: Candidate[] = [];
+      if (!parsedSoon(missing) && !TESTS_ASKED.test(asked.question)) {
+        const outside = missing.filter((c) => !TEST_PATH.test(c.rel));
+        if (outside.length < missing.length && parsedSoon(outside)) {
+          now = outside;
+          after = missing.filter((c) => TEST_PATH.test(c.rel));
+        }
+      }
+      const soon = parsedSoon(now);
       // Until then a map expected soon is what the first message waits for (protocol/code-map.ts).
       const awaitedUntil = soon ? performance.now() + MAP_WAIT_MS : 0;
       // A later question's map, or the run's end, stops this one: nothing is left to show it to.
@@ -129,15 +140,25 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         if (performance.now() < awaitedUntil) return rankFiles(sources, focus, RANKED_FILES);
         return background.inSlices(rankingOf(sources, focus, RANKED_FILES), ended);
       };
-      const files = (async (): Promise<MapFile[]> => {
-        if (!soon && missing.length > 0) await background.pause(UNHURRIED_MS);
-        for (const c of missing) {
+      // Parses `list` into the cache; false when the run or the question ended first.
+      const parseAll = async (list: readonly Candidate[]): Promise<boolean> => {
+        for (const c of list) {
           const entry = await background.run(() => (ended() ? undefined : parsed(folder, c)));
-          if (entry === undefined) return [];
+          if (entry === undefined) return false;
           known.set(c.rel, entry);
           dirty = true;
         }
+        return true;
+      };
+      const files = (async (): Promise<MapFile[]> => {
+        if (!soon && now.length > 0) await background.pause(UNHURRIED_MS);
+        if (!(await parseAll(now))) return [];
         const top = await background.run(() => (ended() ? undefined : rank()));
+        if (after.length > 0)
+          void (async () => {
+            await background.pause(UNHURRIED_MS);
+            await parseAll(after);
+          })();
         return top === undefined ? [] : mapFiles(top);
       })();
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
@@ -161,6 +182,17 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     },
   };
 }
+
+// Whether the parser gets through `list` from cold within about a second (SOON_BYTES, a language past the first
+// counting as GRAMMAR_BYTES).
+function parsedSoon(list: readonly Candidate[]): boolean {
+  const bytes = list.reduce((n, c) => n + c.size, 0);
+  const languages = new Set(list.map((c) => c.language)).size;
+  return languages <= 2 && bytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+}
+
+// A question about tests, whose map waits for the tests too.
+const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
 
 function fresh(entry: Entry | undefined, c: Candidate): boolean {
   return entry !== undefined && entry.size === c.size && entry.mtime === c.mtime;
