@@ -153,7 +153,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     };
     setImmediate(rank);
   };
-  const rankingOf = () => (ranking ??= sourceFirst(folder.files()));
+  const rankingOf = () => (ranking ??= sourceFirst(folder.entries()));
   const folder: Folder = {
     entries: () => finish().entries,
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
@@ -265,19 +265,21 @@ function loaded(store: WalkStore): Uint8Array | undefined {
 // only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
 
-function sourceFirst(files: readonly WalkEntry[]): Ranking {
+// Given the walk's entries, it passes the folders over: a list of the files made first took 50-60 ms of 200,000 files in
+// one task, right as a reply came (issue 30).
+function sourceFirst(entries: readonly WalkEntry[]): Ranking {
   const code: WalkEntry[] = [];
   const prose: WalkEntry[] = [];
   const generated: WalkEntry[] = [];
   const ranked = [code, prose, generated];
   let next = 0;
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
-    while (next < files.length && code.length < codeFiles) {
-      const file = files[next++];
-      if (file !== undefined) ranked[rankOf(file.rel)]?.push(file);
+    while (next < entries.length && code.length < codeFiles) {
+      const entry = entries[next++];
+      if (entry !== undefined && entry.kind === 'file') ranked[rankOf(entry.rel)]?.push(entry);
       if (next % 256 === 0 && performance.now() >= until) break;
     }
-    return next >= files.length;
+    return next >= entries.length;
   };
   let done: WalkEntry[] | undefined;
   return {

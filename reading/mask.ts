@@ -16,8 +16,17 @@ function picomatch(): typeof import('picomatch') {
 
 export const MASK_LIMITS = { length: 300, starsPerSegment: 2, stars: 6, globstars: 4, braces: 4 } as const;
 
+// `byName`: for `*.ext` and `**/*.ext`, how an entry of the walk matches by its name alone (the walk leaves out names
+// holding line breaks, `.` and `..`, which is all the expression checks in the folders): its ending, and whether it may
+// lie in any folder or only at the top.
 export type Mask =
-  | { kind: 'mask'; mask: string; base: string; match: (rel: string) => boolean }
+  | {
+      kind: 'mask';
+      mask: string;
+      base: string;
+      match: (rel: string) => boolean;
+      byName?: { ending: string; anyFolder: boolean };
+    }
   | { kind: 'refused'; reason: string };
 
 export function compileMask(raw: string): Mask {
@@ -27,9 +36,18 @@ export function compileMask(raw: string): Mask {
   const tooComplex = complexity(mask);
   if (tooComplex !== undefined)
     return { kind: 'refused', reason: `the mask is too complex (${tooComplex}); use a simpler one` };
-  const byEnding = endingExpression(mask);
-  if (byEnding !== undefined)
-    return { kind: 'mask', mask, base: '.', match: (rel) => rel === mask || byEnding.test(rel) };
+  const shape = BY_ENDING.exec(mask);
+  if (shape !== null) {
+    const [, anyFolder, ending = ''] = shape;
+    const byEnding = endingExpression(anyFolder !== undefined, ending);
+    return {
+      kind: 'mask',
+      mask,
+      base: '.',
+      match: (rel) => rel === mask || byEnding.test(rel),
+      byName: { ending, anyFolder: anyFolder !== undefined },
+    };
+  }
 
   const scan = picomatch().scan(mask);
   const base = scan.base === '' ? '.' : scan.base;
@@ -52,11 +70,8 @@ export function compileMask(raw: string): Mask {
 const BY_ENDING = /^(\*\*\/)?\*(\.\w[\w.-]*)$/;
 const LINE_BREAKS = '\\n\\r\\u2028\\u2029';
 
-function endingExpression(mask: string): RegExp | undefined {
-  const shape = BY_ENDING.exec(mask);
-  if (shape === null) return undefined;
-  const [, anyFolder, ending = ''] = shape;
-  const folders = anyFolder === undefined ? '' : `(?:(?!\\.\\.?/)[^${LINE_BREAKS}/]*/)*`;
+function endingExpression(anyFolder: boolean, ending: string): RegExp {
+  const folders = anyFolder ? `(?:(?!\\.\\.?/)[^${LINE_BREAKS}/]*/)*` : '';
   return new RegExp(`^${folders}(?![${LINE_BREAKS}])[^/]*${ending.replaceAll('.', '\\.')}/?$`);
 }
 
@@ -93,5 +108,5 @@ function complexity(mask: string): string | undefined {
 
 // Whether a mask has glob syntax at all; a plain path names one file or folder.
 export function isPlainPath(mask: string): boolean {
-  return endingExpression(mask) === undefined && !picomatch().scan(mask).isGlob;
+  return !BY_ENDING.test(mask) && !picomatch().scan(mask).isGlob;
 }

@@ -10,6 +10,7 @@ import { openFile, readLines } from '../reading/read.ts';
 import { fileTrees } from '../ui/file-tree.ts';
 import type { Executor } from '../reading/executor.ts';
 import { tempFolder, thirtyThousandFiles, writeFiles } from './helpers.ts';
+import picomatch from 'picomatch';
 
 async function ask(root: string, reply: string, options: Parameters<typeof createExecutor>[1] = {}): Promise<Result[]> {
   const executor = createExecutor(root, options);
@@ -212,6 +213,26 @@ describe('LIST', () => {
     assert.deepEqual(await paths('*.ts'), ['a.ts']);
     assert.deepEqual(await paths('**/*.ts'), ['a.ts', 'keep/z.ts', 'src/c.ts', 'src/deep/d.ts']);
     assert.deepEqual(await paths('src/**'), ['src/c.ts', 'src/deep/d.ts', 'src/e.mjs']);
+  });
+
+  it('lists *.ext and **/*.ext by the names of the walk as picomatch matches the paths', async () => {
+    const odd = tempFolder({
+      '.ts': '',
+      'x.d.ts': '',
+      'x.ts.bak': '',
+      'X.TS': '',
+      'a.tsx': '',
+      '.hidden/y.ts': '',
+      'deep/er/.z.ts': '',
+      'deep/er/w.d.ts': '',
+      'deep/.ts': '',
+      'top.ts': '',
+    });
+    const walked = only(await ask(odd, '=== LIST: ** ==='), 'list').paths;
+    for (const mask of ['*.ts', '**/*.ts', '**/*.d.ts', '*.d.ts', '**/*.TS', '**/*.bak']) {
+      const expected = walked.filter((rel) => picomatch(mask, { dot: true })(rel));
+      assert.deepEqual(only(await ask(odd, `=== LIST: ${mask} ===`), 'list').paths, expected, mask);
+    }
   });
 
   it('expands braces', async () => {

@@ -6,6 +6,7 @@ import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
 import type { Limits } from '../../protocol/contract.ts';
 import type { Answerer, Folder } from './step.ts';
+import type { WalkEntry } from '../walk.ts';
 
 export const answerLists: Answerer<'list'> = (requests: readonly ListRequest[], step) =>
   requests.map((r) => [list(step.box, step.limits, step.folder, r.mask)]);
@@ -31,8 +32,16 @@ function list(box: Sandbox, limits: Limits, folder: Folder, raw: string): Result
   const prefix = start.rel === '.' ? '' : `${start.rel}/`;
   const paths: string[] = [];
   let total = 0;
-  for (const entry of folder.files()) {
-    if (!entry.rel.startsWith(prefix) || !match(entry.rel)) continue;
+  // The walk's entries, folders passed over, rather than a list of its files made for this. `*.ext` and `**/*.ext`
+  // look at each entry's name alone: a path is two strings joined until something reads it whole, and the first to
+  // read 200,000 of them (a regular expression here) paid 50-60 ms for joining them (issue 30).
+  const byName = compiled.byName;
+  const matches =
+    byName === undefined
+      ? (entry: WalkEntry) => entry.rel.startsWith(prefix) && match(entry.rel)
+      : (entry: WalkEntry) => entry.name.endsWith(byName.ending) && (byName.anyFolder || entry.parent === -1);
+  for (const entry of folder.entries()) {
+    if (entry.kind !== 'file' || !matches(entry)) continue;
     total++;
     if (paths.length < limits.listPaths) paths.push(entry.rel);
   }

@@ -91,7 +91,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     // The files still walked: each walked path looked up among the cached ones, where a set of every walked path took
     // 90 ms of 200,000 files' run as it ended (issue 30).
     const walked = new Set<string>();
-    for (const e of folder.files()) if (cache.has(e.rel)) walked.add(e.rel);
+    for (const e of folder.entries()) if (e.kind === 'file' && cache.has(e.rel)) walked.add(e.rel);
     const kept = [...cache].filter(([rel]) => walked.has(rel)).slice(-KEPT_FILES);
     try {
       store.save(writeCache(new Map(kept)));
