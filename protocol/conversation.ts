@@ -124,8 +124,8 @@ export function createConversation(start: Start): Conversation {
     const kept = window.windowTokens - window.promptTokens;
     const left = formatCount(Math.max(0, room));
     const where = sameChat
-      ? `This is step ${step} of ${steps}; about ${left} tokens are left for the results of what you ask next.`
-      : `This is step ${step} of ${steps}. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
+      ? `This is step ${step} of ${steps} for this question; about ${left} tokens are left for the results of what you ask next.`
+      : `This is step ${step} of ${steps} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
     const reminder = sameChat ? texts.sameChat : texts.reminder;
     return [reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
   };

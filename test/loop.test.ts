@@ -61,7 +61,7 @@ describe('runLoop', () => {
     assert.ok(first.includes(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\n`));
     assert.match(
       first,
-      /\nThis is step 1 of 4\. The window holds about 64,000 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
+      /\nThis is step 1 of 4 for this question\. The window holds about 64,000 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
     );
     assert.ok(!first.includes(texts.lastStep));
   });
@@ -78,7 +78,7 @@ describe('runLoop', () => {
       rest,
       /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/,
     );
-    assert.match(rest, /\n\nReminder: [\s\S]*This is step 2 of 4\./);
+    assert.match(rest, /\n\nReminder: [\s\S]*This is step 2 of 4 for this question\./);
     assert.deepEqual(outcome.sent, [first?.length, second?.length]);
     assert.equal(outcome.stop, 'answered');
     assert.equal(answerOf(outcome), 'It is waitForAnswer.');
@@ -555,9 +555,9 @@ describe('the context window', () => {
     await run(bridge, 32_768);
     assert.match(
       bridge.seen[0] ?? '',
-      /This is step 1 of 5\. The window holds about 32,768 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
+      /This is step 1 of 5 for this question\. The window holds about 32,768 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
     );
-    assert.match(bridge.seen[1] ?? '', /This is step 2 of 5\./);
+    assert.match(bridge.seen[1] ?? '', /This is step 2 of 5 for this question\./);
   });
 });
 

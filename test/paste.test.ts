@@ -140,7 +140,10 @@ describe('the pult session with the copy-and-paste bridge', () => {
     );
     // The chat was told the rules and the window with the question: the message ends with the short reminder and the
     // step with the room left.
-    assert.match(delta, /\nSame rules as above: [^\n]*\n[^\n]*\nThis is step 2 of 3; about [\d,.]+ tokens are left/);
+    assert.match(
+      delta,
+      /\nSame rules as above: [^\n]*\n[^\n]*\nThis is step 2 of 3 for this question; about [\d,.]+ tokens are left/,
+    );
     assert.doesNotMatch(delta, /The window holds/);
     assert.match(
       standalone,
