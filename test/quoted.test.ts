@@ -80,7 +80,7 @@ describe('the hits of what the question quotes', () => {
     const part = first.slice(first.indexOf('=== RESULT FIND'), first.indexOf('=== END RESULT ==='));
     assert.match(part, /: 13 hits ===\nsrc\/messages\.py:1: RETURN/);
     assert.equal(part.match(/^tests\/test_m\d+\.py:1: /gm)?.length, 2, part);
-    assert.match(part, /\n\[3 of 13 hits shown here: the one hit outside tests, then 2 of tests'; FIND the text/);
+    assert.match(part, /\n\[3 of 13 hits shown here: the one hit outside tests, then 2 in tests; FIND the text/);
   });
 
   it('show the first ten of a text found only in tests', async () => {
@@ -107,11 +107,11 @@ describe('the hits of what the question quotes', () => {
     const [cut = ''] = await messagesOf(many, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       cut,
-      /=== RESULT FIND --strict: 1 hit of --strict itself among the first 100 hits ===\nmypy\/main\.py:1: /,
+      /=== RESULT FIND --strict: 1 hit of --strict itself among the first 100 hits, which count longer flags beginning with it ===\nmypy\/main\.py:1: /,
     );
     assert.match(
       cut,
-      /\n\[the search stopped at 100 hits, longer flags' among them; FIND the text kept to a folder \(IN mypy\/\) for more\]/,
+      /\n\[the search stopped at 100 hits, counting those of longer flags; hits past them were not looked at: FIND the text kept to a folder \(IN mypy\/\) for more\]/,
     );
   });
 

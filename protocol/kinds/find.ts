@@ -30,12 +30,12 @@ export type FindResults = {
   };
 };
 
-// Which of the hits shown lie outside tests, when those come first: `: the one outside tests, then 2 of tests'`.
+// Which of the hits shown lie outside tests, when those come first: `: the one outside tests, then 2 in tests`.
 function outsideText(outside: number | undefined, shown: number): string {
   if (outside === undefined) return '';
   if (outside >= shown) return `, all outside tests (${formatCount(outside)} of the hits are)`;
   const code = outside === 1 ? 'the one hit' : `the ${formatCount(outside)} hits`;
-  return `: ${code} outside tests, then ${formatCount(shown - outside)} of tests'`;
+  return `: ${code} outside tests, then ${formatCount(shown - outside)} in tests`;
 }
 
 // The folder a FIND could keep to, for the advice under a long result: the top folder most of its hits lie in
@@ -101,7 +101,7 @@ export const findResults: ResultTexts<FindResults> = {
       const hits =
         r.among !== undefined
           ? r.cut
-            ? `${counted(r.hits.length, 'hit')} of ${r.text} itself among the first ${formatCount(r.among)} hits`
+            ? `${counted(r.hits.length, 'hit')} of ${r.text} itself among the first ${formatCount(r.among)} hits, which count longer flags beginning with it`
             : `${counted(r.hits.length, 'hit')} of ${r.text} itself (${formatCount(r.among)} with the longer flags it begins)`
           : r.cut
             ? `${formatCount(r.hits.length)}+ hits`
@@ -111,7 +111,7 @@ export const findResults: ResultTexts<FindResults> = {
           ? `\n[${r.outside === undefined ? 'the first ' : ''}${formatCount(shown.length)} of ${r.among === undefined ? hits : counted(r.hits.length, 'hit')} shown here${outsideText(r.outside, shown.length)}; FIND the text, kept to a folder (IN ${folder}) if need be, for the rest]`
           : r.among !== undefined
             ? r.cut
-              ? `\n[the search stopped at ${formatCount(r.among)} hits, longer flags' among them; FIND the text kept to a folder (IN ${folder}) for more]`
+              ? `\n[the search stopped at ${formatCount(r.among)} hits, counting those of longer flags; hits past them were not looked at: FIND the text kept to a folder (IN ${folder}) for more]`
               : ''
             : r.cut
               ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN ${folder}) or NEED a file to see more]`
