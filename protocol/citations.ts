@@ -24,6 +24,8 @@ export type Miscitation = { cited: string; path: string; line: number; end?: num
 // `also`: more lines cited with the first, `src/app.ts:10,19`. `name`: the name cited beside it; `context`: what
 // qualifies it (`ky` of `ky.post(url)`), which stands for it on a line that builds it without writing it
 // (`ky[method] = …`).
+// `others`: more names cited beside it, farther than `name` ("`get`/`options` set it and `head` does not (a.py:670)"):
+// the citation holds when any of them is at the line.
 type Citation = {
   cited: string;
   path: string;
@@ -32,6 +34,7 @@ type Citation = {
   also?: number[];
   name?: string;
   context?: string[];
+  others?: { name: string; context: string[] }[];
 };
 
 // Citations checked in one answer: a longer list is checked as far as this.
@@ -119,8 +122,8 @@ function citationsOf(line: string): Citation[] {
     });
   }
   if (cites.length === 0) return [];
-  // Each name goes to the citation nearest it; each citation takes the nearest name it was given.
-  const names = new Map<number, { distance: number; absent: boolean; cited: Cited }>();
+  // Each name goes to the citation nearest it; each citation takes the nearest name it was given, and keeps the others.
+  const names = new Map<number, { distance: number; absent: boolean; cited: Cited }[]>();
   for (const m of line.matchAll(CODE_SPAN)) {
     const from = m.index;
     const to = from + m[0].length;
@@ -143,15 +146,17 @@ function citationsOf(line: string): Citation[] {
     if (nearest < 0) continue;
     // A name said to be absent is cited as not there: "with no `post` (normalize.ts:8)" leaves the line unjudged.
     const absent = NEGATION.test(line.slice(Math.max(0, from - 12), from));
-    const held = names.get(nearest);
-    if (held === undefined || distance < held.distance) names.set(nearest, { distance, absent, cited });
+    const held = names.get(nearest) ?? [];
+    held.push({ distance, absent, cited });
+    names.set(nearest, held);
   }
   return cites.map(({ from: _from, to: _to, ...c }, i) => {
-    const held = names.get(i);
+    const [held, ...farther] = (names.get(i) ?? []).sort((a, b) => a.distance - b.distance);
     if (held === undefined || held.absent) return c;
     if (held.cited === 'unjudged') return c;
     const { name, context } = held.cited;
-    return { ...c, name, ...(context.length > 0 ? { context } : {}) };
+    const others = farther.flatMap((f) => (f.absent || f.cited === 'unjudged' ? [] : [f.cited]));
+    return { ...c, name, ...(context.length > 0 ? { context } : {}), ...(others.length > 0 ? { others } : {}) };
   });
 }
 
@@ -193,39 +198,48 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
     if (spans.some(([first, last]) => first < 1 || last > lines.length))
       return [{ ...cited, problem: 'past-end', lines: lines.length }];
     if (c.name === undefined) return [];
-    const { context = [], ...reported } = cited;
-    const word = wordPattern(c.name);
-    const near = (pattern: RegExp) =>
-      spans.some(([first, last]) =>
-        lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => pattern.test(l)),
-      );
-    if (near(word)) return [];
-    // Lines inside the name's definition cite it too: its body, its return, its docstring.
-    const definitions = definitionsOf(lines, c.name);
-    const inside = ([first, last]: [number, number]) =>
-      definitions.some((at) => first >= at && last <= bodyEnd(lines, at));
-    if (spans.some(inside)) return [];
-    const [at, ...more] = definitions;
-    if (at !== undefined)
-      return [
-        {
-          ...reported,
-          problem: 'name-elsewhere',
-          at,
-          ...(more.length > 0 ? { more: more.slice(0, MORE_DEFINITIONS) } : {}),
-        },
-      ];
-    // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
-    // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
-    // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
-    // A name the file writes only in another case is a text (a header's `Location`, said "location"), cited likewise.
-    const anyCase = new RegExp(word.source, 'i');
-    if (lines.some((l) => anyCase.test(l)) || context.some((q) => near(wordPattern(q)))) return [];
-    // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
-    // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
-    if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), c.name ?? ''))) return [];
-    return [{ ...reported, problem: 'name-absent' }];
+    const { context = [], others = [], ...reported } = cited;
+    const wrong = judge(lines, spans, c.name, context);
+    if (wrong === undefined) return [];
+    // Several names beside one citation: it stands when any of them is at its lines.
+    if (others.some((o) => judge(lines, spans, o.name, o.context) === undefined)) return [];
+    return [{ ...reported, ...wrong }];
   });
+}
+
+type Wrong = { problem: 'name-elsewhere'; at: number; more?: number[] } | { problem: 'name-absent' };
+
+// Whether `name`, cited at `spans` of the file's `lines`, stands there: undefined when it does, else what is wrong.
+function judge(
+  lines: readonly string[],
+  spans: readonly [number, number][],
+  name: string,
+  context: readonly string[],
+): Wrong | undefined {
+  const word = wordPattern(name);
+  const near = (pattern: RegExp) =>
+    spans.some(([first, last]) =>
+      lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => pattern.test(l)),
+    );
+  if (near(word)) return undefined;
+  // Lines inside the name's definition cite it too: its body, its return, its docstring.
+  const definitions = definitionsOf(lines, name);
+  const inside = ([first, last]: [number, number]) =>
+    definitions.some((at) => first >= at && last <= bodyEnd(lines, at));
+  if (spans.some(inside)) return undefined;
+  const [at, ...more] = definitions;
+  if (at !== undefined)
+    return { problem: 'name-elsewhere', at, ...(more.length > 0 ? { more: more.slice(0, MORE_DEFINITIONS) } : {}) };
+  // A name the file only uses may be cited at any of its uses, or for what a line does with it (`onUploadProgress`
+  // beside the call that reports it): only a definition elsewhere in the file says the line is wrong. A name the file
+  // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
+  // A name the file writes only in another case is a text (a header's `Location`, said "location"), cited likewise.
+  const anyCase = new RegExp(word.source, 'i');
+  if (lines.some((l) => anyCase.test(l)) || context.some((q) => near(wordPattern(q)))) return undefined;
+  // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
+  // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
+  if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), name))) return undefined;
+  return { problem: 'name-absent' };
 }
 
 // Whether some identifier of `lines` holds `name` as a run of its words, blind to case and underscores.

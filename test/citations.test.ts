@@ -100,7 +100,18 @@ const constants = [
   '',
 ].join('\n');
 
+// Three methods of one class a dozen lines apart, as requests' Session.get, options and head stand.
+const verbs = ['get', 'options', 'head']
+  .flatMap((verb, i) => [
+    `    def ${verb}(self, url, **kwargs):`,
+    `        kwargs.setdefault("allow_redirects", ${i < 2 ? 'True' : 'False'})`,
+    `        return self.request("${verb.toUpperCase()}", url, **kwargs)`,
+    ...Array.from({ length: 9 }, () => ''),
+  ])
+  .join('\n');
+
 const root = tempFolder({
+  'src/verbs.py': `class Session:\n${verbs}`,
   'src/index.ts': kyIndex,
   'src/constants.ts': constants,
   'src/ky.ts': ky,
@@ -205,6 +216,20 @@ describe('checkCitations', () => {
         at: 8,
       },
     ]);
+  });
+
+  it('passes a citation beside several names when any of them is at its line, and says the nearest when none is', () => {
+    // get at 2, options at 14, head at 26. A relay player's answer; the check took `head`, the name nearest the
+    // parenthesis, for line 2, and the corrected answer cost a step.
+    const listed =
+      '`Session.get`/`options` set it to True by default and `head` sets it to False (`src/verbs.py:2`, `:14`, `:26`).';
+    assert.deepEqual(check(listed), []);
+    const [wrong, ...rest] = check('`get` and `head` both pass allow_redirects on (src/verbs.py:14).');
+    assert.deepEqual(rest, []);
+    assert.equal(
+      describeMiscitation(wrong ?? assert.fail()),
+      'src/verbs.py:14 for `head`: `head` is at src/verbs.py:26',
+    );
   });
 
   it("says each of a name's definitions, not only the first (a Protocol's stub before the class's method)", () => {
