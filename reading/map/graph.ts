@@ -164,14 +164,13 @@ export function* rankingOf(
   const to = Int32Array.from(edges.to);
   const share = Float64Array.from(edges.weight, (w, e) => w / (out[edges.from[e] ?? 0] || 1));
   yield;
-  const personalRank = yield* pageRank(n, from, to, share, out, personal);
+  const graph: Graph = { n, from, to, share, out };
+  const personalRank = yield* pageRank(graph, personal);
   // What the question lifts: a file's rank for it against its rank for no question at all, so that the hubs every
   // file uses (mypy's nodes.py and types.py) do not lead every map. A file is taken at its rank times the square root
   // of its lift; with nothing in play the two are one and the rank stands.
   const uniform = new Float64Array(n).fill(1 / n);
-  const baseRank = personal.every((p) => p === 1 / n)
-    ? personalRank
-    : yield* pageRank(n, from, to, share, out, uniform);
+  const baseRank = personal.every((p) => p === 1 / n) ? personalRank : yield* pageRank(graph, uniform);
   const rank = personalRank.map((r, i) => r * Math.sqrt(r / ((baseRank[i] ?? 0) || r || 1)));
 
   // Tests use everything and are rarely where an answer lies, unless the question is about them.
@@ -313,21 +312,18 @@ function* personalisation(
   return p.map((v) => v / sum);
 }
 
-// PageRank by power iteration over the edges (`share`: each edge's part of its source's rank); a file that uses no
-// defined name hands its rank back to where readers start again.
-function* pageRank(
-  n: number,
-  from: Int32Array,
-  to: Int32Array,
-  share: Float64Array,
-  out: Float64Array,
-  personal: Float64Array,
-): Generator<void, Float64Array> {
+// The graph PageRank goes over: `n` files, the edges from and to them, each edge's part of its source's rank
+// (`share`), and what each file hands on in all (`out`, 0 for a file that uses no defined name).
+type Graph = { n: number; from: Int32Array; to: Int32Array; share: Float64Array; out: Float64Array };
+
+// PageRank by power iteration over the edges; a file that uses no defined name hands its rank back to where readers
+// start again.
+function* pageRank(graph: Graph, personal: Float64Array): Generator<void, Float64Array> {
   let rank = Float64Array.from(personal);
-  let next = new Float64Array(n);
+  let next = new Float64Array(graph.n);
   for (let round = 0; round < ITERATIONS; round++) {
     yield;
-    const change = pageRankRound(n, from, to, share, out, personal, rank, next);
+    const change = pageRankRound(graph, personal, rank, next);
     [rank, next] = [next, rank];
     if (change < 1e-6) break;
   }
@@ -338,11 +334,7 @@ function* pageRank(
 // generator: V8 replaces a running loop with optimized code (on-stack replacement) in plain functions only, so in a
 // fresh process the rounds ran unoptimized inside the generator.
 function pageRankRound(
-  n: number,
-  from: Int32Array,
-  to: Int32Array,
-  share: Float64Array,
-  out: Float64Array,
+  { n, from, to, share, out }: Graph,
   personal: Float64Array,
   rank: Float64Array,
   next: Float64Array,
