@@ -155,10 +155,11 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         if (!(await parseAll(now))) return [];
         const top = await background.run(() => (ended() ? undefined : rank()));
         if (after.length > 0)
-          void (async () => {
+          // Nothing waits for it: what it parses is for the next question, and a failure costs that one a cold map.
+          (async () => {
             await background.pause(UNHURRIED_MS);
             await parseAll(after);
-          })();
+          })().catch(() => {});
         return top === undefined ? [] : mapFiles(top);
       })();
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
