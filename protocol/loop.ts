@@ -149,7 +149,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     for (const r of results) {
       if (r.kind === 'file') add(r.path, r.first, r.last);
       else if (r.kind === 'find')
-        for (const h of r.hits.slice(0, r.shown ?? r.hits.length)) add(h.path, h.line, h.line);
+        for (const h of r.hits.slice(0, r.shown ?? r.hits.length)) {
+          add(h.path, h.line, h.line);
+          if (h.around !== undefined) add(h.path, h.around.first, h.around.first + h.around.lines.length - 1);
+        }
     }
   };
   noteRead([...attached, ...(quotedResults ?? [])]);

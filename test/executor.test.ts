@@ -466,6 +466,55 @@ describe('FIND', () => {
     assert.match(renderResults(results), /FIND nowhere-to-be-found: no hits/);
   });
 
+  it('shows the lines about each of few hits, each line once, none for a minified line', async () => {
+    const flags = tempFolder({
+      'flags.py': [
+        'def define():',
+        '    add_flag(',
+        '        "--warn-unused",',
+        '        strict_flag=True,',
+        '    )',
+        '    add_flag(',
+        '        "--warn-return",',
+        '        strict_flag=True,',
+        '    )',
+        '',
+        '',
+        '',
+        'x = 1',
+        'strict_flag=True',
+        '',
+      ].join('\r\n'),
+      'min.js': `${'var a=1;'.repeat(40)}strict_flag=True${';var b=2'.repeat(40)}\n`,
+    });
+    const r = only(await ask(flags, '=== FIND: strict_flag=True ==='), 'find');
+    assert.equal(
+      renderResults([r]),
+      [
+        '=== RESULT FIND strict_flag=True: 4 hits ===',
+        'flags.py:4:         strict_flag=True,',
+        '  2 |     add_flag(',
+        '  3 |         "--warn-unused",',
+        '  4 |         strict_flag=True,',
+        '  5 |     )',
+        '  6 |     add_flag(',
+        'flags.py:8:         strict_flag=True,',
+        '  7 |         "--warn-return",',
+        '  8 |         strict_flag=True,',
+        '  9 |     )',
+        '  10 |',
+        'flags.py:14: strict_flag=True',
+        '  12 |',
+        '  13 | x = 1',
+        '  14 | strict_flag=True',
+        `min.js:1: ${r.hits[3]?.text}`,
+        '=== END RESULT ===',
+      ].join('\n'),
+    );
+    const six = tempFolder({ 'a.txt': 'hit\n'.repeat(6) });
+    assert.ok(only(await ask(six, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
+  });
+
   it('stops at the hit limit and marks the cut', async () => {
     const many = tempFolder({ 'a.txt': 'hit\n'.repeat(150) });
     const r = only(await ask(many, '=== FIND: hit ==='), 'find');

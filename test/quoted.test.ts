@@ -99,7 +99,7 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(files, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       first,
-      /=== RESULT FIND --strict: 2 hits of --strict itself \(4 with the longer flags it begins\) ===\ncli\.py:3: add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
+      /=== RESULT FIND --strict: 2 hits of --strict itself \(4 with the longer flags it begins\) ===\ncli\.py:3: add\("--strict", help="all"\)\n {2}1 \| add\("--strict-optional"\)\n {2}2 \| add\("--strict-bytes"\)\n {2}3 \| add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
     );
     // Cut where the search stopped: the flag's own hits among the first hundred, and a folder to keep to.
     const many: Record<string, string> = { 'mypy/main.py': 'add("--strict")\n' };

@@ -2,6 +2,7 @@
 
 import { counted, formatCount } from '../../common/text.ts';
 import { cleanPath, unwrap } from '../paths.ts';
+import { numberLines } from '../line-numbers.ts';
 import { heading } from '../wire.ts';
 import type { Kind, ResultTexts } from './kind.ts';
 
@@ -9,8 +10,11 @@ import type { Kind, ResultTexts } from './kind.ts';
 export type FindRequest = { kind: 'find'; line: number; text: string; scope: string | undefined };
 
 // `within`: the definition the line lies in (a function, a method, a class), when the map has read the file.
-export type FindHit = { path: string; line: number; text: string; within?: HitWithin };
+// `around`: the lines about it, from line `first`, when the result has few hits (reading/answer/find.ts); where they
+// overlap those of the hit shown before it in the same file, they are shown once.
+export type FindHit = { path: string; line: number; text: string; within?: HitWithin; around?: HitAround };
 export type HitWithin = { name: string; first: number; last: number };
+export type HitAround = { first: number; lines: string[] };
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
@@ -36,6 +40,15 @@ function outsideText(outside: number | undefined, shown: number): string {
   if (outside >= shown) return `, all outside tests (${formatCount(outside)} of the hits are)`;
   const code = outside === 1 ? 'the one hit' : `the ${formatCount(outside)} hits`;
   return `: ${code} outside tests, then ${formatCount(shown - outside)} in tests`;
+}
+
+// The lines about a hit in NEED's numbered form, set in by two spaces under it.
+function aroundText(first: number, lines: readonly string[]): string {
+  return numberLines(`${lines.join('\n')}\n`, first)
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
 
 // The folder a FIND could keep to, for the advice under a long result: the top folder most of its hits lie in
@@ -69,10 +82,10 @@ export const find: Kind<FindRequest> = {
   describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
   teach: [
     '=== FIND: loadConfig( ===',
-    '  shows where this text occurs, as `path:line: text`, code before docs; with the definition a line lies in when',
-    '  known: `src/app.ts:130 (in start 120-188): text`. The text is literal (not a pattern) and case-sensitive; when it',
-    '  occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a folder or a mask with IN:',
-    '  `=== FIND: loadConfig( IN src/ ===`.',
+    '  shows where this text occurs, as `path:line: text`, code before docs, with the definition a line lies in when',
+    '  known (`src/app.ts:130 (in start 120-188): text`) and, for a few hits, the lines about each. The text is literal',
+    '  and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a',
+    '  folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 
@@ -91,10 +104,20 @@ export const findResults: ResultTexts<FindResults> = {
     render: (r) => {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const shown = r.hits.slice(0, r.shown ?? r.hits.length);
+      let shownTo = { path: '', line: 0 };
       const lines = shown
         .map((h) => {
           const within = h.within === undefined ? '' : ` (in ${h.within.name} ${h.within.first}-${h.within.last})`;
-          return `${h.path}:${h.line}${within}: ${h.text}`;
+          let around = '';
+          if (h.around !== undefined) {
+            // Lines shown under the hit before it in the same file are not shown again.
+            const already = h.path === shownTo.path ? shownTo.line : 0;
+            const from = Math.max(h.around.first, already + 1);
+            const rest = h.around.lines.slice(from - h.around.first);
+            if (rest.length > 0) around = `\n${aroundText(from, rest)}`;
+            shownTo = { path: h.path, line: Math.max(already, from - 1 + rest.length) };
+          }
+          return `${h.path}:${h.line}${within}: ${h.text}${around}`;
         })
         .join('\n');
       const folder = folderOf(r.hits);

@@ -3,6 +3,7 @@
 
 import type { FindRequest } from '../../protocol/requests.ts';
 import type { FindHit, HitWithin } from '../../protocol/kinds/find.ts';
+import { readText } from '../text.ts';
 import type { MapDef } from '../map/graph.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
@@ -82,7 +83,7 @@ export async function answerFinds(
               kind: 'find',
               request: name,
               text: outcome.text,
-              hits: outcome.hits,
+              hits: outcome.cut ? outcome.hits : withAround(box, outcome.hits, limits.findLineChars),
               cut: outcome.cut,
               folded: outcome.folded === true,
             },
@@ -90,6 +91,53 @@ export async function answerFinds(
     );
   }
   return results;
+}
+
+// A FIND of few hits shows the lines about each, in NEED's numbered form: a hit's own line seldom says enough
+// (`strict_flag=True,` without the call whose flag it is), and the NEED for its neighbours cost the relay's players a
+// step (issue 27).
+const AROUND_HITS = 5;
+const AROUND_LINES = 2;
+// The largest file read again for the lines about its hits: a larger one's hits go without them.
+const AROUND_FILE_BYTES = 1 << 20;
+
+// The hits, each with the lines about it when there are few. A hit in a line longer than a hit's text may be (minified
+// code) goes without.
+function withAround(box: Sandbox, hits: readonly FindHit[], lineChars: number): FindHit[] {
+  if (hits.length > AROUND_HITS) return [...hits];
+  const files = new Map<string, string[] | undefined>();
+  const linesOf = (rel: string) => {
+    if (!files.has(rel)) files.set(rel, fileLines(box, rel));
+    return files.get(rel);
+  };
+  const out: FindHit[] = [];
+  for (const hit of hits) {
+    const lines = linesOf(hit.path);
+    const own = lines?.[hit.line - 1];
+    if (lines === undefined || own === undefined || own.length > lineChars) {
+      out.push(hit);
+      continue;
+    }
+    const first = Math.max(1, hit.line - AROUND_LINES);
+    const last = Math.min(lines.length, hit.line + AROUND_LINES);
+    const shown = lines
+      .slice(first - 1, last)
+      .map((line) => (line.length > lineChars ? `${line.slice(0, lineChars)} …` : line));
+    out.push({ ...hit, around: { first, lines: shown } });
+  }
+  return out;
+}
+
+// A file's lines as NEED would send them (the one reader of text), or undefined when it is not a text file of at most
+// AROUND_FILE_BYTES inside the folder.
+function fileLines(box: Sandbox, rel: string): string[] | undefined {
+  const place = resolvePath(box, rel);
+  if (place.kind !== 'file' || place.size > AROUND_FILE_BYTES) return undefined;
+  const read = readText(place.real, AROUND_FILE_BYTES);
+  if (read.kind !== 'text') return undefined;
+  const lines = read.text.replace(/^\uFEFF/, '').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => line.replace(/\r$/, ''));
 }
 
 // Which files a FIND's `IN` keeps to: a folder's, a file itself, or a mask's; or why none.
