@@ -215,6 +215,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${table(await walkOnlyRows(tools))}\n`);
     return;
   }
+  // BENCH_ONLY=fit: the ten steps in a 32,768-token window and fitting each message to it (issue 30), printed.
+  if (process.env.BENCH_ONLY === 'fit') {
+    const executor = createExecutor(CORPUS);
+    process.stdout.write(`\n${table(await budgetRows(executor))}\n`);
+    await executor.close();
+    return;
+  }
   // The parser first, in a heap not yet holding the corpus: its figures are about the parser, not the collector.
   const loadBefore = os.loadavg()[0] ?? 0;
   const rows: Row[] = [...(await parserRows()), editRow()];

@@ -123,7 +123,7 @@ function citationsOf(line: string): Citation[] {
   }
   if (cites.length === 0) return [];
   // Each name goes to the citation nearest it; each citation takes the nearest name it was given, and keeps the others.
-  const names = new Map<number, { distance: number; absent: boolean; cited: Cited }[]>();
+  const names = new Map<number, { distance: number; absent: boolean; cited: Cited; code: string }[]>();
   for (const m of line.matchAll(CODE_SPAN)) {
     const from = m.index;
     const to = from + m[0].length;
@@ -147,7 +147,7 @@ function citationsOf(line: string): Citation[] {
     // A name said to be absent is cited as not there: "with no `post` (normalize.ts:8)" leaves the line unjudged.
     const absent = NEGATION.test(line.slice(Math.max(0, from - 12), from));
     const held = names.get(nearest) ?? [];
-    held.push({ distance, absent, cited });
+    held.push({ distance, absent, cited, code: m[1] ?? '' });
     names.set(nearest, held);
   }
   return cites.map(({ from: _from, to: _to, ...c }, i) => {
@@ -155,7 +155,11 @@ function citationsOf(line: string): Citation[] {
     if (held === undefined || held.absent) return c;
     if (held.cited === 'unjudged') return c;
     const { name, context } = held.cited;
-    const others = farther.flatMap((f) => (f.absent || f.cited === 'unjudged' ? [] : [f.cited]));
+    // An expression farther off stands for the names it holds: "`maxSafeTimeout = 2_147_483_647` ms, the most that
+    // `setTimeout` accepts (constants.ts:57-58)" holds at the constant's line (a relay player's answer, flagged).
+    const others = farther.flatMap((f) =>
+      f.absent ? [] : f.cited === 'unjudged' ? namesIn(f.code).map((name) => ({ name, context: [] })) : [f.cited],
+    );
     return { ...c, name, ...(context.length > 0 ? { context } : {}), ...(others.length > 0 ? { others } : {}) };
   });
 }
@@ -172,6 +176,12 @@ function citedIn(code: string): Cited | undefined {
   const name = parts.at(-1) ?? written;
   if (KEYWORDS.has(name)) return undefined;
   return { name, context: parts.slice(0, -1).filter((p) => !KEYWORDS.has(p)) };
+}
+
+// The names an expression in backticks holds, of three characters or more: `maxSafeTimeout` of
+// `maxSafeTimeout = 2_147_483_647`.
+function namesIn(code: string): string[] {
+  return (code.match(/[A-Za-z_$][\w$]{2,}/g) ?? []).filter((name) => !KEYWORDS.has(name));
 }
 
 // Each citation against its file, as `text` reads it through the path rule; those that match are left out. A file

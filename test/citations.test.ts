@@ -255,6 +255,14 @@ describe('checkCitations', () => {
     const line = '`maxSafeTimeout = 2_147_483_647` (`src/constants.ts:8`) is the largest delay `setTimeout` accepts.';
     assert.deepEqual(findCitations(line), [{ cited: 'src/constants.ts:8', path: 'src/constants.ts', line: 8 }]);
     assert.deepEqual(check(line), []);
+    // And before it, nearer than the expression: the citation holds where any name of the expression is.
+    const before =
+      '`maxSafeTimeout = 2_147_483_647` ms, the largest int that `setTimeout` accepts, about 24.8 days (`src/constants.ts:7-8`).';
+    assert.deepEqual(check(before), []);
+    assert.deepEqual(
+      check(before.replace('7-8', '1')).map((m) => m.problem === 'name-absent' && m.name),
+      ['setTimeout'],
+    );
     // What a line must hold for an expression or a message is not known: mypy's `empty-body` is `EMPTY_BODY` there.
     assert.deepEqual(check('the code becomes `empty-body` instead (`src/constants.ts:1`), not `retry`.'), []);
     // A name is judged as before.

@@ -515,6 +515,33 @@ describe('FIND', () => {
     assert.ok(only(await ask(six, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
   });
 
+  it('shows the lines about the few hits outside tests among many, even when the search was cut', async () => {
+    // mypy's message: made once in message_registry.py, said a hundred times in tests' expectations; the constant's
+    // name is on the line before the text, and the relay's players spent a NEED on it.
+    const messages = tempFolder({
+      'mypy/registry.py': 'INCOMPATIBLE_RETURN: Final = ErrorMessage(\n    "Incompatible return", codes.RETURN\n)\n',
+      'test-data/check.test': 'return 1  # E: Incompatible return\n'.repeat(150),
+    });
+    const r = only(await ask(messages, '=== FIND: Incompatible return ==='), 'find');
+    assert.equal(r.cut, true);
+    const around = r.hits.filter((h) => h.around !== undefined);
+    assert.deepEqual(
+      around.map((h) => [h.path, h.around]),
+      [
+        [
+          'mypy/registry.py',
+          {
+            first: 1,
+            lines: ['INCOMPATIBLE_RETURN: Final = ErrorMessage(', '    "Incompatible return", codes.RETURN', ')'],
+          },
+        ],
+      ],
+    );
+    // Six hits outside tests are many: none get them.
+    const six = tempFolder({ 'src/a.py': 'hit\n\n\n'.repeat(6), 'tests/b.py': 'hit\n'.repeat(10) });
+    assert.ok(only(await ask(six, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
+  });
+
   it('stops at the hit limit and marks the cut', async () => {
     const many = tempFolder({ 'a.txt': 'hit\n'.repeat(150) });
     const r = only(await ask(many, '=== FIND: hit ==='), 'find');

@@ -99,7 +99,7 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(files, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       first,
-      /=== RESULT FIND --strict: 2 hits of --strict itself \(4 with the longer flags it begins\) ===\ncli\.py:3: add\("--strict", help="all"\)\n {2}1 \| add\("--strict-optional"\)\n {2}2 \| add\("--strict-bytes"\)\n {2}3 \| add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
+      /=== RESULT FIND --strict: 2 hits of --strict itself; the other 2 of the 4 are of longer flags such as --strict-optional ===\ncli\.py:3: add\("--strict", help="all"\)\n {2}1 \| add\("--strict-optional"\)\n {2}2 \| add\("--strict-bytes"\)\n {2}3 \| add\("--strict", help="all"\)\ndocs\/flags\.md:1: /,
     );
     // Cut where the search stopped: the flag's own hits among the first hundred, and a folder to keep to.
     const many: Record<string, string> = { 'mypy/main.py': 'add("--strict")\n' };
@@ -107,11 +107,11 @@ describe('the hits of what the question quotes', () => {
     const [cut = ''] = await messagesOf(many, 'Where is the --strict flag expanded?', ['The answer.']);
     assert.match(
       cut,
-      /=== RESULT FIND --strict: 1 hit of --strict itself among the first 100 hits, which count longer flags beginning with it ===\nmypy\/main\.py:1: /,
+      /=== RESULT FIND --strict: 1 hit of --strict itself; the other 99 of the first 100 are of longer flags such as --strict-optional ===\nmypy\/main\.py:1: /,
     );
     assert.match(
       cut,
-      /\n\[the search stopped at 100 hits, counting those of longer flags; hits past them were not looked at: FIND the text kept to a folder \(IN mypy\/\) for more\]/,
+      /\n\[the search stopped at 100 hits, longer flags' among them: FIND --strict kept to a folder \(IN mypy\/\) for more\]/,
     );
   });
 

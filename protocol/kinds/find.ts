@@ -20,7 +20,7 @@ export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
   // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `outside`: the hits
   // outside tests, which come first; `among`: the hits are those of a flag itself (`--strict`, not `--strict-optional`), picked from this
-  // many hits of the search.
+  // many hits of the search; `longer`: one of the longer flags left out, to name it.
   find: {
     kind: 'find';
     request: string;
@@ -31,6 +31,7 @@ export type FindResults = {
     shown?: number;
     outside?: number;
     among?: number;
+    longer?: string;
   };
 };
 
@@ -121,11 +122,11 @@ export const findResults: ResultTexts<FindResults> = {
         })
         .join('\n');
       const folder = folderOf(r.hits);
+      // Two players of the relay could not read "… among the first 100 hits, which count longer flags beginning with it".
+      const longer = r.longer === undefined ? 'longer flags' : `longer flags such as ${r.longer}`;
       const hits =
         r.among !== undefined
-          ? r.cut
-            ? `${counted(r.hits.length, 'hit')} of ${r.text} itself among the first ${formatCount(r.among)} hits, which count longer flags beginning with it`
-            : `${counted(r.hits.length, 'hit')} of ${r.text} itself (${formatCount(r.among)} with the longer flags it begins)`
+          ? `${counted(r.hits.length, 'hit')} of ${r.text} itself; the other ${formatCount(r.among - r.hits.length)} of the ${r.cut ? 'first ' : ''}${formatCount(r.among)} are of ${longer}`
           : r.cut
             ? `${formatCount(r.hits.length)}+ hits`
             : counted(r.hits.length, 'hit');
@@ -134,7 +135,7 @@ export const findResults: ResultTexts<FindResults> = {
           ? `\n[${r.outside === undefined ? 'the first ' : ''}${formatCount(shown.length)} of ${r.among === undefined ? hits : counted(r.hits.length, 'hit')} shown here${outsideText(r.outside, shown.length)}; FIND the text, kept to a folder (IN ${folder}) if need be, for the rest]`
           : r.among !== undefined
             ? r.cut
-              ? `\n[the search stopped at ${formatCount(r.among)} hits, counting those of longer flags; hits past them were not looked at: FIND the text kept to a folder (IN ${folder}) for more]`
+              ? `\n[the search stopped at ${formatCount(r.among)} hits, longer flags' among them: FIND ${r.text} kept to a folder (IN ${folder}) for more]`
               : ''
             : r.cut
               ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN ${folder}) or NEED a file to see more]`

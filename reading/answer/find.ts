@@ -4,6 +4,7 @@
 import type { FindRequest } from '../../protocol/requests.ts';
 import type { FindHit, HitWithin } from '../../protocol/kinds/find.ts';
 import { readText } from '../text.ts';
+import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
@@ -83,7 +84,7 @@ export async function answerFinds(
               kind: 'find',
               request: name,
               text: outcome.text,
-              hits: outcome.cut ? outcome.hits : withAround(box, outcome.hits, limits.findLineChars),
+              hits: withAround(box, outcome.hits, limits.findLineChars),
               cut: outcome.cut,
               folded: outcome.folded === true,
             },
@@ -95,37 +96,36 @@ export async function answerFinds(
 
 // A FIND of few hits shows the lines about each, in NEED's numbered form: a hit's own line seldom says enough
 // (`strict_flag=True,` without the call whose flag it is), and the NEED for its neighbours cost the relay's players a
-// step (issue 27).
+// step (issue 27). Of many hits, the few outside tests get them: a message's text is said once where it is made and a
+// hundred times in tests' expectations, and the line before the one made (`INCOMPATIBLE_RETURN_VALUE_TYPE = ...`) is
+// what the next FIND needs.
 const AROUND_HITS = 5;
 const AROUND_LINES = 2;
 // The largest file read again for the lines about its hits: a larger one's hits go without them.
 const AROUND_FILE_BYTES = 1 << 20;
 
-// The hits, each with the lines about it when there are few. A hit in a line longer than a hit's text may be (minified
-// code) goes without.
+// The hits, each with the lines about it when there are few of them, or when few of them lie outside tests (those). A
+// hit in a line longer than a hit's text may be (minified code) goes without.
 function withAround(box: Sandbox, hits: readonly FindHit[], lineChars: number): FindHit[] {
-  if (hits.length > AROUND_HITS) return [...hits];
+  const code = hits.length <= AROUND_HITS ? hits : hits.filter((h) => !TEST_PATH.test(h.path));
+  if (code.length === 0 || code.length > AROUND_HITS) return [...hits];
+  const near = new Set(code);
   const files = new Map<string, string[] | undefined>();
   const linesOf = (rel: string) => {
     if (!files.has(rel)) files.set(rel, fileLines(box, rel));
     return files.get(rel);
   };
-  const out: FindHit[] = [];
-  for (const hit of hits) {
-    const lines = linesOf(hit.path);
+  return hits.map((hit) => {
+    const lines = near.has(hit) ? linesOf(hit.path) : undefined;
     const own = lines?.[hit.line - 1];
-    if (lines === undefined || own === undefined || own.length > lineChars) {
-      out.push(hit);
-      continue;
-    }
+    if (lines === undefined || own === undefined || own.length > lineChars) return hit;
     const first = Math.max(1, hit.line - AROUND_LINES);
     const last = Math.min(lines.length, hit.line + AROUND_LINES);
     const shown = lines
       .slice(first - 1, last)
       .map((line) => (line.length > lineChars ? `${line.slice(0, lineChars)} …` : line));
-    out.push({ ...hit, around: { first, lines: shown } });
-  }
-  return out;
+    return { ...hit, around: { first, lines: shown } };
+  });
 }
 
 // A file's lines as NEED would send them (the one reader of text), or undefined when it is not a text file of at most
