@@ -98,7 +98,9 @@ export function lookForQuoted(reader: Reader, question: string): QuotedLookup | 
     files() {
       const files = new Set<string>();
       for (const r of results ?? []) {
-        if (r.kind !== 'find' || r.cut) continue;
+        // A search cut at its hit limit counts too: a message is made in one file and said in a hundred tests'
+        // expectations (mypy's "Incompatible return value type"), and the hits outside tests come first.
+        if (r.kind !== 'find') continue;
         const code = new Set(r.hits.filter((h) => !TEST_PATH.test(h.path)).map((h) => h.path));
         if (code.size <= FOUND_FILES) for (const f of code) files.add(f);
       }

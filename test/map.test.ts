@@ -361,6 +361,25 @@ describe('the map of the code', () => {
     }
   });
 
+  it("takes no word of a question's usual asking for a word of the code: cite, function, made, turn", async () => {
+    // mypy's "Which flags does --strict turn on, and where is that list made? Cite the lines.": names that held the
+    // asking's words ranked over main.py.
+    const folder = graphFolder({
+      'src/store.ts': 'export function citeFunctionMadeTurn() {\n  return 1;\n}\n',
+      'src/report.ts': 'export function strictFlags() {\n  return 1;\n}\n',
+    });
+    const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+    try {
+      const first = await firstMessage(
+        executor,
+        'Which strict flags does it turn on? Cite the function and the lines it is made in.',
+      );
+      assert.equal(mapOf(first)[0], 'src/report.ts', first);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('chooses, past a thousand source files, those the question and the attached files point at, then the shallowest', async () => {
     // 1,100 shallow files that define nothing the question says; deep down, one in a folder the question names, one
     // named by it, and one beside an attached file. Only chosen files are read, so only they can be in the map.

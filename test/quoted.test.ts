@@ -134,9 +134,15 @@ describe('the hits of what the question quotes', () => {
     const many = Object.fromEntries(
       Array.from({ length: 5 }, (_, i) => [`src/m${i}.py`, 'raise Error("Incompatible return value type")\n']),
     );
+    // Said in so many tests' expectations that the search stops at its limit: the file that makes it still counts.
+    const cut = {
+      'src/messages.py': FILES['src/messages.py'],
+      'test-data/check.test': 'x  # E: Incompatible return value type\n'.repeat(150),
+    };
     for (const [files, expected] of [
       [few, ['docs/errors.md', 'src/messages.py']],
       [many, []],
+      [cut, ['src/messages.py']],
     ] as const) {
       const executor = createExecutor(tempFolder(files));
       try {

@@ -222,7 +222,7 @@ function wordsOf(question: string): Set<string> {
 }
 
 const COMMON_WORDS: ReadonlySet<string> = new Set(
-  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point lines show tell explain involved happen happens exactly please'.split(
+  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point line lines show tell explain involved happen happens exactly please cite cited function functions method methods made turn turns defined'.split(
     ' ',
   ),
 );
