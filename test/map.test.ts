@@ -151,6 +151,24 @@ describe('rankFiles', () => {
     assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
   });
 
+  it('takes a folder the question names as a pointer only when it is not most of the project', () => {
+    // "Where does mypy report …": mypy/ holds most of mypy, and every file of it came before the one the quoted text is
+    // found in.
+    const found = { attached: new Set<string>(), found: new Set(['src/mailer.ts']) };
+    const order = (words: string[]) => rankFiles(GRAPH, { ...found, words: new Set(words) }).map((f) => f.rel);
+    assert.deepEqual(order(['src']), order([]));
+    assert.equal(order([])[0], 'src/mailer.ts');
+    // A folder of few of the files still points at them.
+    const mail = [
+      ...GRAPH.slice(0, 4),
+      ...GRAPH.slice(4).map((s) => ({ ...s, rel: s.rel.replace('src/', 'src/mail/') })),
+    ];
+    assert.equal(
+      rankFiles(mail, { words: new Set(['mail']), attached: new Set() })[0]?.rel.startsWith('src/mail/'),
+      true,
+    );
+  });
+
   it('ranks a part at a time: a file, a few hundred names or a round of PageRank each, then the same files', () => {
     const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
     const ranking = rankingOf(GRAPH, focus);

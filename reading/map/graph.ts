@@ -33,6 +33,8 @@ const STUB_FACTOR = 0.1;
 const STUB_PATH = /\.pyi$|\.d\.[cm]?ts$|(^|\/)typeshed\//i;
 // Names looked at in one part of a ranking (rankingOf), as a file's words or a round of PageRank are.
 const NAMES_A_PART = 256;
+// A folder named by the question that holds more than this share of the map's files is the project, not a part of it.
+const MOST_FILES = 0.5;
 
 // The words of a name, lower-cased: `tokenMatches` and `token_matches` are token, matches.
 function partsOf(name: string): string[] {
@@ -269,11 +271,21 @@ function* personalisation(
     const i = index.get(rel);
     if (i !== undefined) p[i] = (p[i] ?? 0) + 1;
   }
+  // A folder the question names points at its files, unless it holds most of the project: "where does mypy report"
+  // names the project, not a part of it, and mypy/ holds most of mypy's files (every file of it came first with it).
+  const named = new Map<string, number[]>();
   sources.forEach((s, i) => {
     const parts = s.rel.toLowerCase().split('/');
     const name = parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '';
-    if (lowered.has(name) || parts.slice(0, -1).some((part) => lowered.has(part))) p[i] = (p[i] ?? 0) + 1;
+    if (lowered.has(name)) {
+      p[i] = (p[i] ?? 0) + 1;
+      return;
+    }
+    const folder = parts.slice(0, -1).find((part) => lowered.has(part));
+    if (folder !== undefined) named.set(folder, [...(named.get(folder) ?? []), i]);
   });
+  for (const files of named.values())
+    if (files.length <= sources.length * MOST_FILES) for (const i of files) p[i] = (p[i] ?? 0) + 1;
   // A plain word as the name it is (`type`, `render`) points there as much as it is rare among the folder's names,
   // against the question's rarest word.
   let rarest = 0;
