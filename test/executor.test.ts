@@ -511,8 +511,10 @@ describe('FIND', () => {
         '=== END RESULT ===',
       ].join('\n'),
     );
-    const six = tempFolder({ 'a.txt': 'hit\n'.repeat(6) });
-    assert.ok(only(await ask(six, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
+    const ten = only(await ask(tempFolder({ 'a.txt': 'hit\n\n\n'.repeat(10) }), '=== FIND: hit ==='), 'find');
+    assert.ok(ten.hits.every((h) => h.around !== undefined));
+    const eleven = tempFolder({ 'a.txt': 'hit\n'.repeat(11) });
+    assert.ok(only(await ask(eleven, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
   });
 
   it('shows the lines about the few hits outside tests among many, even when the search was cut', async () => {
@@ -537,9 +539,9 @@ describe('FIND', () => {
         ],
       ],
     );
-    // Six hits outside tests are many: none get them.
-    const six = tempFolder({ 'src/a.py': 'hit\n\n\n'.repeat(6), 'tests/b.py': 'hit\n'.repeat(10) });
-    assert.ok(only(await ask(six, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
+    // Eleven hits outside tests are many: none get them.
+    const many = tempFolder({ 'src/a.py': 'hit\n\n\n'.repeat(11), 'tests/b.py': 'hit\n'.repeat(10) });
+    assert.ok(only(await ask(many, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
   });
 
   it('stops at the hit limit and marks the cut', async () => {
