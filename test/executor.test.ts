@@ -389,6 +389,18 @@ describe('FIND: case, scope and order', () => {
     ]);
     const folded = only(await ask(root, '=== FIND: handlerequest IN test/ ==='), 'find');
     assert.deepEqual([hits(folded), folded.folded], [['test/router.test.js'], true]);
+    // A mask of folders keeps to what they hold, as a folder does (a relay player's `IN source/{core,utils}/` matched
+    // no file, and the "no hits" it got was believed).
+    assert.deepEqual(hits(only(await ask(root, '=== FIND: handleRequest IN {lib,test}/ ==='), 'find')), [
+      'lib/deep/inner.js',
+      'lib/router.js',
+      'test/router.test.js',
+    ]);
+  });
+
+  it('says a FIND kept to a mask that holds no file searched nothing, rather than "no hits"', async () => {
+    const r = only(await ask(root, '=== FIND: handleRequest IN **/*.rs ==='), 'refused');
+    assert.equal(r.reason, '**/*.rs holds no file FIND searches; LIST it to see what it matches');
   });
 
   it('answers a FIND of the whole folder and one kept to a folder in the same step', async () => {
@@ -511,10 +523,10 @@ describe('FIND', () => {
         '=== END RESULT ===',
       ].join('\n'),
     );
-    const ten = only(await ask(tempFolder({ 'a.txt': 'hit\n\n\n'.repeat(10) }), '=== FIND: hit ==='), 'find');
-    assert.ok(ten.hits.every((h) => h.around !== undefined));
-    const eleven = tempFolder({ 'a.txt': 'hit\n'.repeat(11) });
-    assert.ok(only(await ask(eleven, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
+    const sixteen = only(await ask(tempFolder({ 'a.txt': 'hit\n\n\n'.repeat(16) }), '=== FIND: hit ==='), 'find');
+    assert.ok(sixteen.hits.every((h) => h.around !== undefined));
+    const more = tempFolder({ 'a.txt': 'hit\n'.repeat(17) });
+    assert.ok(only(await ask(more, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
   });
 
   it('shows the lines about the few hits outside tests among many, even when the search was cut', async () => {
@@ -539,8 +551,8 @@ describe('FIND', () => {
         ],
       ],
     );
-    // Eleven hits outside tests are many: none get them.
-    const many = tempFolder({ 'src/a.py': 'hit\n\n\n'.repeat(11), 'tests/b.py': 'hit\n'.repeat(10) });
+    // Seventeen hits outside tests are many: none get them.
+    const many = tempFolder({ 'src/a.py': 'hit\n\n\n'.repeat(17), 'tests/b.py': 'hit\n'.repeat(10) });
     assert.ok(only(await ask(many, '=== FIND: hit ==='), 'find').hits.every((h) => h.around === undefined));
   });
 

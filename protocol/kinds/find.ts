@@ -84,9 +84,9 @@ export const find: Kind<FindRequest> = {
   teach: [
     '=== FIND: loadConfig( ===',
     '  shows where this text occurs, as `path:line: text`, code before docs, with the definition a line lies in when',
-    '  known (`src/app.ts:130 (in start 120-188): text`) and, for a few hits, the lines about each. The text is literal',
-    '  and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a',
-    '  folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  known (`src/app.ts:130 (in start 120-188): text`) and, for up to 16 hits, two lines either side of each. The text',
+    '  is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a',
+    '  search to a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 

@@ -73,6 +73,12 @@ export async function answerFinds(
       files.forEach((f, i) => {
         if (scope(f.rel)) only.push(i);
       });
+      // "No hits" in no files would say the text is not there.
+      if (only.length === 0) {
+        const reason = `${request.scope} holds no file FIND searches; LIST it to see what it matches`;
+        results.push([{ kind: 'refused', request: name, path: request.scope, reason }]);
+        continue;
+      }
       await search(files, [request.text], () => name, only);
     }
     const outcome = found.get(request.scope === undefined ? request.text : name);
@@ -99,9 +105,10 @@ export async function answerFinds(
 // step (issue 27). Of many hits, the few outside tests get them: a message's text is said once where it is made and a
 // hundred times in tests' expectations, and the line before the one made (`INCOMPATIBLE_RETURN_VALUE_TYPE = ...`) is
 // what the next FIND needs.
-// Ten, not five: the relay's players asked for the lines about six hits (`max_redirects` in requests' sessions.py) and
-// seven; ten hits' lines cost about what one NEED of a function does, and a step costs the whole message again.
-const AROUND_HITS = 10;
+// Sixteen: the relay's players asked for the lines about six hits (`max_redirects` in requests' sessions.py), seven, and
+// thirteen (`strict_flag=True,` in mypy's main.py, each flag's name two lines above: a NEED of 230 lines, 5,000 tokens).
+// Sixteen hits' lines, 80 at most, cost about what one NEED of a function does, and a step costs the whole message again.
+const AROUND_HITS = 16;
 const AROUND_LINES = 2;
 // The largest file read again for the lines about its hits: a larger one's hits go without them.
 const AROUND_FILE_BYTES = 1 << 20;
@@ -146,7 +153,13 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
 function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | string {
   const compiled = compileMask(scope);
   if (compiled.kind === 'refused') return compiled.reason;
-  if (!isPlainPath(compiled.mask)) return compiled.match;
+  if (!isPlainPath(compiled.mask)) {
+    if (!compiled.mask.endsWith('/')) return compiled.match;
+    // A mask of folders, `source/{core,utils}/`, keeps to what they hold, as a folder does: taken as a mask of paths,
+    // it matched no file, and a relay player trusted the "no hits" it got.
+    const inside = compileMask(`${compiled.mask}**`);
+    return inside.kind === 'refused' ? inside.reason : inside.match;
+  }
   const place = resolvePath(box, compiled.mask);
   if (place.kind === 'folder') return place.rel === '.' ? () => true : (rel) => rel.startsWith(`${place.rel}/`);
   if (place.kind === 'file') return (rel) => rel === place.rel;
