@@ -101,7 +101,13 @@ type Line = {
 
 // From each line on (the line itself included): the next END marker, the next END right after a bare fence, the next
 // bare fence of each character; and how many lines before it could not stand in a fence of requests alone.
-type Ahead = { end: number[]; fencedEnd: number[]; backtick: number[]; tilde: number[]; notAloneBefore: number[] };
+type Ahead = {
+  end: Int32Array;
+  fencedEnd: Int32Array;
+  backtick: Int32Array;
+  tilde: Int32Array;
+  notAloneBefore: Int32Array;
+};
 
 function parse(text: string, spans: Span[] | undefined): Reply {
   const lines = markupLines(text);
@@ -316,12 +322,15 @@ function classify(
 
 function lookAhead(lines: readonly Line[]): Ahead {
   const n = lines.length;
+  // Typed arrays, not arrays of numbers: outside the heap the collector walks, and filled from the end without holes to
+  // check. On 4 MB replies of many markup lines (600,000 fence lines), the whole parse 8-14% faster (medians of 9,
+  // alternated; issue 30).
   const ahead: Ahead = {
-    end: new Array<number>(n + 1),
-    fencedEnd: new Array<number>(n + 1),
-    backtick: new Array<number>(n + 1),
-    tilde: new Array<number>(n + 1),
-    notAloneBefore: new Array<number>(n + 1),
+    end: new Int32Array(n + 1),
+    fencedEnd: new Int32Array(n + 1),
+    backtick: new Int32Array(n + 1),
+    tilde: new Int32Array(n + 1),
+    notAloneBefore: new Int32Array(n + 1),
   };
   ahead.end[n] = ahead.fencedEnd[n] = ahead.backtick[n] = ahead.tilde[n] = -1;
   for (let i = n - 1; i >= 0; i--) {
