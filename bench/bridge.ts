@@ -76,6 +76,9 @@ export async function startBridge(): Promise<Bridge> {
   const port = await new Promise<string>((resolve, reject) => {
     bridge.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
     bridge.once('error', reject);
+    bridge.once('exit', (code, signal) =>
+      reject(new Error(`the bench's bridge ended (${code ?? signal}) before it listened`)),
+    );
   });
   return {
     port,

@@ -50,13 +50,19 @@ async function outsideRows(tools: Tools): Promise<{ rows: Row[]; linux: string; 
   const bridge = await startBridge();
   const tiny = tinyFolder();
   try {
+    doing = 'the start-up rows';
     rows.push(...startRows(bridge, tiny, RUNS));
+    doing = "the npm corpus's rows";
     rows.push(...treeRows(bridge, tools, CORPUS, 'npm corpus', CORPUS_ASKS, tiny, RUNS));
+    doing = "the npm corpus's pult tree";
     rows.push(...(await pultTreeRows(CORPUS, 'npm corpus', RUNS)));
     const linux = linuxTree();
+    doing = "the Linux tree's rows";
     rows.push(...treeRows(bridge, tools, linux.root, 'Linux', LINUX_ASKS, tiny, RUNS));
+    doing = "the Linux tree's pult tree";
     rows.push(...(await pultTreeRows(linux.root, 'Linux', RUNS)));
     const many = manyFilesFolder(200_000);
+    doing = 'the rows of 200,000 files';
     try {
       rows.push(...treeRows(bridge, tools, many, '200,000 files', MANY_ASKS, tiny, RUNS));
     } finally {
@@ -691,4 +697,11 @@ function save(rows: Row[], about: string, check: HitCheck): void {
   fs.writeFileSync(readme, text.slice(0, a) + section + text.slice(b + end.length));
 }
 
+// What the bench was doing, said if it ends waiting for something that can no longer come: Node then exits with code 13
+// and no word of its own (a whole run did, once, after the Linux tree was unpacked).
+let doing = 'starting';
+process.on('exit', (code) => {
+  if (code === 13)
+    process.stderr.write(`npm run bench: ended while waiting on ${doing}, for something that can no longer come\n`);
+});
 await main();

@@ -334,11 +334,16 @@ async function startProbe(root: string, state: string): Promise<{ port: number; 
     [fileURLToPath(new URL('./pult-probe.js', import.meta.url)), root, TOKEN, state],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  // Told before the port is awaited, so that an exit before it is heard: a wait that nothing can end ends the bench
+  // with Node's exit code 13 and no word (a whole run did, once, on the Linux tree).
+  const exited = new Promise<void>((resolve) => probe.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     probe.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     probe.once('error', reject);
+    probe.once('exit', (code, signal) =>
+      reject(new Error(`the pult probe ended (${code ?? signal}) before it listened`)),
+    );
   });
-  const exited = new Promise<void>((resolve) => probe.once('exit', () => resolve()));
   return {
     port,
     stop: () => {
@@ -355,6 +360,8 @@ function getTree(port: number, route: string): Promise<{ ms: number; bytes: numb
       { host: '127.0.0.1', port, path: route, headers: { 'x-deepwork-token': TOKEN } },
       (res) => {
         let bytes = 0;
+        res.on('error', reject);
+        res.on('aborted', () => reject(new Error(`GET ${route}: the pult ended the answer before its end`)));
         res.on('data', (c: Buffer) => (bytes += c.length));
         res.on('end', () =>
           res.statusCode === 200
