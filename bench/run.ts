@@ -234,6 +234,7 @@ async function main(): Promise<void> {
   // Same skip rules on both sides: hidden files searched, .git, node_modules and secrets skipped, .gitignore obeyed.
   const skips = `--hidden --no-require-git -g '!.git' -g '!node_modules' ${defaultSecretNames.map((s) => `--iglob '!${s}'`).join(' ')}`;
   const outside = await outsideRows(tools);
+  doing = 'the in-process rows';
   rows.push(...outside.rows);
   const executor = createExecutor(CORPUS);
   const find = (texts: string[]) =>
@@ -324,9 +325,12 @@ async function main(): Promise<void> {
       null,
     ),
   );
+  doing = 'the ten steps in a window';
   rows.push(...(await budgetRows(executor)));
   await executor.close();
+  doing = "OUTLINE's and the map's rows";
   rows.push(...(await outlineRows(tools.rg)));
+  doing = "the check of FIND's hits against ripgrep's";
 
   const check = await hitsMatchRipgrep(tools.rg, skips);
   const load = `the machine's load average (1 min) ${loadBefore.toFixed(1)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(1)} at the end`;
@@ -697,11 +701,12 @@ function save(rows: Row[], about: string, check: HitCheck): void {
   fs.writeFileSync(readme, text.slice(0, a) + section + text.slice(b + end.length));
 }
 
-// What the bench was doing, said if it ends waiting for something that can no longer come: Node then exits with code 13
-// and no word of its own (a whole run did, once, after the Linux tree was unpacked).
+// What the bench was doing, said if it ends before it finished: on a wait that nothing can end, Node exits with code 13
+// and no word of its own (two whole runs did, about twenty minutes in), and 'exit' is told code 0 even then.
 let doing = 'starting';
-process.on('exit', (code) => {
-  if (code === 13)
-    process.stderr.write(`npm run bench: ended while waiting on ${doing}, for something that can no longer come\n`);
+let finished = false;
+process.on('exit', () => {
+  if (!finished) process.stderr.write(`npm run bench: ended during ${doing}, before it finished\n`);
 });
 await main();
+finished = true;
