@@ -30,7 +30,10 @@ export type Mask =
   | { kind: 'refused'; reason: string };
 
 export function compileMask(raw: string): Mask {
-  const mask = simplify(raw.trim().replaceAll('\\', '/'));
+  const simple = simplify(raw.trim().replaceAll('\\', '/'));
+  // A mask of folders, `source/{core,utils}/`, stands for what they hold, as a folder's path does: taken as a mask of
+  // paths it matched none, and a relay player believed the "no hits" of a FIND kept to it.
+  const mask = simple.endsWith('/') && !isPlainPath(simple) ? `${simple}**` : simple;
   if (mask.length > MASK_LIMITS.length)
     return { kind: 'refused', reason: `the mask is longer than ${MASK_LIMITS.length} characters` };
   const tooComplex = complexity(mask);

@@ -104,6 +104,17 @@ describe('compileMask', () => {
     assert.equal(compiled('./**/*.py')('lib/x.py'), true);
   });
 
+  it('takes a mask of folders, `source/{core,utils}/`, for what they hold', () => {
+    const match = compiled('source/{core,utils}/');
+    assert.deepEqual(
+      ['source/core/Ky.ts', 'source/utils/deep/body.ts', 'source/types/options.ts', 'lib/core/a.ts'].map(match),
+      [true, true, false, false],
+    );
+    // A folder's own path is not a mask: it stays as it is, for the path rule.
+    const folder = compileMask('source/core/');
+    assert.equal(folder.kind === 'mask' ? folder.mask : folder.reason, 'source/core/');
+  });
+
   it('matches *.ext and **/*.ext without loading picomatch', () => {
     // In a process of its own: this one has loaded picomatch to compare with it.
     const mask = new URL('../reading/mask.js', import.meta.url).href;

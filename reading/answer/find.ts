@@ -153,13 +153,7 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
 function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | string {
   const compiled = compileMask(scope);
   if (compiled.kind === 'refused') return compiled.reason;
-  if (!isPlainPath(compiled.mask)) {
-    if (!compiled.mask.endsWith('/')) return compiled.match;
-    // A mask of folders, `source/{core,utils}/`, keeps to what they hold, as a folder does: taken as a mask of paths,
-    // it matched no file, and a relay player trusted the "no hits" it got.
-    const inside = compileMask(`${compiled.mask}**`);
-    return inside.kind === 'refused' ? inside.reason : inside.match;
-  }
+  if (!isPlainPath(compiled.mask)) return compiled.match;
   const place = resolvePath(box, compiled.mask);
   if (place.kind === 'folder') return place.rel === '.' ? () => true : (rel) => rel.startsWith(`${place.rel}/`);
   if (place.kind === 'file') return (rel) => rel === place.rel;
