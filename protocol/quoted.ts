@@ -123,10 +123,12 @@ function fewer(result: Result): Result {
   if (result.text.startsWith('--')) {
     const whole = new RegExp(`${escapeRegExp(result.text)}(?![\\w-])`);
     const own = result.hits.filter((h) => whole.test(h.text));
-    const longer = new RegExp(`${escapeRegExp(result.text)}[\\w-]+`);
-    const other = result.hits.map((h) => longer.exec(h.text)?.[0]).find((flag) => flag !== undefined);
-    if (own.length > 0 && own.length < result.hits.length)
+    if (own.length > 0 && own.length < result.hits.length) {
+      // One of the longer flags left out, to name it.
+      const longer = new RegExp(`${escapeRegExp(result.text)}[\\w-]+`);
+      const other = result.hits.map((h) => longer.exec(h.text)?.[0]).find((flag) => flag !== undefined);
       result = { ...result, hits: own, among: result.hits.length, ...(other === undefined ? {} : { longer: other }) };
+    }
   }
   if (result.hits.length <= HITS) return result;
   const code = result.hits.filter((h) => !TEST_PATH.test(h.path));

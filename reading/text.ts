@@ -31,6 +31,11 @@ export type TextRead =
   | { kind: 'text'; text: string; encoding: Encoding; bytes: Buffer }
   | { kind: 'unfit'; why: Unfit; bytes: number };
 
+// A text as the model is shown it: without the byte-order mark a file may begin with.
+export function shownText(text: string): string {
+  return text.replace(/^\uFEFF/, '');
+}
+
 // Reads the file at `abs` (a real path the path rule gave) whole, and judges it. Opened without following a final
 // symlink and without blocking, so a file swapped for a link or a FIFO since it was judged is not read.
 export function readText(abs: string, limit = TEXT_READ_BYTES): TextRead {

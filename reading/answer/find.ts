@@ -3,7 +3,7 @@
 
 import type { FindRequest } from '../../protocol/requests.ts';
 import type { FindHit, HitWithin } from '../../protocol/kinds/find.ts';
-import { readText } from '../text.ts';
+import { readText, shownText } from '../text.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
 import type { Result } from '../../protocol/results.ts';
@@ -144,7 +144,7 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
   if (place.kind !== 'file' || place.size > AROUND_FILE_BYTES) return undefined;
   const read = readText(place.real, AROUND_FILE_BYTES);
   if (read.kind !== 'text') return undefined;
-  const lines = read.text.replace(/^\uFEFF/, '').split('\n');
+  const lines = shownText(read.text).split('\n');
   if (lines.at(-1) === '') lines.pop();
   return lines.map((line) => line.replace(/\r$/, ''));
 }

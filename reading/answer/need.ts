@@ -11,7 +11,7 @@ import { countFileLines, openFile, readLines, textLines, type Lines, type Opened
 import { encodingName, encodingOf } from '../encoding.ts';
 import { KEY_WHOLE_FILE, restHoldsKey } from '../private-keys.ts';
 import { binaryReason, SNIFF } from '../binary.ts';
-import { binaryLine, readText, TEXT_READ_BYTES, unfitReason } from '../text.ts';
+import { binaryLine, readText, shownText, TEXT_READ_BYTES, unfitReason } from '../text.ts';
 import type { PathIndex } from '../similar.ts';
 import { countLines, formatCount } from '../../common/text.ts';
 import type { Step } from './step.ts';
@@ -122,7 +122,7 @@ function needOne(
         return { kind: 'refused', request, path: place.rel, reason: unfitReason(read.why) };
     }
   }
-  const lines = textLines(read.text.replace(/^\uFEFF/, ''), read.bytes.length, from, to, budget.left);
+  const lines = textLines(shownText(read.text), read.bytes.length, from, to, budget.left);
   return sent(asked, lines, read.encoding === 'utf8' ? undefined : encodingName(read.encoding), budget, () => ({
     lines: countLines(read.text),
     exact: true,

@@ -17,7 +17,7 @@ import { counted, formatCount } from '../../common/text.ts';
 import { resolvePath } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
 import { readPathOf } from '../walk.ts';
-import { readText, unfitReason } from '../text.ts';
+import { readText, shownText, unfitReason } from '../text.ts';
 import { extensionOf, languageOf } from '../outline/languages.ts';
 import type { Parsed } from '../outline/symbols.ts';
 import { splitRange } from './need.ts';
@@ -168,7 +168,7 @@ async function outlineFiles(
     budget.files--;
     budget.bytes -= read.bytes.length;
     const rows = range === undefined ? undefined : { from: range.from - 1, to: Math.min(range.to, 2 ** 31 - 1) };
-    const text = read.text.replace(/^\uFEFF/, '');
+    const text = shownText(read.text);
     const parsed = await folder
       .parsers()
       .parse(language, text, { refs: false, ...(rows === undefined ? {} : { rows }) });

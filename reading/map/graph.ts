@@ -282,7 +282,10 @@ function* personalisation(
       return;
     }
     const folder = parts.slice(0, -1).find((part) => lowered.has(part));
-    if (folder !== undefined) named.set(folder, [...(named.get(folder) ?? []), i]);
+    if (folder === undefined) return;
+    const files = named.get(folder);
+    if (files === undefined) named.set(folder, [i]);
+    else files.push(i);
   });
   for (const files of named.values())
     if (files.length <= sources.length * MOST_FILES) for (const i of files) p[i] = (p[i] ?? 0) + 1;
