@@ -4,6 +4,7 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -361,6 +362,54 @@ describe('OUTLINE on hostile input', () => {
       text,
     );
     assert.ok(text.includes('=== RESULT OUTLINE b.js: 1 line, 1 definition ===\nb.js:1 function b()\n'), text);
+  });
+
+  it('keeps the process alive until a parser ended while its answer was on the way has exited', () => {
+    // A fresh process with nothing else to keep it alive. The answer to the parse that was out, taken in after
+    // close() had begun to end the worker, used to unref it, and the process ended with close() unsettled (exit 13;
+    // in the bench, a few whole runs of several). The worker here answers, then holds its thread in a native call so
+    // that its exit comes after the answer has been taken in.
+    const dir = tempFolder({}, 'deepwork-parse-end-');
+    const worker = path.join(dir, 'answers-late.mjs');
+    const go = path.join(dir, 'go');
+    const posted = path.join(dir, 'posted');
+    fs.writeFileSync(
+      worker,
+      [
+        "import { parentPort } from 'node:worker_threads';",
+        "import { execFileSync } from 'node:child_process';",
+        "import fs from 'node:fs';",
+        "parentPort.on('message', (job) => {",
+        "  const answer = { kind: 'parsed', id: job.id, lines: 1, defs: [], errors: false, capped: false };",
+        "  if (job.text !== 'hold') return parentPort.postMessage(answer);",
+        `  while (!fs.existsSync(${JSON.stringify(go)})) {}`,
+        '  parentPort.postMessage(answer);',
+        `  fs.writeFileSync(${JSON.stringify(posted)}, '');`,
+        `  execFileSync(${JSON.stringify(process.execPath)}, ['-e', 'setTimeout(() => {}, 300)']);`,
+        '});',
+      ].join('\n'),
+    );
+    const script = path.join(dir, 'run.mjs');
+    fs.writeFileSync(
+      script,
+      [
+        "import fs from 'node:fs';",
+        `import { createParsers } from ${JSON.stringify(new URL('../reading/outline/parsers.js', import.meta.url).href)};`,
+        `const parsers = createParsers({ module: new URL(${JSON.stringify(pathToFileURL(worker).href)}) });`,
+        "process.stdout.write(`${(await parsers.parse('javascript', 'warm', { refs: false })).kind}\\n`);",
+        "void parsers.parse('javascript', 'hold', { refs: false });",
+        // The job goes out in the microtasks after parse(); then the worker answers while this thread looks away, so
+        // that the answer waits, not yet taken in, as close() begins.
+        'await new Promise((resolve) => setImmediate(resolve));',
+        `fs.writeFileSync(${JSON.stringify(go)}, '');`,
+        `while (!fs.existsSync(${JSON.stringify(posted)})) {}`,
+        'await parsers.close();',
+        "process.stdout.write('closed\\n');",
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `exit ${run.status}: ${run.stderr}`);
+    assert.equal(run.stdout, 'parsed\nclosed\n');
   });
 
   it('gives up on a parser that does not answer, and on one that does not start', async () => {

@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Language } from './languages.ts';
 import { readAnswer, type ParseJob } from './messages.ts';
 import type { Parsed } from './symbols.ts';
+import { holdFor, holdUntilEnded } from '../threads.ts';
 
 // `ended`: the run ended (close()) before the file was parsed, which says nothing of the file.
 export type ParseOutcome = ({ kind: 'parsed' } & Parsed) | { kind: 'failed'; reason: string } | { kind: 'ended' };
@@ -119,7 +120,7 @@ async function start(module: URL): Promise<Worker> {
 }
 
 // Posts one parse and waits for its answer; the worker dying or running past `hardMs` fails it. The worker keeps the
-// process alive only while a parse is out.
+// process alive only while a parse is out, or once it is being ended (reading/threads.ts).
 function ask(thread: Worker, job: ParseJob, hardMs: number): Promise<ParseOutcome> {
   return new Promise((resolve) => {
     const done = (outcome: ParseOutcome) => {
@@ -127,7 +128,7 @@ function ask(thread: Worker, job: ParseJob, hardMs: number): Promise<ParseOutcom
       thread.off('message', onMessage);
       thread.off('error', onError);
       thread.off('exit', onExit);
-      thread.unref();
+      holdFor(thread, -1);
       resolve(outcome);
     };
     const onMessage = (raw: unknown) => {
@@ -149,12 +150,13 @@ function ask(thread: Worker, job: ParseJob, hardMs: number): Promise<ParseOutcom
     thread.on('message', onMessage);
     thread.on('error', onError);
     thread.on('exit', onExit);
-    thread.ref();
+    holdFor(thread, 1);
     thread.postMessage(job);
   });
 }
 
+// Ends the worker, keeping the process alive until it has exited, whatever answer comes in meanwhile.
 async function end(thread: Worker): Promise<void> {
-  thread.ref();
+  holdUntilEnded(thread);
   await thread.terminate().catch(() => undefined);
 }

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
 import type { Hit } from './job.ts';
 import { readReply, type ToWorker } from './messages.ts';
+import { holdFor, holdUntilEnded } from '../threads.ts';
 
 type SearchMessage = Extract<ToWorker, { kind: 'search' }>;
 
@@ -38,15 +39,13 @@ export function post(worker: Worker, message: ToWorker): void {
   worker.postMessage(message);
 }
 
-// Ends a worker, keeping the process alive until it has: an unref'd worker's exit does not, and a caller awaiting
-// close() with nothing else to wait for would end with that promise pending (exit 13). The worker stays ref'd from here
-// on — a late answer to a search nobody waited for must not unref it (holdFor) — and is waited for until it is up
-// (Node 20's terminate() never settles for a worker that is not online yet), then terminated. A worker already gone
-// is not waited for: the events it would be waited for have passed.
+// Ends a worker, keeping the process alive until it has (reading/threads.ts): an unref'd worker's exit does not, and a
+// caller awaiting close() with nothing else to wait for would end with that promise pending (exit 13). It is waited
+// for until it is up (Node 20's terminate() never settles for a worker that is not online yet), then terminated. A
+// worker already gone is not waited for: the events it would be waited for have passed.
 export async function endWorker(worker: Worker): Promise<void> {
-  ending.add(worker);
   if (gone.has(worker)) return;
-  worker.ref();
+  holdUntilEnded(worker);
   if (!online.has(worker)) {
     await new Promise<void>((resolve) => {
       const done = () => resolve();
@@ -58,21 +57,9 @@ export async function endWorker(worker: Worker): Promise<void> {
   await worker.terminate();
 }
 
-// The workers that have started, those being ended (see endWorker), and those that have failed or exited.
+// The workers that have started, and those that have failed or exited.
 const online = new WeakSet<Worker>();
-const ending = new WeakSet<Worker>();
 const gone = new WeakSet<Worker>();
-
-// Searches out per worker. The worker keeps the process alive while any is: ref() and unref() are a switch, not a
-// count, and a search whose answer was not waited for may still be out when the next one is posted.
-const searchesOut = new WeakMap<Worker, number>();
-
-function holdFor(worker: Worker, change: 1 | -1): void {
-  const out = (searchesOut.get(worker) ?? 0) + change;
-  searchesOut.set(worker, out);
-  if (out > 0 || ending.has(worker)) worker.ref();
-  else worker.unref();
-}
 
 // Posts a search and waits for its hits; an error or exit of the worker, or a reply that is not a result, rejects.
 export function ask(worker: Worker, message: SearchMessage): Promise<Hit[]> {
