@@ -1,6 +1,6 @@
 // When a worker thread (a search worker, the parser's) keeps the process alive: while work of its is out, and from the
 // moment it is being ended until it has exited. Idle, it does not: a run whose workers are idle ends when its work is
-// done. ref() and unref() are a switch, not a count, so each change goes through here.
+// done. ref() and unref() are a switch, not a count, so once a worker has started each change goes through here.
 //
 // A worker being ended stays ref'd whatever answer comes in meanwhile: an answer taken in after terminate() was asked
 // for, and before the thread's exit, used to unref it, and a caller awaiting its end with nothing else to wait for
