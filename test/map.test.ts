@@ -398,6 +398,35 @@ describe('the map of the code', () => {
     }
   });
 
+  it('leaves minified and bundled JavaScript out of the map, and no other file for names like theirs', async () => {
+    // Each file defines what the question names, so only being left out keeps one from the map.
+    const define = 'export function renderTemplate() {\n  return 1;\n}\n';
+    const folder = tempFolder({
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+      'src/c.ts': 'export const c = 3;\n',
+      'src/d.ts': 'export const d = 4;\n',
+      'dist/app.min.js': define,
+      'dist/vendor-bundle.js': define,
+      'dist/lib.bundle.mjs': define,
+      'dist/App.MIN.CJS': define,
+      'src/view.bundle.jsx': define,
+      'src/min.js': define,
+      'src/bundle.ts': define,
+      'tools/build.min.ts': define,
+    });
+    const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+    try {
+      const shown = mapOf(await firstMessage(executor, 'Where is renderTemplate defined?'));
+      for (const rel of ['dist/app.min.js', 'dist/vendor-bundle.js', 'dist/lib.bundle.mjs', 'dist/App.MIN.CJS'])
+        assert.ok(!shown.includes(rel), `${rel} in ${shown.join(', ')}`);
+      for (const rel of ['src/view.bundle.jsx', 'src/min.js', 'src/bundle.ts', 'tools/build.min.ts'])
+        assert.ok(shown.includes(rel), `${rel} not in ${shown.join(', ')}`);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('chooses, past a thousand source files, those the question and the attached files point at, then the shallowest', async () => {
     // 1,100 shallow files that define nothing the question says; deep down, one in a folder the question names, one
     // named by it, and one beside an attached file. Only chosen files are read, so only they can be in the map.
