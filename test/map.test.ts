@@ -9,7 +9,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
-import { readCache } from '../reading/map/cache.ts';
+import { readCache, writeCache } from '../reading/map/cache.ts';
+import { isRecord } from '../common/unknown.ts';
 import { createBackground } from '../reading/map/background.ts';
 import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
@@ -734,7 +735,44 @@ describe('the map of the code', () => {
 
   it('reads a damaged cache as empty', () => {
     for (const data of [undefined, 'x', { format: 'other', files: {} }, { format: 1, files: { a: [1, 2, 3] } }])
-      assert.equal(readCache(data).size, 0);
+      assert.equal(readCache(data).list().length, 0);
+  });
+
+  it('checks each kept file when it is asked for: a damaged one is as none, the others stand, in the order kept', () => {
+    const good = (size: number) => ({
+      size,
+      mtime: 1,
+      defs: [{ name: 'f', first: 1, last: 2, depth: 1 }],
+      refs: 'g 2',
+    });
+    const data = writeCache(
+      new Map([
+        ['a.ts', good(1)],
+        ['b.ts', good(2)],
+        ['c.ts', good(3)],
+      ]),
+    );
+    assert.ok(isRecord(data) && isRecord(data.files));
+    data.files['b.ts'] = [2, 1, [['f', 1, 'two', 1]], 'g 2'];
+    data.files['d.ts'] = 'not an entry';
+    const cache = readCache(data);
+    // Fresh by its size and time alone, its entry not yet made; a file not kept, or changed, is not.
+    assert.equal(cache.fresh('a.ts', 1, 1), true);
+    assert.equal(cache.fresh('a.ts', 1, 2), false);
+    assert.equal(cache.fresh('x.ts', 1, 1), false);
+    assert.deepEqual(cache.get('c.ts'), good(3));
+    assert.equal(cache.fresh('c.ts', 3, 1), true);
+    assert.equal(cache.get('b.ts'), undefined);
+    assert.equal(cache.get('d.ts'), undefined);
+    cache.set('e.ts', good(5));
+    assert.deepEqual(
+      cache.list().map(([rel, e]) => [rel, e.size]),
+      [
+        ['a.ts', 1],
+        ['c.ts', 3],
+        ['e.ts', 5],
+      ],
+    );
   });
 
   it('waits for a map of one language with up to 512 KB to parse, of two with up to 256 KB', async () => {

@@ -20,14 +20,53 @@ export const KEPT_FILES = 10_000;
 let format: string | undefined;
 const formatOf = (): string => (format ??= `1:${hash(allQueries())}`);
 
-export function readCache(data: unknown): Map<string, Entry> {
-  const entries = new Map<string, Entry>();
-  if (!isRecord(data) || data.format !== formatOf() || !isRecord(data.files)) return entries;
-  for (const [rel, value] of Object.entries(data.files)) {
+// The cache as read. Each file's entry is checked and made when first asked for: a map reads the few hundred files it
+// chose of the thousands kept, and checking every one as the cache was read took 11-19 ms of the first message on
+// Linux's source (issue 30). An entry that fails its check is as good as none.
+export type Entries = {
+  get(rel: string): Entry | undefined;
+  // Whether the file is kept as it is now, by its size and modification time, its entry not made: a map that goes on
+  // to rank nothing before the first message (a big folder with files still to parse) makes none then. An entry that
+  // later fails its check leaves its file out of this run's map, and the next run reads the file again.
+  fresh(rel: string, size: number, mtime: number): boolean;
+  set(rel: string, entry: Entry): void;
+  has(rel: string): boolean;
+  // Every good entry, in the order kept (the latest last).
+  list(): Array<[string, Entry]>;
+};
+
+export function readCache(data: unknown): Entries {
+  // An entry as written is an array; once made, an Entry. Map.set on a key keeps its place in the order.
+  const entries = new Map<string, Entry | unknown[]>();
+  if (isRecord(data) && data.format === formatOf() && isRecord(data.files))
+    for (const [rel, value] of Object.entries(data.files)) if (Array.isArray(value)) entries.set(rel, value);
+  const get = (rel: string): Entry | undefined => {
+    const value = entries.get(rel);
+    if (!Array.isArray(value)) return value;
     const entry = entryOf(value);
-    if (entry !== undefined) entries.set(rel, entry);
-  }
-  return entries;
+    if (entry === undefined) entries.delete(rel);
+    else entries.set(rel, entry);
+    return entry;
+  };
+  return {
+    get,
+    fresh: (rel, size, mtime) => {
+      const value = entries.get(rel);
+      if (value === undefined) return false;
+      return Array.isArray(value)
+        ? value[0] === size && value[1] === mtime
+        : value.size === size && value.mtime === mtime;
+    },
+    set: (rel, entry) => {
+      entries.set(rel, entry);
+    },
+    has: (rel) => entries.has(rel),
+    list: () =>
+      [...entries.keys()].flatMap((rel) => {
+        const entry = get(rel);
+        return entry === undefined ? [] : [[rel, entry] as [string, Entry]];
+      }),
+  };
 }
 
 // The cache as it is written: `[size, mtime, [[name, first, last, depth], …], refs]` per file.

@@ -12,7 +12,7 @@ import { readPathOf } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
-import { KEPT_FILES, readCache, refsText, writeCache, type Entry, type MapStore } from './cache.ts';
+import { KEPT_FILES, readCache, refsText, writeCache, type Entries, type Entry, type MapStore } from './cache.ts';
 import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { createBackground } from './background.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
@@ -69,7 +69,7 @@ const RANK_SLICE_MS = 1;
 type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
 export function createMapper(box: Sandbox, folder: Folder, store: MapStore | undefined): Mapper {
-  let cache: Map<string, Entry> | undefined;
+  let cache: Entries | undefined;
   let dirty = false;
   let generation = 0;
   const background = createBackground(RANK_SLICE_MS);
@@ -92,7 +92,10 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     // 90 ms of 200,000 files' run as it ended (issue 30).
     const walked = new Set<string>();
     for (const e of folder.entries()) if (e.kind === 'file' && cache.has(e.rel)) walked.add(e.rel);
-    const kept = [...cache].filter(([rel]) => walked.has(rel)).slice(-KEPT_FILES);
+    const kept = cache
+      .list()
+      .filter(([rel]) => walked.has(rel))
+      .slice(-KEPT_FILES);
     try {
       store.save(writeCache(new Map(kept)));
     } catch {
@@ -113,7 +116,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       const chosen = candidates(box, folder, words, attached);
       if (chosen === undefined) return undefined;
       const known = entries();
-      const missing = chosen.filter((c) => !fresh(known.get(c.rel), c));
+      const missing = chosen.filter((c) => !known.fresh(c.rel, c.size, c.mtime));
       // What the map waits for, and what it parses after, for the next question: the tests, when the files outside them
       // can be parsed soon and all of them cannot (a first question in requests or ky: their tests are half the
       // bytes, and the map came a step late), unless the question is about tests.
@@ -194,10 +197,6 @@ function parsedSoon(list: readonly Candidate[]): boolean {
 
 // A question about tests, whose map waits for the tests too.
 const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
-
-function fresh(entry: Entry | undefined, c: Candidate): boolean {
-  return entry !== undefined && entry.size === c.size && entry.mtime === c.mtime;
-}
 
 // A file's entry, parsed in the background; one that cannot be read or parsed is kept as defining nothing, so that it
 // is not tried again while it is unchanged. Undefined when the run ended meanwhile.
@@ -351,7 +350,7 @@ function depthOf(rel: string): number {
 }
 
 // The chosen files as the ranking takes them: those the cache knows.
-function sourcesOf(chosen: readonly Candidate[], known: ReadonlyMap<string, Entry>): MapSource[] {
+function sourcesOf(chosen: readonly Candidate[], known: Pick<Entries, 'get'>): MapSource[] {
   return chosen.flatMap((c) => {
     const entry = known.get(c.rel);
     return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
