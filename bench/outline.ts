@@ -91,11 +91,11 @@ async function mapFigures(runs: number): Promise<{ cold: number; warm: number; f
 }
 
 function memoryStore(): MapStore {
-  let data: unknown;
+  let bytes: Uint8Array | undefined;
   return {
-    load: () => data,
+    load: () => bytes,
     save: (value) => {
-      data = value;
+      bytes = value;
     },
   };
 }

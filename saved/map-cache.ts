@@ -6,21 +6,27 @@ import path from 'node:path';
 import { writeAtomic } from '../writing/atomic.ts';
 import { folderKey } from './folder-key.ts';
 
-// The store for the folder at `root` (its real path): what it holds comes back as unknown, and a missing or damaged
-// file as undefined (the map is then made afresh, never refused).
-export function mapStore(stateDir: string, root: string): { load(): unknown; save(data: unknown): void } {
-  const file = path.join(stateDir, 'maps', `${folderKey(root)}.json`);
+// The store for the folder at `root` (its real path): its bytes, which reading/map/cache.ts reads and checks, and a
+// missing or unreadable file as undefined (the map is then made afresh, never refused).
+export function mapStore(
+  stateDir: string,
+  root: string,
+): { load(): Uint8Array | undefined; save(bytes: Uint8Array): void } {
+  const file = path.join(stateDir, 'maps', `${folderKey(root)}.cache`);
+  // Where the cache was kept as one JSON text before (issue 30): removed when the new one is written.
+  const before = path.join(stateDir, 'maps', `${folderKey(root)}.json`);
   return {
     load: () => {
       try {
-        return JSON.parse(fs.readFileSync(file, 'utf8'));
+        return fs.readFileSync(file);
       } catch {
         return undefined;
       }
     },
-    save: (data) => {
+    save: (bytes) => {
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      writeAtomic(fs, file, Buffer.from(JSON.stringify(data)), 0o600);
+      writeAtomic(fs, file, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 0o600);
+      fs.rmSync(before, { force: true });
     },
   };
 }

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
 import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
-import { readCache, writeCache } from '../reading/map/cache.ts';
-import { isRecord } from '../common/unknown.ts';
+import { readCache } from '../reading/map/cache.ts';
+import { mapStore } from '../saved/map-cache.ts';
+import { folderKey } from '../saved/folder-key.ts';
 import { createBackground } from '../reading/map/background.ts';
 import type { MapStore } from '../reading/map/cache.ts';
 import { mapBudget, mapLines } from '../protocol/code-map.ts';
@@ -330,13 +331,13 @@ function graphFolder(said: Record<string, string> = {}): string {
 }
 
 // A store in memory, counting what it was asked.
-function memoryStore(): MapStore & { data: unknown; saves: number } {
+function memoryStore(): MapStore & { data: Uint8Array | undefined; saves: number } {
   const store = {
-    data: undefined as unknown,
+    data: undefined as Uint8Array | undefined,
     saves: 0,
     load: () => store.data,
-    save: (data: unknown) => {
-      store.data = JSON.parse(JSON.stringify(data));
+    save: (bytes: Uint8Array) => {
+      store.data = Uint8Array.from(bytes);
       store.saves++;
     },
   };
@@ -734,8 +735,21 @@ describe('the map of the code', () => {
   });
 
   it('reads a damaged cache as empty', () => {
-    for (const data of [undefined, 'x', { format: 'other', files: {} }, { format: 1, files: { a: [1, 2, 3] } }])
-      assert.equal(readCache(data).list().length, 0);
+    const made = readCache(undefined);
+    made.set('a.ts', { size: 1, mtime: 1, defs: [], refs: '' });
+    const good = Buffer.from(made.bytes(() => true, 10));
+    const damaged = [
+      undefined,
+      Buffer.from('x'),
+      Buffer.from('{"format":"other","index":[]}\n'),
+      // The JSON text a cache was before: one line, no index.
+      Buffer.from(JSON.stringify({ format: '1:0', files: { 'a.ts': [1, 1, [], ''] } })),
+      // Cut short: its last part is not all there.
+      good.subarray(0, good.length - 1),
+      Buffer.from(good.toString().replace('"a.ts",1,1,', '"a.ts",1,1,-')),
+    ];
+    assert.equal(readCache(good).fresh('a.ts', 1, 1), true, 'the bytes unharmed are read');
+    for (const bytes of damaged) assert.equal(readCache(bytes).fresh('a.ts', 1, 1), false, String(bytes));
   });
 
   it('checks each kept file when it is asked for: a damaged one is as none, the others stand, in the order kept', () => {
@@ -743,35 +757,39 @@ describe('the map of the code', () => {
       size,
       mtime: 1,
       defs: [{ name: 'f', first: 1, last: 2, depth: 1 }],
-      refs: 'g 2',
+      refs: `g ${size}`,
     });
-    const data = writeCache(
-      new Map([
-        ['a.ts', good(1)],
-        ['b.ts', good(2)],
-        ['c.ts', good(3)],
-      ]),
+    const made = readCache(undefined);
+    for (const rel of ['a.ts', 'b.ts', 'c.ts']) made.set(rel, good(rel.charCodeAt(0) - 96));
+    // b.ts's part damaged where it lies, its length the same (its words a number, not a text): only its entry fails.
+    const bytes = Buffer.from(
+      made
+        .bytes(() => true, 10)
+        .toString()
+        .replace('"g 2"', '12345'),
     );
-    assert.ok(isRecord(data) && isRecord(data.files));
-    data.files['b.ts'] = [2, 1, [['f', 1, 'two', 1]], 'g 2'];
-    data.files['d.ts'] = 'not an entry';
-    const cache = readCache(data);
-    // Fresh by its size and time alone, its entry not yet made; a file not kept, or changed, is not.
-    assert.equal(cache.fresh('a.ts', 1, 1), true);
+    const cache = readCache(bytes);
+    // Fresh by its size and time alone, no entry made; a file not kept, or changed, is not.
+    assert.equal(cache.fresh('b.ts', 2, 1), true);
     assert.equal(cache.fresh('a.ts', 1, 2), false);
     assert.equal(cache.fresh('x.ts', 1, 1), false);
     assert.deepEqual(cache.get('c.ts'), good(3));
-    assert.equal(cache.fresh('c.ts', 3, 1), true);
     assert.equal(cache.get('b.ts'), undefined);
-    assert.equal(cache.get('d.ts'), undefined);
+    assert.equal(cache.fresh('b.ts', 2, 1), false, 'once found damaged, it is as none');
     cache.set('e.ts', good(5));
+    // Written again: a.ts as it was read (its entry never made), c.ts made, b.ts gone, e.ts last; `keep` and `max`
+    // leave files out.
+    const kept = readCache(cache.bytes((rel) => rel !== 'c.ts', 10));
+    assert.deepEqual(kept.get('a.ts'), good(1));
+    assert.deepEqual(kept.get('e.ts'), good(5));
+    assert.equal(kept.has('c.ts'), false);
+    assert.equal(kept.has('b.ts'), false);
+    const latest = readCache(cache.bytes(() => true, 2));
+    assert.deepEqual([latest.has('a.ts'), latest.has('c.ts'), latest.has('e.ts')], [false, true, true]);
+    const all = readCache(cache.bytes(() => true, 10));
     assert.deepEqual(
-      cache.list().map(([rel, e]) => [rel, e.size]),
-      [
-        ['a.ts', 1],
-        ['c.ts', 3],
-        ['e.ts', 5],
-      ],
+      ['a.ts', 'b.ts', 'c.ts', 'e.ts'].map((rel) => all.get(rel)?.size),
+      [1, undefined, 3, 5],
     );
   });
 
@@ -883,5 +901,24 @@ describe('the map of the code', () => {
     }
     assert.ok((sent[0]?.tokens ?? Infinity) <= (sent[0]?.budget ?? 0), JSON.stringify(sent));
     assert.ok(!(bridge.seen[0] ?? '').includes('MAP OF THE CODE'));
+  });
+});
+
+describe("the map's cache in the state folder", () => {
+  it('keeps the bytes per folder, reads a missing one as none, and removes the JSON text kept before', () => {
+    const state = tempFolder({}, 'deepwork-map-state-');
+    const root = tempFolder({ 'a.ts': 'export const a = 1;\n' });
+    const store = mapStore(state, root);
+    assert.equal(store.load(), undefined);
+    const before = path.join(state, 'maps', `${folderKey(root)}.json`);
+    fs.mkdirSync(path.dirname(before), { recursive: true });
+    fs.writeFileSync(before, '{"format":"1:0","files":{}}');
+    const bytes = Uint8Array.from([1, 2, 3, 10, 255]);
+    store.save(bytes);
+    assert.deepEqual(Uint8Array.from(store.load() ?? []), bytes);
+    assert.equal(fs.existsSync(before), false);
+    if (process.platform !== 'win32')
+      assert.equal(fs.statSync(path.join(state, 'maps', `${folderKey(root)}.cache`)).mode & 0o777, 0o600);
+    assert.equal(mapStore(state, tempFolder()).load(), undefined, "another folder's cache is its own");
   });
 });

@@ -12,7 +12,7 @@ import { readPathOf } from '../walk.ts';
 import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
-import { KEPT_FILES, readCache, refsText, writeCache, type Entries, type Entry, type MapStore } from './cache.ts';
+import { KEPT_FILES, readCache, refsText, type Entries, type Entry, type MapStore } from './cache.ts';
 import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { createBackground } from './background.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
@@ -75,13 +75,13 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   const background = createBackground(RANK_SLICE_MS);
   const entries = () => {
     if (cache === undefined) {
-      let data: unknown;
+      let bytes: Uint8Array | undefined;
       try {
-        data = store?.load();
+        bytes = store?.load();
       } catch {
-        data = undefined;
+        bytes = undefined;
       }
-      cache = readCache(data);
+      cache = readCache(bytes);
     }
     return cache;
   };
@@ -92,12 +92,8 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     // 90 ms of 200,000 files' run as it ended (issue 30).
     const walked = new Set<string>();
     for (const e of folder.entries()) if (e.kind === 'file' && cache.has(e.rel)) walked.add(e.rel);
-    const kept = cache
-      .list()
-      .filter(([rel]) => walked.has(rel))
-      .slice(-KEPT_FILES);
     try {
-      store.save(writeCache(new Map(kept)));
+      store.save(cache.bytes((rel) => walked.has(rel), KEPT_FILES));
     } catch {
       // The map is a help: a state folder that cannot be written costs the next run a cold map, not this run.
     }
