@@ -776,6 +776,7 @@ describe('the map of the code', () => {
     assert.deepEqual(cache.get('c.ts'), good(3));
     assert.equal(cache.get('b.ts'), undefined);
     assert.equal(cache.fresh('b.ts', 2, 1), false, 'once found damaged, it is as none');
+    assert.equal(cache.dropped(), true, 'to be written again without it');
     cache.set('e.ts', good(5));
     // Written again: a.ts as it was read (its entry never made), c.ts made, b.ts gone, e.ts last; `keep` and `max`
     // leave files out.
@@ -787,10 +788,37 @@ describe('the map of the code', () => {
     const latest = readCache(cache.bytes(() => true, 2));
     assert.deepEqual([latest.has('a.ts'), latest.has('c.ts'), latest.has('e.ts')], [false, true, true]);
     const all = readCache(cache.bytes(() => true, 10));
+    assert.equal(cache.dropped(), false);
     assert.deepEqual(
       ['a.ts', 'b.ts', 'c.ts', 'e.ts'].map((rel) => all.get(rel)?.size),
       [1, undefined, 3, 5],
     );
+  });
+
+  it("leaves a file whose kept part is damaged out of that run's map, and reads it again in the next", async () => {
+    const store = memoryStore();
+    const question = 'Why does renderTemplate leave the mail blank?';
+    const run = async () => {
+      const executor = createExecutor(root, { mapStore: () => store });
+      try {
+        return mapOf(await firstMessage(executor, question));
+      } finally {
+        await executor.close();
+      }
+    };
+    assert.equal((await run())[0], 'src/mailer.ts');
+    // Its definition's record made unreadable, the length the same: only src/mailer.ts's part is damaged.
+    const text = Buffer.from(store.data ?? []).toString();
+    assert.equal(text.split('["renderTemplate",').length, 2);
+    store.data = Buffer.from(text.replace('["renderTemplate",', '["renderTemplate" '));
+    assert.ok(!(await run()).includes('src/mailer.ts'), 'damaged: not in this map');
+    assert.ok(
+      !Buffer.from(store.data ?? [])
+        .toString()
+        .includes('"src/mailer.ts"'),
+      'and no longer kept',
+    );
+    assert.equal((await run())[0], 'src/mailer.ts', 'read again');
   });
 
   it('waits for a map of one language with up to 512 KB to parse, of two with up to 256 KB', async () => {

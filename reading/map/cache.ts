@@ -42,6 +42,9 @@ export type Entries = {
   // The bytes of the last `max` files `keep` keeps, in the order kept (the latest last). A file whose entry was not
   // made is written as it was read: a write does not make every entry.
   bytes(keep: (rel: string) => boolean, max: number): Uint8Array;
+  // Whether an entry was found damaged, and dropped, since the bytes were read or last made: written again, the cache
+  // no longer holds it, and the next run reads the file.
+  dropped(): boolean;
 };
 
 // A kept file not yet made: its size and time from the index, and where its own part lies in the bytes.
@@ -51,6 +54,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
   const buffer = bytes === undefined ? Buffer.alloc(0) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const entries = new Map<string, Entry | Unread>(indexOf(buffer));
   const isUnread = (value: Entry | Unread): value is Unread => 'from' in value;
+  let dropped = false;
   const get = (rel: string): Entry | undefined => {
     const value = entries.get(rel);
     if (value === undefined || !isUnread(value)) return value;
@@ -62,8 +66,10 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
     }
     const entry = Array.isArray(part) && part.length === 2 ? entryOf([value.size, value.mtime, ...part]) : undefined;
     // Map.set on a key keeps its place in the order.
-    if (entry === undefined) entries.delete(rel);
-    else entries.set(rel, entry);
+    if (entry === undefined) {
+      entries.delete(rel);
+      dropped = true;
+    } else entries.set(rel, entry);
     return entry;
   };
   return {
@@ -77,6 +83,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
     },
     has: (rel) => entries.has(rel),
     bytes: (keep, max) => {
+      dropped = false;
       const index: Array<[string, number, number, number]> = [];
       const parts: Buffer[] = [];
       for (const [rel, value] of [...entries].filter(([rel]) => keep(rel)).slice(-max)) {
@@ -88,6 +95,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
       }
       return Buffer.concat([Buffer.from(`${JSON.stringify({ format: formatOf(), index })}\n`), ...parts]);
     },
+    dropped: () => dropped,
   };
 }
 

@@ -86,7 +86,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     return cache;
   };
   const flush = () => {
-    if (!dirty || store === undefined || cache === undefined) return;
+    if (!(dirty || cache?.dropped() === true) || store === undefined || cache === undefined) return;
     dirty = false;
     // The files still walked: each walked path looked up among the cached ones, where a set of every walked path took
     // 90 ms of 200,000 files' run as it ended (issue 30).
