@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createExecutor, type Executor } from '../reading/executor.ts';
-import { rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
+import { finished, rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
 import { readCache } from '../reading/map/cache.ts';
+import { readTies, tiesBytes, tiesKey, tying } from '../reading/map/ties.ts';
 import { mapStore } from '../saved/map-cache.ts';
 import { folderKey } from '../saved/folder-key.ts';
 import { createBackground } from '../reading/map/background.ts';
@@ -171,15 +172,37 @@ describe('rankFiles', () => {
     );
   });
 
-  it('ranks a part at a time: a file, a few hundred names or a round of PageRank each, then the same files', () => {
+  it('ranks a part at a time: a few files, a few hundred names or a round of PageRank each, then the same files', () => {
     const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
     const ranking = rankingOf(GRAPH, focus);
     let parts = 0;
     let part = ranking.next();
     for (; !part.done; part = ranking.next()) parts++;
-    // Two passes over the files, then a round of PageRank at least for the question and one for no question.
-    assert.ok(parts >= 2 * GRAPH.length + 2, `${parts} parts`);
+    // Two passes over the files, then rounds of PageRank for the question and for no question.
+    assert.ok(parts >= 2 + 4, `${parts} parts`);
     assert.deepEqual(part.value, rankFiles(GRAPH, focus));
+  });
+
+  it('ranks the same from ties made before as from the files, and makes them again for other files', () => {
+    const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
+    const ties = finished(tying(GRAPH));
+    assert.deepEqual(rankFiles(GRAPH, focus, Infinity, ties), rankFiles(GRAPH, focus));
+    // Ties of fewer files are not theirs: the ranking ties the files again.
+    const fewer = finished(tying(GRAPH.slice(0, 4)));
+    assert.deepEqual(rankFiles(GRAPH, focus, Infinity, fewer), rankFiles(GRAPH, focus));
+    // A file's definitions are read for the ties and for the files shown only.
+    const read = new Set<string>();
+    const watched = GRAPH.map((s) => ({
+      rel: s.rel,
+      refs: s.refs,
+      get defs() {
+        read.add(s.rel);
+        return s.defs;
+      },
+    }));
+    const shown = rankFiles(watched, focus, 2, ties).map((f) => f.rel);
+    assert.equal(shown.length, 2);
+    assert.deepEqual([...read].sort(), shown.sort());
   });
 });
 
@@ -331,14 +354,26 @@ function graphFolder(said: Record<string, string> = {}): string {
 }
 
 // A store in memory, counting what it was asked.
-function memoryStore(): MapStore & { data: Uint8Array | undefined; saves: number } {
+function memoryStore(): MapStore & {
+  data: Uint8Array | undefined;
+  saves: number;
+  ties: Uint8Array | undefined;
+  tiesSaves: number;
+} {
   const store = {
     data: undefined as Uint8Array | undefined,
     saves: 0,
+    ties: undefined as Uint8Array | undefined,
+    tiesSaves: 0,
     load: () => store.data,
     save: (bytes: Uint8Array) => {
       store.data = Uint8Array.from(bytes);
       store.saves++;
+    },
+    loadTies: () => store.ties,
+    saveTies: (bytes: Uint8Array) => {
+      store.ties = Uint8Array.from(bytes);
+      store.tiesSaves++;
     },
   };
   return store;
@@ -626,6 +661,46 @@ describe('the map of the code', () => {
       );
     } finally {
       await again.close();
+    }
+  });
+
+  it("ranks the next run's map of the same files from the ties kept, as made afresh; other files' are made again", async () => {
+    const folder = graphFolder();
+    const store = memoryStore();
+    const mapAfter = async (question: string) => {
+      const executor = createExecutor(folder, { mapStore: () => store });
+      try {
+        return mapOf(await firstMessage(executor, question));
+      } finally {
+        await executor.close();
+      }
+    };
+    const question = 'Why does renderTemplate leave the mail blank?';
+    const first = await mapAfter(question);
+    assert.equal(first[0], 'src/mailer.ts');
+    assert.equal(store.tiesSaves, 1, 'the ties made are kept');
+    assert.deepEqual(await mapAfter(question), first);
+    assert.equal(store.tiesSaves, 1, 'the same files: the ties kept are used, not made again');
+    assert.equal((await mapAfter('Where is the report built?'))[0], 'src/report.ts', 'another question, the same ties');
+    assert.equal(store.tiesSaves, 1);
+
+    // Damaged ties are as none: made again, and the map is the same.
+    store.ties = store.ties?.subarray(0, -3);
+    assert.deepEqual(await mapAfter(question), first);
+    assert.equal(store.tiesSaves, 2);
+
+    // A file changed: its ties are made again, and the map follows what it uses now.
+    fs.writeFileSync(path.join(folder, 'src/app.ts'), 'export function startApp() {\n  renderTemplate();\n}\n');
+    const changed = await mapAfter('Where does startApp go?');
+    assert.equal(store.tiesSaves, 3);
+    assert.deepEqual(changed, await mapAfter('Where does startApp go?'));
+    assert.equal(store.tiesSaves, 3);
+    const fresh = memoryStore();
+    const executor = createExecutor(folder, { mapStore: () => fresh });
+    try {
+      assert.deepEqual(mapOf(await firstMessage(executor, 'Where does startApp go?')), changed, 'as made afresh');
+    } finally {
+      await executor.close();
     }
   });
 
@@ -932,6 +1007,43 @@ describe('the map of the code', () => {
   });
 });
 
+describe('the ties kept between runs', () => {
+  const files = GRAPH.map((s, i) => ({ rel: s.rel, size: 100 + i, mtime: 1_700_000_000_000 + i }));
+  const ties = finished(tying(GRAPH));
+  const key = tiesKey(files);
+
+  it('reads back the ties written, for the same files only', () => {
+    assert.deepEqual(readTies(tiesBytes(key, ties), key), ties);
+    assert.equal(readTies(tiesBytes(key, ties), tiesKey(files.slice(1))), undefined);
+    const touched = files.map((f, i) => (i === 2 ? { ...f, mtime: f.mtime + 1 } : f));
+    assert.notEqual(tiesKey(touched), key, 'a file changed since');
+    assert.equal(readTies(undefined, key), undefined);
+  });
+
+  it('reads damaged ties as none: cut short, an edge out of range, a header that does not hold', () => {
+    const bytes = tiesBytes(key, ties);
+    assert.ok(ties.from.length > 0);
+    assert.equal(readTies(bytes.subarray(0, bytes.length - 1), key), undefined);
+    const head = bytes.indexOf(10);
+    const far = Buffer.from(bytes);
+    far.writeInt32LE(GRAPH.length, head + 1 + 4 * ties.from.length);
+    assert.equal(readTies(far, key), undefined, 'an edge to a file past the last');
+    const named = Buffer.from(bytes);
+    named.writeInt32LE(-1, head + 1 + 8 * ties.from.length);
+    assert.equal(readTies(named, key), undefined, 'an edge through no name');
+    const text = bytes.subarray(0, head).toString();
+    for (const wrong of [
+      text.replace('"files":6', '"files":2'),
+      text.replace('"names":[', '"names":[1,'),
+      text.replace('"edges":', '"edges":1'),
+      '{"format":"ties-1"',
+      'null',
+    ]) {
+      assert.equal(readTies(Buffer.concat([Buffer.from(wrong), bytes.subarray(head)]), key), undefined, wrong);
+    }
+  });
+});
+
 describe("the map's cache in the state folder", () => {
   it('keeps the bytes per folder, reads a missing one as none, and removes the JSON text kept before', () => {
     const state = tempFolder({}, 'deepwork-map-state-');
@@ -948,5 +1060,18 @@ describe("the map's cache in the state folder", () => {
     if (process.platform !== 'win32')
       assert.equal(fs.statSync(path.join(state, 'maps', `${folderKey(root)}.cache`)).mode & 0o777, 0o600);
     assert.equal(mapStore(state, tempFolder()).load(), undefined, "another folder's cache is its own");
+  });
+
+  it('keeps the ties beside the cache, in a file of their own', () => {
+    const state = tempFolder({}, 'deepwork-map-state-');
+    const root = tempFolder({ 'a.ts': 'export const a = 1;\n' });
+    const store = mapStore(state, root);
+    assert.equal(store.loadTies(), undefined);
+    store.save(Uint8Array.from([1, 2, 10]));
+    store.saveTies(Uint8Array.from([7, 8, 9]));
+    assert.deepEqual(Uint8Array.from(store.loadTies() ?? []), Uint8Array.from([7, 8, 9]));
+    assert.deepEqual(Uint8Array.from(store.load() ?? []), Uint8Array.from([1, 2, 10]));
+    if (process.platform !== 'win32')
+      assert.equal(fs.statSync(path.join(state, 'maps', `${folderKey(root)}.ties`)).mode & 0o777, 0o600);
   });
 });

@@ -14,8 +14,14 @@ import { allQueries } from '../outline/languages.ts';
 import type { MapDef } from './graph.ts';
 
 // Where the map's cache lives: read whole when a run starts, written whole when a map is done; undefined when there is
-// none or it cannot be read.
-export type MapStore = { load(): Uint8Array | undefined; save(bytes: Uint8Array): void };
+// none or it cannot be read. Beside it, the ties of the last map's files (ties.ts), read when a map ranks and written
+// when they were made again.
+export type MapStore = {
+  load(): Uint8Array | undefined;
+  save(bytes: Uint8Array): void;
+  loadTies?(): Uint8Array | undefined;
+  saveTies?(bytes: Uint8Array): void;
+};
 
 // One file as the map knows it. `refs`: the words it uses and how often, as `word count word count`.
 export type Entry = { size: number; mtime: number; defs: MapDef[]; refs: string };
@@ -26,7 +32,7 @@ export const KEPT_FILES = 10_000;
 // The cache's format and the queries that made it: either changed, every file is read again. Made when a cache is
 // first read or written, not when the module loads: hashing every query took 1.5 ms of every run, mapped or not.
 let format: string | undefined;
-const formatOf = (): string => (format ??= `2:${hash(allQueries())}`);
+export const cacheFormat = (): string => (format ??= `2:${hash(allQueries())}`);
 
 // The cache as read. Each file's entry is checked and made when first asked for: a map reads the few hundred files it
 // chose of the thousands kept, and whether a file is fresh is told from the index. An entry that fails its check is as
@@ -39,6 +45,8 @@ export type Entries = {
   fresh(rel: string, size: number, mtime: number): boolean;
   set(rel: string, entry: Entry): void;
   has(rel: string): boolean;
+  // The size and time of the file as kept, its entry not made; undefined for a file not kept.
+  stamp(rel: string): { size: number; mtime: number } | undefined;
   // The bytes of the last `max` files `keep` keeps, in the order kept (the latest last). A file whose entry was not
   // made is written as it was read: a write does not make every entry.
   bytes(keep: (rel: string) => boolean, max: number): Uint8Array;
@@ -82,6 +90,10 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
       entries.set(rel, entry);
     },
     has: (rel) => entries.has(rel),
+    stamp: (rel) => {
+      const value = entries.get(rel);
+      return value === undefined ? undefined : { size: value.size, mtime: value.mtime };
+    },
     bytes: (keep, max) => {
       dropped = false;
       const index: Array<[string, number, number, number]> = [];
@@ -93,7 +105,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
         index.push([rel, value.size, value.mtime, part.length]);
         parts.push(part);
       }
-      return Buffer.concat([Buffer.from(`${JSON.stringify({ format: formatOf(), index })}\n`), ...parts]);
+      return Buffer.concat([Buffer.from(`${JSON.stringify({ format: cacheFormat(), index })}\n`), ...parts]);
     },
     dropped: () => dropped,
   };
@@ -110,7 +122,7 @@ function indexOf(buffer: Buffer): Array<[string, Unread]> {
   } catch {
     return [];
   }
-  if (!isRecord(head) || head.format !== formatOf() || !Array.isArray(head.index)) return [];
+  if (!isRecord(head) || head.format !== cacheFormat() || !Array.isArray(head.index)) return [];
   const out: Array<[string, Unread]> = [];
   let from = end + 1;
   for (const item of head.index as unknown[]) {

@@ -6,6 +6,7 @@
 // the npm corpus took 50-100 ms in one task, which a step answered meanwhile waited for).
 
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
+import { keyOf, TOO_COMMON, tying, type Ties } from './ties.ts';
 
 // A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
 export type MapDef = { name: string; first: number; last: number; depth: number };
@@ -20,10 +21,9 @@ export type RankedFile = { rel: string; rank: number; defs: MapDef[] };
 // Lower than the web's 0.85: a walk that starts again more often stays nearer to what the question is about.
 const DAMPING = 0.75;
 const ITERATIONS = 40;
-// A name defined in more files than this says little about any of them (`init`, `render`); in more than TOO_COMMON,
-// nothing worth its edges (a hundred files each defining `subscribe` would tie every user of it to all of them).
+// A name defined in more files than this says little about any of them (`init`, `render`); in more than TOO_COMMON
+// (ties.ts), nothing worth its edges.
 const COMMON_DEFINERS = 5;
-const TOO_COMMON = 20;
 // What a test file's rank is taken at, when the question is not about tests (common/kinds-of-files.ts).
 const TEST_FACTOR = 0.3;
 // Declarations of code that lives elsewhere (Python's stubs, TypeScript's .d.ts, a vendored typeshed) name what
@@ -31,7 +31,7 @@ const TEST_FACTOR = 0.3;
 // the question is about stubs or types' declarations.
 const STUB_FACTOR = 0.1;
 const STUB_PATH = /\.pyi$|\.d\.[cm]?ts$|(^|\/)typeshed\//i;
-// Names looked at in one part of a ranking (rankingOf), as a file's words or a round of PageRank are.
+// Names looked at in one part of a ranking (rankingOf), as a round of PageRank is.
 const NAMES_A_PART = 256;
 // A folder named by the question that holds more than this share of the map's files is the project, not a part of it.
 const MOST_FILES = 0.5;
@@ -103,70 +103,46 @@ function codeLike(word: string): boolean {
 }
 
 // The `limit` files ranked first for `focus`, the attached ones left out (they are in the message whole).
-export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = Infinity): RankedFile[] {
-  const ranking = rankingOf(sources, focus, limit);
+export function rankFiles(sources: readonly MapSource[], focus: Focus, limit = Infinity, ties?: Ties): RankedFile[] {
+  return finished(rankingOf(sources, focus, limit, ties));
+}
+
+// What a generator of parts comes to, every part done now.
+export function finished<T>(parts: Generator<void, T>): T {
   for (;;) {
-    const part = ranking.next();
+    const part = parts.next();
     if (part.done) return part.value;
   }
 }
 
-// rankFiles a part at a time: each next() does a file's names or words, a few hundred names, or a round of PageRank,
-// and the last gives the ranked files.
+// rankFiles a part at a time: each next() does a part of the ties (unless they are given), a few hundred names, or a
+// round of PageRank, and the last gives the ranked files. `ties` must be those of `sources` (ties.ts); a file's `defs`
+// are read only for the ties and for the files shown, so they may be worked out when asked. Every loop over names or
+// edges is a plain function called from here: V8 swaps optimized code into a running loop (on-stack replacement) in
+// plain functions only, and optimizes a generator's body only after many calls (issue 30: on the npm corpus's 1,000
+// files, the loops run in the interpreter took a fresh process 45-90 ms of a first message that waited for its map).
 export function* rankingOf(
   sources: readonly MapSource[],
   focus: Focus,
   limit = Infinity,
+  ties?: Ties,
 ): Generator<void, RankedFile[]> {
   const n = sources.length;
   if (n === 0) return [];
+  const tied = ties !== undefined && ties.files === n ? ties : yield* tying(sources);
   const index = new Map(sources.map((s, i) => [s.rel, i]));
-  // Names a file defines where other files may use them: at its top level, and a class's members.
-  const definers = new Map<string, number[]>();
-  for (let i = 0; i < n; i++) {
-    for (const d of sources[i]?.defs ?? []) {
-      if (d.depth > 1 || d.name.length < 3) continue;
-      const name = keyOf(d.name);
-      const list = definers.get(name) ?? [];
-      if (list.at(-1) !== i) list.push(i);
-      definers.set(name, list);
-    }
-    yield;
-  }
+  const definers = new Map(tied.names.map((name, k) => [name, tied.definers[k] ?? []]));
   // Lower-cased, and plurals as their singular too: `secrets` finds `isSecret`.
   const lowered = new Set([...focus.words].flatMap((w) => forms(w.toLowerCase())));
   const code = new Set([...focus.words].filter(codeLike));
 
-  // Edges, flat: from a file to each definer of each name it uses, weighted by how telling the name is and how much it
-  // is used. (An object per edge spent more time in the collector than the ranking took.)
-  const edges: Edges = { from: [], to: [], name: [], weight: [] };
+  // Each edge weighted by how telling its name is and how much it is used, and its share of its file's rank.
   const out = new Float64Array(n);
-  for (let from = 0; from < n; from++) {
-    const refs = sources[from]?.refs ?? '';
-    eachRef(refs, (word, countAt) => {
-      const to = definers.get(word);
-      if (to === undefined || to.length > TOO_COMMON) return;
-      const weight = weightOf(word, to.length, focus.words, code) * Math.sqrt(numberAt(refs, countAt));
-      for (const j of to) {
-        if (j === from) continue;
-        edges.from.push(from);
-        edges.to.push(j);
-        edges.name.push(word);
-        edges.weight.push(weight);
-        out[from] = (out[from] ?? 0) + weight;
-      }
-    });
-    yield;
-  }
-
+  const share = sharesOf(tied, weightsOf(tied, focus.words, code), out);
   const saysOf = yield* questionScores(definers.keys(), focus.words);
   const personal = yield* personalisation(sources, focus, { lowered, code, saysOf }, index, definers);
-  // Each edge's share of its file's rank, worked out once.
-  const from = Int32Array.from(edges.from);
-  const to = Int32Array.from(edges.to);
-  const share = Float64Array.from(edges.weight, (w, e) => w / (out[edges.from[e] ?? 0] || 1));
   yield;
-  const graph: Graph = { n, from, to, share, out };
+  const graph: Graph = { n, from: tied.from, to: tied.to, share, out };
   const personalRank = yield* pageRank(graph, personal);
   // What the question lifts: a file's rank for it against its rank for no question at all, so that the hubs every
   // file uses (mypy's nodes.py and types.py) do not lead every map. A file is taken at its rank times the square root
@@ -184,58 +160,74 @@ export function* rankingOf(
     .filter((f) => !focus.attached.has(f.s.rel))
     .sort((a, b) => b.rank - a.rank || (a.s.rel < b.s.rel ? -1 : 1))
     .slice(0, limit);
+  yield;
 
   // Each shown file's definitions by the rank its users pass on through their names.
-  const shown = new Map(top.map((f) => [f.i, new Map<string, number>()]));
-  for (let e = 0; e < from.length; e++) {
-    const names = shown.get(to[e] ?? 0);
-    const name = edges.name[e] ?? '';
-    names?.set(name, (names.get(name) ?? 0) + (rank[from[e] ?? 0] ?? 0) * (share[e] ?? 0));
-  }
-  return top.map(({ s, i, rank: r }) => {
-    const names = shown.get(i) ?? new Map<string, number>();
+  const passed = passedOn(
+    top.map((f) => f.i),
+    graph,
+    tied,
+    rank,
+  );
+  return top.map(({ s, rank: r }, at) => {
+    const scores = passed[at] ?? new Map<string, number>();
     // The names the question says first, then by how much of it they say (`redirect` of `resolve_redirects`).
-    const mentioned = (d: MapDef) => (focus.words.has(keyOf(d.name)) ? Infinity : saysOf(keyOf(d.name)));
     const defs = s.defs
-      .map((d, order) => ({ d, order, score: names.get(keyOf(d.name)) ?? 0 }))
-      .sort(
-        (a, b) => mentioned(b.d) - mentioned(a.d) || b.score - a.score || a.d.depth - b.d.depth || a.order - b.order,
-      )
+      .map((d, order) => {
+        const key = keyOf(d.name);
+        const mentioned = focus.words.has(key) ? Infinity : saysOf(key);
+        return { d, order, mentioned, score: scores.get(key) ?? 0 };
+      })
+      .sort((a, b) => b.mentioned - a.mentioned || b.score - a.score || a.d.depth - b.d.depth || a.order - b.order)
       .map((x) => x.d);
     return { rel: s.rel, rank: r, defs };
   });
 }
 
-type Edges = { from: number[]; to: number[]; name: string[]; weight: number[] };
-
-// The words of `refs` (`word count word count`, as the cache keeps them), each with where its count begins: most
-// words name nothing defined and are passed over, so a count is read only when wanted (numberAt).
-function eachRef(refs: string, use: (word: string, countAt: number) => void): void {
-  let at = 0;
-  while (at < refs.length) {
-    const space = refs.indexOf(' ', at);
-    if (space === -1) return;
-    const next = refs.indexOf(' ', space + 1);
-    use(refs.slice(at, space), space + 1);
-    at = next === -1 ? refs.length : next + 1;
-  }
+// How much one use of each name ties a file to its definers (weightOf), by the name's number; 0 for one defined in
+// too many files, which has no edges.
+function weightsOf(ties: Ties, mentioned: ReadonlySet<string>, code: ReadonlySet<string>): Float64Array {
+  const weights = new Float64Array(ties.names.length);
+  ties.names.forEach((name, k) => {
+    const files = ties.definers[k]?.length ?? 0;
+    if (files <= TOO_COMMON) weights[k] = weightOf(name, files, mentioned, code);
+  });
+  return weights;
 }
 
-// The decimal number that begins at `at`.
-function numberAt(text: string, at: number): number {
-  let n = 0;
-  for (let i = at; i < text.length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) break;
-    n = n * 10 + digit;
+// Each edge's part of its source's rank: its weight (its name's, by how much it is used) over all its source hands
+// on, which goes into `out`.
+function sharesOf({ from, name, count }: Ties, weights: Float64Array, out: Float64Array): Float64Array {
+  const weight = new Float64Array(from.length);
+  for (let e = 0; e < from.length; e++) {
+    const w = (weights[name[e] ?? 0] ?? 0) * Math.sqrt(count[e] ?? 0);
+    weight[e] = w;
+    const f = from[e] ?? 0;
+    out[f] = (out[f] ?? 0) + w;
   }
-  return n;
+  for (let e = 0; e < from.length; e++) weight[e] = (weight[e] ?? 0) / (out[from[e] ?? 0] || 1);
+  return weight;
 }
 
-// A definition's name as the words of other files name it: the last part of `Server::start` or `App.Web`.
-export function keyOf(name: string): string {
-  const parts = name.split(/::|\.|\\|->/);
-  return parts.at(-1)?.trim() ?? name;
+// For each of the `shown` files, the rank its users pass on to it through each name it defines.
+function passedOn(
+  shown: readonly number[],
+  { n, from, to, share }: Graph,
+  { names, name }: Ties,
+  rank: Float64Array,
+): Map<string, number>[] {
+  const slot = new Int32Array(n).fill(-1);
+  shown.forEach((i, at) => {
+    slot[i] = at;
+  });
+  const passed = shown.map(() => new Map<string, number>());
+  for (let e = 0; e < from.length; e++) {
+    const scores = passed[slot[to[e] ?? 0] ?? -1];
+    if (scores === undefined) continue;
+    const key = names[name[e] ?? 0] ?? '';
+    scores.set(key, (scores.get(key) ?? 0) + (rank[from[e] ?? 0] ?? 0) * (share[e] ?? 0));
+  }
+  return passed;
 }
 
 // How much one use of `word` ties a file to its definers: names the question mentions most (written as code more
@@ -264,7 +256,7 @@ function* personalisation(
     saysOf,
   }: { lowered: ReadonlySet<string>; code: ReadonlySet<string>; saysOf: (name: string) => number },
   index: ReadonlyMap<string, number>,
-  definers: ReadonlyMap<string, number[]>,
+  definers: ReadonlyMap<string, readonly number[]>,
 ): Generator<void, Float64Array> {
   const p = new Float64Array(sources.length);
   for (const rel of [...focus.attached, ...(focus.found ?? [])]) {
@@ -345,25 +337,37 @@ function* pageRank(graph: Graph, personal: Float64Array): Generator<void, Float6
   return rank;
 }
 
-// One round of PageRank from `rank` into `next`; how much the ranks changed. A function of its own, not a part of the
-// generator: V8 replaces a running loop with optimized code (on-stack replacement) in plain functions only, so in a
-// fresh process the rounds ran unoptimized inside the generator.
-function pageRankRound(
-  { n, from, to, share, out }: Graph,
-  personal: Float64Array,
-  rank: Float64Array,
-  next: Float64Array,
-): number {
+// One round of PageRank from `rank` into `next`; how much the ranks changed. Functions of their own, not a part of
+// the generator: V8 replaces a running loop with optimized code (on-stack replacement) in plain functions only, so in
+// a fresh process the rounds ran unoptimized inside the generator. And a function a loop: code optimized while the
+// first loop ran knew nothing yet of the others', and was thrown away on reaching them (six times a ranking).
+function pageRankRound(graph: Graph, personal: Float64Array, rank: Float64Array, next: Float64Array): number {
   next.fill(0);
+  spread(graph, rank, next);
+  return settle(personal, rank, next, 1 - DAMPING + DAMPING * dangling(graph.out, rank));
+}
+
+// Each file's rank handed on along its edges, into `next`.
+function spread({ from, to, share }: Graph, rank: Float64Array, next: Float64Array): void {
   for (let e = 0; e < from.length; e++) {
     const t = to[e] ?? 0;
     next[t] = (next[t] ?? 0) + DAMPING * (rank[from[e] ?? 0] ?? 0) * (share[e] ?? 0);
   }
-  let dangling = 0;
-  for (let i = 0; i < n; i++) if ((out[i] ?? 0) === 0) dangling += rank[i] ?? 0;
+}
+
+// The rank of the files that hand on nothing.
+function dangling(out: Float64Array, rank: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < out.length; i++) if ((out[i] ?? 0) === 0) sum += rank[i] ?? 0;
+  return sum;
+}
+
+// `next` with each file's share of the readers who start again (`restart` of them, by `personal`); how far it moved
+// from `rank`.
+function settle(personal: Float64Array, rank: Float64Array, next: Float64Array, restart: number): number {
   let change = 0;
-  for (let i = 0; i < n; i++) {
-    const value = (next[i] ?? 0) + (1 - DAMPING + DAMPING * dangling) * (personal[i] ?? 0);
+  for (let i = 0; i < next.length; i++) {
+    const value = (next[i] ?? 0) + restart * (personal[i] ?? 0);
     change += Math.abs(value - (rank[i] ?? 0));
     next[i] = value;
   }

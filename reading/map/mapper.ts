@@ -13,7 +13,8 @@ import { readText } from '../text.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, type Entries, type Entry, type MapStore } from './cache.ts';
-import { rankFiles, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
+import { finished, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
+import { readTies, tiesBytes, tiesKey, tying, type Ties, type TiedFile } from './ties.ts';
 import { createBackground } from './background.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 
@@ -85,7 +86,31 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     }
     return cache;
   };
+  // The ties of the last map's files (ties.ts), read when a map first ranks, and whether those made since are written.
+  let ties: { key: string; ties: Ties } | undefined;
+  let tiesRead = false;
+  let tiesWritten = true;
+  const keptTies = (key: string): Ties | undefined => {
+    if (!tiesRead) {
+      tiesRead = true;
+      try {
+        const kept = readTies(store?.loadTies?.(), key);
+        if (kept !== undefined) ties = { key, ties: kept };
+      } catch {
+        // Ties that cannot be read are made again.
+      }
+    }
+    return ties?.key === key ? ties.ties : undefined;
+  };
   const flush = () => {
+    if (!tiesWritten && ties !== undefined && store?.saveTies !== undefined) {
+      tiesWritten = true;
+      try {
+        store.saveTies(tiesBytes(ties.key, ties.ties));
+      } catch {
+        // As with the cache: the next run makes them again.
+      }
+    }
     if (!(dirty || cache?.dropped() === true) || store === undefined || cache === undefined) return;
     dirty = false;
     // The files still walked: each walked path looked up among the cached ones, where a set of every walked path took
@@ -131,13 +156,27 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       // A later question's map, or the run's end, stops this one: nothing is left to show it to.
       const ended = () => background.closed() || run !== generation;
       // What is known written, then the files ranked: at once while the first message waits, else in slices.
+      // The files' ties are those kept when they are of the same files, else made and kept (unless an entry was found
+      // damaged meanwhile: its file tied nothing this time, and would not the next).
       const rank = (): RankedFile[] | Promise<RankedFile[] | undefined> => {
         flush();
-        const sources = sourcesOf(chosen, known);
+        const { sources, files } = sourcesOf(chosen, known);
         const found = new Set(asked.found?.() ?? []);
         const focus = { words, attached, found };
-        if (performance.now() < awaitedUntil) return rankFiles(sources, focus, RANKED_FILES);
-        return background.inSlices(rankingOf(sources, focus, RANKED_FILES), ended);
+        const key = tiesKey(files);
+        function* ranking(): Generator<void, RankedFile[]> {
+          let tied = keptTies(key);
+          if (tied === undefined) {
+            tied = yield* tying(sources);
+            if (!known.dropped()) {
+              ties = { key, ties: tied };
+              tiesWritten = false;
+            }
+          }
+          return yield* rankingOf(sources, focus, RANKED_FILES, tied);
+        }
+        if (performance.now() < awaitedUntil) return finished(ranking());
+        return background.inSlices(ranking(), ended);
       };
       // Parses `list` into the cache; false when the run or the question ended first.
       const parseAll = async (list: readonly Candidate[]): Promise<boolean> => {
@@ -345,12 +384,29 @@ function depthOf(rel: string): number {
   return n;
 }
 
-// The chosen files as the ranking takes them: those the cache knows.
-function sourcesOf(chosen: readonly Candidate[], known: Pick<Entries, 'get'>): MapSource[] {
-  return chosen.flatMap((c) => {
-    const entry = known.get(c.rel);
-    return entry === undefined ? [] : [{ rel: c.rel, defs: entry.defs, refs: entry.refs }];
-  });
+// The chosen files as the ranking takes them: those the cache knows, each entry made only when the ranking reads it
+// (ties kept from an earlier run leave most unread), and what they are as kept, for their ties' key.
+function sourcesOf(
+  chosen: readonly Candidate[],
+  known: Pick<Entries, 'get' | 'stamp'>,
+): { sources: MapSource[]; files: TiedFile[] } {
+  const sources: MapSource[] = [];
+  const files: TiedFile[] = [];
+  for (const { rel } of chosen) {
+    const stamp = known.stamp(rel);
+    if (stamp === undefined) continue;
+    files.push({ rel, ...stamp });
+    sources.push({
+      rel,
+      get defs() {
+        return known.get(rel)?.defs ?? [];
+      },
+      get refs() {
+        return known.get(rel)?.refs ?? '';
+      },
+    });
+  }
+  return { sources, files };
 }
 
 // The ranked files as the map shows them: each rank a share of the first's, the leading definitions.
