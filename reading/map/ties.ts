@@ -138,9 +138,8 @@ export type TiedFile = { rel: string; size: number; mtime: number };
 
 // Which files, in which order, at which sizes and times, under which queries: ties are used only for the same.
 export function tiesKey(files: readonly TiedFile[]): string {
-  const hash = createHash('sha256').update(cacheFormat());
-  for (const f of files) hash.update(`${f.rel}\0${f.size}\0${f.mtime}\n`);
-  return hash.digest('hex');
+  const text = files.map((f) => `${f.rel}\0${f.size}\0${f.mtime}\n`).join('');
+  return createHash('sha256').update(cacheFormat()).update(text).digest('hex');
 }
 
 // The bytes that keep `ties` for `key`.
