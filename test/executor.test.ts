@@ -328,6 +328,24 @@ describe('FIND: case, scope and order', () => {
     assert.equal(r.folded, false);
   });
 
+  it('takes all a docs folder holds as prose, at any depth and in any case, and nothing else by that name', async () => {
+    const folder = tempFolder({
+      'Docs/api/ref.js': 'handleRequest(example);\n',
+      'lib/docs.js': 'handleRequest(docs);\n',
+      'lib/docsy/call.js': 'handleRequest(other);\n',
+      'src/doc/deep/inner.ts': 'handleRequest(deep);\n',
+      'src/main.ts': 'handleRequest(main);\n',
+    });
+    const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
+    assert.deepEqual(hits(r), [
+      'lib/docs.js',
+      'lib/docsy/call.js',
+      'src/main.ts',
+      'Docs/api/ref.js',
+      'src/doc/deep/inner.ts',
+    ]);
+  });
+
   it('falls back to ignoring case when the exact text has no hits, and says so', async () => {
     const r = only(await ask(root, '=== FIND: router = ==='), 'find');
     assert.deepEqual(
