@@ -53,11 +53,15 @@ export function joinedTokens(parts: readonly number[]): number {
   return sum + JOIN_TOKENS * Math.max(0, parts.length - 1);
 }
 
-export function estimateTokens(text: string): number {
+// `above`: once the estimate passes it, the rest of the text is taken at the rate so far rather than read. A text that
+// big has no room in the message whole, so no closer count is wanted: in a 32,768-token window, pricing a NEED of
+// lodash.js whole took 5.7-6.4 ms of its step's 6.4 (issue 30).
+export function estimateTokens(text: string, above = Number.POSITIVE_INFINITY): number {
   let sum = 0;
   const n = text.length;
   let i = 0;
   while (i < n) {
+    if (sum > above) return Math.ceil((sum * n) / i);
     const c = text.charCodeAt(i);
     if (isLetter(c) || isDigit(c)) {
       // A run of letters and digits, priced word by word and digit group by group, or as a mix when it is one.

@@ -186,7 +186,7 @@ export function createConversation(start: Start): Conversation {
           `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`,
         ),
         results: results.map((r) => {
-          const made = piece(renderResult(r), droppedNote(r, step), false);
+          const made = piece(renderResult(r), droppedNote(r, step), false, window.promptTokens);
           return { ...made, unsent: unsentNote(r, made.tokens) };
         }),
         sent: [...results],
@@ -315,8 +315,9 @@ function earlierPieces(turn: Turn, index: number): EarlierTurn {
 }
 
 // `seen`: the model reads it whole when it is in the message (an answer it wrote; a result once a message held it).
-function piece(text: string, note: string, seen = true): Piece {
-  return { text, tokens: estimateTokens(text), note, unsent: note, dropped: false, seen };
+// `most`: what the message may take; a text past it is priced no closer (estimateTokens).
+function piece(text: string, note: string, seen = true, most = Number.POSITIVE_INFINITY): Piece {
+  return { text, tokens: estimateTokens(text, most), note, unsent: note, dropped: false, seen };
 }
 
 function shown(p: Piece): string {

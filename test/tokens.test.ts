@@ -50,6 +50,20 @@ describe('estimateTokens', () => {
   it('counts a character outside the basic plane once', () => {
     assert.equal(estimateTokens('😀'), estimateTokens('→'));
   });
+
+  it('prices a text past what it may take no closer: at the rate of what it read, the same below it', () => {
+    // Prose, then hex constants, which take far more tokens a character.
+    const prose = samples.englishProse.repeat(20);
+    const text = `${prose}\n${samples.hexHeader.repeat(20)}`;
+    const whole = estimateTokens(text);
+    assert.equal(estimateTokens(text, whole), whole, 'a text within it is priced whole');
+    const most = Math.floor(estimateTokens(prose) / 2);
+    const cut = estimateTokens(text, most);
+    assert.ok(cut > most, `${cut} is not past ${most}`);
+    // Read no further than the prose: the rest taken at its rate, well below the whole.
+    assert.ok(cut < whole * 0.8, `${cut} against ${whole}`);
+    assert.ok(cut >= Math.round((estimateTokens(prose) * text.length) / prose.length) * 0.9);
+  });
 });
 
 describe('joinedTokens', () => {
