@@ -5,7 +5,7 @@
 // results and answers. The instructions, the tree, the files the user attached, the question and the closing reminder
 // are never dropped: when even they do not fit, nothing is sent.
 
-import { estimateTokens, joinedTokens } from '../common/tokens.ts';
+import { estimateTokens, estimateTokensUpTo, joinedTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
 import { droppedNote, renderResult, type Result } from './results.ts';
@@ -315,9 +315,9 @@ function earlierPieces(turn: Turn, index: number): EarlierTurn {
 }
 
 // `seen`: the model reads it whole when it is in the message (an answer it wrote; a result once a message held it).
-// `most`: what the message may take; a text past it is priced no closer (estimateTokens).
+// `most`: what the message may take; a text past it is priced no closer (estimateTokensUpTo).
 function piece(text: string, note: string, seen = true, most = Number.POSITIVE_INFINITY): Piece {
-  return { text, tokens: estimateTokens(text, most), note, unsent: note, dropped: false, seen };
+  return { text, tokens: estimateTokensUpTo(text, most), note, unsent: note, dropped: false, seen };
 }
 
 function shown(p: Piece): string {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { estimateTokens, joinedTokens } from '../common/tokens.ts';
+import { estimateTokens, estimateTokensUpTo, joinedTokens } from '../common/tokens.ts';
 import { createConversation } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { INSTALL_DIR } from '../common/install.ts';
@@ -56,9 +56,9 @@ describe('estimateTokens', () => {
     const prose = samples.englishProse.repeat(20);
     const text = `${prose}\n${samples.hexHeader.repeat(20)}`;
     const whole = estimateTokens(text);
-    assert.equal(estimateTokens(text, whole), whole, 'a text within it is priced whole');
+    assert.equal(estimateTokensUpTo(text, whole), whole, 'a text within it is priced whole');
     const most = Math.floor(estimateTokens(prose) / 2);
-    const cut = estimateTokens(text, most);
+    const cut = estimateTokensUpTo(text, most);
     assert.ok(cut > most, `${cut} is not past ${most}`);
     // Read no further than the prose: the rest taken at its rate, well below the whole.
     assert.ok(cut < whole * 0.8, `${cut} against ${whole}`);
