@@ -11,7 +11,7 @@ import { createExecutor, type Executor } from '../reading/executor.ts';
 import { finished, rankFiles, rankingOf, type MapSource } from '../reading/map/graph.ts';
 import { readCache } from '../reading/map/cache.ts';
 import { readTies, tiesBytes, tiesKey, tying } from '../reading/map/ties.ts';
-import { mapStore } from '../saved/map-cache.ts';
+import { mapStore, TIES_KEPT } from '../saved/map-cache.ts';
 import { folderKey } from '../saved/folder-key.ts';
 import { createBackground } from '../reading/map/background.ts';
 import type { MapStore } from '../reading/map/cache.ts';
@@ -357,22 +357,22 @@ function graphFolder(said: Record<string, string> = {}): string {
 function memoryStore(): MapStore & {
   data: Uint8Array | undefined;
   saves: number;
-  ties: Uint8Array | undefined;
+  ties: Map<string, Uint8Array>;
   tiesSaves: number;
 } {
   const store = {
     data: undefined as Uint8Array | undefined,
     saves: 0,
-    ties: undefined as Uint8Array | undefined,
+    ties: new Map<string, Uint8Array>(),
     tiesSaves: 0,
     load: () => store.data,
     save: (bytes: Uint8Array) => {
       store.data = Uint8Array.from(bytes);
       store.saves++;
     },
-    loadTies: () => store.ties,
-    saveTies: (bytes: Uint8Array) => {
-      store.ties = Uint8Array.from(bytes);
+    loadTies: (key: string) => store.ties.get(key),
+    saveTies: (key: string, bytes: Uint8Array) => {
+      store.ties.set(key, Uint8Array.from(bytes));
       store.tiesSaves++;
     },
   };
@@ -675,6 +675,9 @@ describe('the map of the code', () => {
         await executor.close();
       }
     };
+    // A time that can be set back exactly (a file's own has more digits than utimes keeps).
+    const app = path.join(folder, 'src/app.ts');
+    fs.utimesSync(app, 1_700_000_000, 1_700_000_000);
     const question = 'Why does renderTemplate leave the mail blank?';
     const first = await mapAfter(question);
     assert.equal(first[0], 'src/mailer.ts');
@@ -685,16 +688,24 @@ describe('the map of the code', () => {
     assert.equal(store.tiesSaves, 1);
 
     // Damaged ties are as none: made again, and the map is the same.
-    store.ties = store.ties?.subarray(0, -3);
+    const [key, bytes] = [...store.ties][0] ?? ['', new Uint8Array()];
+    store.ties.set(key, bytes.subarray(0, -3));
     assert.deepEqual(await mapAfter(question), first);
     assert.equal(store.tiesSaves, 2);
 
     // A file changed: its ties are made again, and the map follows what it uses now.
-    fs.writeFileSync(path.join(folder, 'src/app.ts'), 'export function startApp() {\n  renderTemplate();\n}\n');
+    const was = fs.readFileSync(app);
+    fs.writeFileSync(app, 'export function startApp() {\n  renderTemplate();\n}\n');
     const changed = await mapAfter('Where does startApp go?');
     assert.equal(store.tiesSaves, 3);
     assert.deepEqual(changed, await mapAfter('Where does startApp go?'));
     assert.equal(store.tiesSaves, 3);
+    // Back as it was: the ties kept for those files are still there, beside the others.
+    fs.writeFileSync(app, was);
+    fs.utimesSync(app, 1_700_000_000, 1_700_000_000);
+    assert.deepEqual(await mapAfter(question), first);
+    assert.equal(store.tiesSaves, 3, 'the first ties, kept beside the second');
+    fs.writeFileSync(app, 'export function startApp() {\n  renderTemplate();\n}\n');
     const fresh = memoryStore();
     const executor = createExecutor(folder, { mapStore: () => fresh });
     try {
@@ -1062,16 +1073,31 @@ describe("the map's cache in the state folder", () => {
     assert.equal(mapStore(state, tempFolder()).load(), undefined, "another folder's cache is its own");
   });
 
-  it('keeps the ties beside the cache, in a file of their own', () => {
+  it('keeps the ties of each set of files beside the cache, the latest used of them, by their key alone', () => {
     const state = tempFolder({}, 'deepwork-map-state-');
     const root = tempFolder({ 'a.ts': 'export const a = 1;\n' });
     const store = mapStore(state, root);
-    assert.equal(store.loadTies(), undefined);
+    const key = (n: number) => n.toString(16).padStart(64, '0');
+    assert.equal(store.loadTies(key(1)), undefined);
     store.save(Uint8Array.from([1, 2, 10]));
-    store.saveTies(Uint8Array.from([7, 8, 9]));
-    assert.deepEqual(Uint8Array.from(store.loadTies() ?? []), Uint8Array.from([7, 8, 9]));
+    store.saveTies(key(1), Uint8Array.from([7, 8, 9]));
+    assert.deepEqual(Uint8Array.from(store.loadTies(key(1)) ?? []), Uint8Array.from([7, 8, 9]));
     assert.deepEqual(Uint8Array.from(store.load() ?? []), Uint8Array.from([1, 2, 10]));
-    if (process.platform !== 'win32')
-      assert.equal(fs.statSync(path.join(state, 'maps', `${folderKey(root)}.ties`)).mode & 0o777, 0o600);
+    const folder = path.join(state, 'maps', `${folderKey(root)}.ties`);
+    if (process.platform !== 'win32') assert.equal(fs.statSync(path.join(folder, `${key(1)}.bin`)).mode & 0o777, 0o600);
+    // Each set written after the one before, the first used again before the last is written: the first is kept, the
+    // second (the least lately used) let go.
+    const at = (file: string, seconds: number) => fs.utimesSync(file, seconds, seconds);
+    at(path.join(folder, `${key(1)}.bin`), 1_000);
+    for (let n = 2; n <= TIES_KEPT; n++) {
+      store.saveTies(key(n), Uint8Array.from([n]));
+      at(path.join(folder, `${key(n)}.bin`), 1_000 + n);
+    }
+    assert.ok(store.loadTies(key(1)) !== undefined);
+    store.saveTies(key(99), Uint8Array.from([99]));
+    assert.equal(fs.readdirSync(folder).length, TIES_KEPT);
+    assert.equal(store.loadTies(key(2)), undefined);
+    for (const n of [1, 3, TIES_KEPT, 99]) assert.ok(store.loadTies(key(n)) !== undefined, `set ${n}`);
+    assert.throws(() => store.loadTies('../../escape'), /not a key of ties/);
   });
 });

@@ -14,13 +14,13 @@ import { allQueries } from '../outline/languages.ts';
 import type { MapDef } from './graph.ts';
 
 // Where the map's cache lives: read whole when a run starts, written whole when a map is done; undefined when there is
-// none or it cannot be read. Beside it, the ties of the last map's files (ties.ts), read when a map ranks and written
-// when they were made again.
+// none or it cannot be read. Beside it, the ties of the latest maps' sets of files (ties.ts), each by its key, read when
+// a map ranks and written when they were made.
 export type MapStore = {
   load(): Uint8Array | undefined;
   save(bytes: Uint8Array): void;
-  loadTies?(): Uint8Array | undefined;
-  saveTies?(bytes: Uint8Array): void;
+  loadTies?(key: string): Uint8Array | undefined;
+  saveTies?(key: string, bytes: Uint8Array): void;
 };
 
 // One file as the map knows it. `refs`: the words it uses and how often, as `word count word count`.

@@ -86,27 +86,26 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     }
     return cache;
   };
-  // The ties of the last map's files (ties.ts), read when a map first ranks, and whether those made since are written.
+  // The ties of the latest map's files (ties.ts), read from the store for a map of other files; and whether those made
+  // are written yet.
   let ties: { key: string; ties: Ties } | undefined;
-  let tiesRead = false;
   let tiesWritten = true;
   const keptTies = (key: string): Ties | undefined => {
-    if (!tiesRead) {
-      tiesRead = true;
-      try {
-        const kept = readTies(store?.loadTies?.(), key);
-        if (kept !== undefined) ties = { key, ties: kept };
-      } catch {
-        // Ties that cannot be read are made again.
-      }
+    if (ties?.key === key) return ties.ties;
+    try {
+      const kept = readTies(store?.loadTies?.(key), key);
+      if (kept !== undefined) ties = { key, ties: kept };
+      return kept;
+    } catch {
+      // Ties that cannot be read are made again.
+      return undefined;
     }
-    return ties?.key === key ? ties.ties : undefined;
   };
   const flush = () => {
     if (!tiesWritten && ties !== undefined && store?.saveTies !== undefined) {
       tiesWritten = true;
       try {
-        store.saveTies(tiesBytes(ties.key, ties.ties));
+        store.saveTies(ties.key, tiesBytes(ties.key, ties.ties));
       } catch {
         // As with the cache: the next run makes them again.
       }
