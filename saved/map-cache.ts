@@ -41,6 +41,8 @@ export function mapStore(
       return bytes;
     },
     saveTies: (key, bytes) => {
+      // For a few commits of issue 30 the ties of one set were a file of the folder's name: it goes.
+      if (fs.statSync(ties, { throwIfNoEntry: false })?.isFile() === true) fs.rmSync(ties, { force: true });
       write(path.join(ties, tiesName(key)), bytes);
       keepLatest(ties, TIES_KEPT);
     },

@@ -1080,6 +1080,8 @@ describe("the map's cache in the state folder", () => {
     const key = (n: number) => n.toString(16).padStart(64, '0');
     assert.equal(store.loadTies(key(1)), undefined);
     store.save(Uint8Array.from([1, 2, 10]));
+    // Where a file of the folder's name was kept, it gives way.
+    fs.writeFileSync(path.join(state, 'maps', `${folderKey(root)}.ties`), 'ties of one set');
     store.saveTies(key(1), Uint8Array.from([7, 8, 9]));
     assert.deepEqual(Uint8Array.from(store.loadTies(key(1)) ?? []), Uint8Array.from([7, 8, 9]));
     assert.deepEqual(Uint8Array.from(store.load() ?? []), Uint8Array.from([1, 2, 10]));
