@@ -1,7 +1,7 @@
 // The map's ties: which file uses which name defined where, what the ranking (graph.ts) reads of the files' words. The
-// same for every question about the same files, those of the last map's files are kept between runs beside the map's
-// cache, so that a map of the same files is ranked without reading the words each of them uses; a map of other files,
-// or of a file changed since, makes them again and keeps those. Kept by whoever keeps the cache (saved/map-cache.ts),
+// same for every question about the same files, they are kept between runs beside the map's cache, per set of files
+// (the latest few), so that a map of a set kept is ranked without reading the words each file uses; a map of other
+// files, or of a file changed since, makes them and keeps those. Kept by whoever keeps the cache (saved/map-cache.ts),
 // as bytes this module writes and checks.
 //
 // The bytes: a first line of JSON, `{"format", "key", "files", "names", "definers", "edges"}`, then the edges' four
