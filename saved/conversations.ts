@@ -10,6 +10,7 @@ import { isRecord } from '../common/unknown.ts';
 import { isTurn } from './runs.ts';
 import { folderKey } from './folder-key.ts';
 import { writeAtomic } from '../writing/atomic.ts';
+import { keepLatest } from './keep-latest.ts';
 
 export type SavedConversation = { root: string; id: string; time: string; turns: Turn[] };
 // What a list shows of one: its first question, when it last changed, how many questions it holds.
@@ -37,31 +38,7 @@ export function saveConversation(stateDir: string, conversation: SavedConversati
   if (file === undefined) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   writeAtomic(fs, file, Buffer.from(JSON.stringify(conversation)), 0o600);
-  dropOldest(path.dirname(file));
-}
-
-// Keeps the KEPT conversations written last, by the files' times (none is read for it; a damaged one ages out too).
-// Names begin with when the conversation started, which orders files written in the same millisecond.
-function dropOldest(folder: string): void {
-  const files = fs
-    .readdirSync(folder)
-    .filter((n) => n.endsWith('.json'))
-    .flatMap((name) => {
-      try {
-        return [{ name, written: fs.statSync(path.join(folder, name)).mtimeMs }];
-      } catch {
-        return [];
-      }
-    });
-  files.sort((a, b) => b.written - a.written || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-  // unlink rather than rmSync: rmSync loads Node's recursive remover for one file, at every run once 30 are kept.
-  for (const old of files.slice(KEPT)) {
-    try {
-      fs.unlinkSync(path.join(folder, old.name));
-    } catch {
-      // Gone already (another run dropped it).
-    }
-  }
+  keepLatest(path.dirname(file), '.json', KEPT);
 }
 
 export function loadConversation(stateDir: string, root: string, id: string): SavedConversation | undefined {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeAtomic } from '../writing/atomic.ts';
 import { folderKey } from './folder-key.ts';
+import { keepLatest } from './keep-latest.ts';
 
 // Sets of files whose ties are kept per folder, the latest used: in a folder of more source files than a map reads, the
 // question decides which it reads (the files it names first), and questions come and go.
@@ -44,7 +45,7 @@ export function mapStore(
       // For a few commits of issue 30 the ties of one set were a file of the folder's name: it goes.
       if (fs.statSync(ties, { throwIfNoEntry: false })?.isFile() === true) fs.rmSync(ties, { force: true });
       write(path.join(ties, tiesName(key)), bytes);
-      keepLatest(ties, TIES_KEPT);
+      keepLatest(ties, '.bin', TIES_KEPT);
     },
   };
 }
@@ -62,22 +63,6 @@ function touch(file: string): void {
   } catch {
     // Then it is let go a little sooner.
   }
-}
-
-// Removes all but the `count` files of `folder` last written or used.
-function keepLatest(folder: string, count: number): void {
-  const files = fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.bin'))
-    .flatMap((name) => {
-      try {
-        return [{ name, used: fs.statSync(path.join(folder, name)).mtimeMs }];
-      } catch {
-        return [];
-      }
-    })
-    .sort((a, b) => b.used - a.used);
-  for (const { name } of files.slice(count)) fs.rmSync(path.join(folder, name), { force: true });
 }
 
 function readOrNone(file: string): Buffer | undefined {
