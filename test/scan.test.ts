@@ -2,11 +2,24 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createScanner, MAX_TEXTS } from '../reading/search/scan.ts';
 import { needleOf } from '../reading/search/needle.ts';
+import { scanModule } from '../reading/search/scan-module.ts';
+import { SCAN_WASM } from '../reading/search/scan-bytes.ts';
 
 // What the scan must never miss: text t in the bytes, ASCII letters in either case.
 function holds(bytes: Buffer, text: string): boolean {
   return bytes.toString('latin1').toLowerCase().includes(Buffer.from(text).toString('latin1').toLowerCase());
 }
+
+describe('the scan module', () => {
+  it('is kept as the bytes its listing assembles', () => {
+    const assembled = Buffer.from(scanModule()).toString('base64');
+    assert.equal(
+      SCAN_WASM,
+      assembled,
+      `reading/search/scan-bytes.ts no longer holds what scan-module.ts assembles: set SCAN_WASM to '${assembled}'`,
+    );
+  });
+});
 
 describe('createScanner', () => {
   const scanner = createScanner(1 << 20);

@@ -218,10 +218,15 @@ function wayById(pool: PathPool): (index: number) => Buffer | undefined {
 // search (an lstat), up to the root.
 function wayByPath(root: string): (abs: string) => boolean {
   const known = new Map<string, boolean>([[root, true]]);
+  // A path's folder: its paths are made with path.sep (placesOf's, or a target the walk resolved), and the way is not
+  // followed above the root, so a cut at the last separator is path.dirname's answer without its loop over each
+  // character (4 ms of a FIND asked at once on the npm corpus, issue 30).
+  const sep = path.sep;
+  const folderOf = (abs: string) => abs.slice(0, Math.max(0, abs.lastIndexOf(sep)));
   const folderOk = (dir: string): boolean => {
     const seen = known.get(dir);
     if (seen !== undefined) return seen;
-    const up = path.dirname(dir);
+    const up = folderOf(dir);
     let ok = false;
     if (up !== dir && dir.length > root.length) {
       try {
@@ -234,5 +239,5 @@ function wayByPath(root: string): (abs: string) => boolean {
     known.set(dir, ok);
     return ok;
   };
-  return (abs) => folderOk(path.dirname(abs));
+  return (abs) => folderOk(folderOf(abs));
 }

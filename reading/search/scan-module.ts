@@ -1,6 +1,6 @@
-// The scan's WebAssembly module (scan.ts), written out instruction by instruction and assembled here when first used:
-// no build step and no package. What it is given lies in its memory: the table of texts (laid out below) and the
-// bytes to look at.
+// The scan's WebAssembly module (scan.ts), written out instruction by instruction and assembled here: no assembler and
+// no package. A run loads its bytes as kept in scan-bytes.ts, which a test holds equal to what this file assembles.
+// What it is given lies in its memory: the table of texts (laid out below) and the bytes to look at.
 
 // Node's WebAssembly, typed for what this file uses: TypeScript declares it with the DOM's types, which this project
 // does not load.
@@ -217,8 +217,7 @@ const scan = (): Code[] => [
   get(FOUND),
 ];
 
-// The module: memory imported as env.memory; function 0 verify (not exported), function 1 scan. Its listing is made
-// here, when a search first needs it, not when a run loads this file.
+// The module: memory imported as env.memory; function 0 verify (not exported), function 1 scan.
 export function scanModule(): number[] {
   const I32 = 0x7f;
   const V128 = 0x7b;

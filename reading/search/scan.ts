@@ -18,11 +18,11 @@ import {
   MAX_TEXTS,
   RECORD,
   SCRATCH,
-  scanModule,
   TABLE,
   wasm,
   type WasmModule,
 } from './scan-module.ts';
+import { SCAN_WASM } from './scan-bytes.ts';
 
 export { MAX_TEXTS } from './scan-module.ts';
 
@@ -120,8 +120,8 @@ function mark(heap: Buffer, low: number, high: number, byte: number, bit: number
 
 let compiled: WasmModule | undefined;
 
-// The module, compiled once per thread (a few hundred bytes: well under a millisecond).
+// The module, compiled once per thread from its kept bytes (scan-bytes.ts; a few hundred: well under a millisecond).
 function module(): WasmModule {
-  compiled ??= new wasm.Module(new Uint8Array(scanModule()));
+  compiled ??= new wasm.Module(Buffer.from(SCAN_WASM, 'base64'));
   return compiled;
 }
