@@ -183,6 +183,26 @@ describe('rankFiles', () => {
     assert.deepEqual(part.value, rankFiles(GRAPH, focus));
   });
 
+  it('ranks a question that says no defined name from the rank kept for no question, one that does from its own', () => {
+    const plainQuestion = { words: new Set(['mail']), attached: new Set<string>() };
+    const namedQuestion = { words: new Set(['renderTemplate']), attached: new Set<string>() };
+    const ties = finished(tying(GRAPH));
+    assert.equal(ties.plain === undefined, true);
+    // The first ranking works out what no question changes and keeps it with the ties; the ranks are as without.
+    assert.deepEqual(rankFiles(GRAPH, plainQuestion, Infinity, ties), rankFiles(GRAPH, plainQuestion));
+    const plain = ties.plain;
+    assert.ok(plain !== undefined);
+    assert.deepEqual(rankFiles(GRAPH, plainQuestion, Infinity, ties), rankFiles(GRAPH, plainQuestion));
+    assert.deepEqual(rankFiles(GRAPH, namedQuestion, Infinity, ties), rankFiles(GRAPH, namedQuestion));
+    // Kept ranks said otherwise: the first question follows them, the second does not read them.
+    const turned = {
+      ...ties,
+      plain: { ...plain, rank: plain.rank.map((_, i) => plain.rank[plain.rank.length - 1 - i] ?? 0) },
+    };
+    assert.notDeepEqual(rankFiles(GRAPH, plainQuestion, Infinity, turned), rankFiles(GRAPH, plainQuestion));
+    assert.deepEqual(rankFiles(GRAPH, namedQuestion, Infinity, turned), rankFiles(GRAPH, namedQuestion));
+  });
+
   it('ranks the same from ties made before as from the files, and makes them again for other files', () => {
     const focus = { words: new Set(['renderTemplate']), attached: new Set<string>() };
     const ties = finished(tying(GRAPH));
@@ -687,24 +707,35 @@ describe('the map of the code', () => {
     assert.equal((await mapAfter('Where is the report built?'))[0], 'src/report.ts', 'another question, the same ties');
     assert.equal(store.tiesSaves, 1);
 
-    // Damaged ties are as none: made again, and the map is the same.
+    // Kept with what their first ranking worked out for no question; kept without it (a ranking cut short), they are
+    // kept again with it, and the map is the same.
     const [key, bytes] = [...store.ties][0] ?? ['', new Uint8Array()];
-    store.ties.set(key, bytes.subarray(0, -3));
+    const read = readTies(bytes, key);
+    assert.ok(read?.plain !== undefined, 'the ties are kept with the rank for no question');
+    const bare = { ...read };
+    delete bare.plain;
+    store.ties.set(key, tiesBytes(key, bare));
     assert.deepEqual(await mapAfter(question), first);
     assert.equal(store.tiesSaves, 2);
+    assert.deepEqual(readTies(store.ties.get(key), key), read);
+
+    // Damaged ties are as none: made again, and the map is the same.
+    store.ties.set(key, bytes.subarray(0, -3));
+    assert.deepEqual(await mapAfter(question), first);
+    assert.equal(store.tiesSaves, 3);
 
     // A file changed: its ties are made again, and the map follows what it uses now.
     const was = fs.readFileSync(app);
     fs.writeFileSync(app, 'export function startApp() {\n  renderTemplate();\n}\n');
     const changed = await mapAfter('Where does startApp go?');
-    assert.equal(store.tiesSaves, 3);
+    assert.equal(store.tiesSaves, 4);
     assert.deepEqual(changed, await mapAfter('Where does startApp go?'));
-    assert.equal(store.tiesSaves, 3);
+    assert.equal(store.tiesSaves, 4);
     // Back as it was: the ties kept for those files are still there, beside the others.
     fs.writeFileSync(app, was);
     fs.utimesSync(app, 1_700_000_000, 1_700_000_000);
     assert.deepEqual(await mapAfter(question), first);
-    assert.equal(store.tiesSaves, 3, 'the first ties, kept beside the second');
+    assert.equal(store.tiesSaves, 4, 'the first ties, kept beside the second');
     fs.writeFileSync(app, 'export function startApp() {\n  renderTemplate();\n}\n');
     const fresh = memoryStore();
     const executor = createExecutor(folder, { mapStore: () => fresh });
@@ -1031,6 +1062,34 @@ describe('the ties kept between runs', () => {
     assert.equal(readTies(undefined, key), undefined);
   });
 
+  it('reads back with the ties what their first ranking worked out for no question, and reads it damaged as none', () => {
+    const ranked = finished(tying(GRAPH));
+    rankFiles(GRAPH, { words: new Set(), attached: new Set() }, Infinity, ranked);
+    const plain = ranked.plain;
+    assert.ok(plain !== undefined);
+    const bytes = tiesBytes(key, ranked);
+    assert.deepEqual(readTies(bytes, key), ranked);
+    assert.equal(readTies(bytes.subarray(0, bytes.length - 8), key), undefined, 'cut short');
+    const floats = bytes.length - 8 * (plain.share.length + 2 * GRAPH.length);
+    for (const [what, at, value] of [
+      ['a share that is not a number', floats, Number.NaN],
+      ['a share above 1', floats, 1.5],
+      ['a negative out', floats + 8 * plain.share.length, -1],
+      ['an endless rank', bytes.length - 8, Number.POSITIVE_INFINITY],
+    ] as const) {
+      const damaged = Buffer.from(bytes);
+      damaged.writeDoubleLE(value, at);
+      assert.equal(readTies(damaged, key), undefined, what);
+    }
+    const head = bytes.indexOf(10);
+    const without = bytes.subarray(0, head).toString().replace('"plain":true', '"plain":false');
+    assert.equal(
+      readTies(Buffer.concat([Buffer.from(without), bytes.subarray(head)]), key),
+      undefined,
+      'more bytes than said',
+    );
+  });
+
   it('reads damaged ties as none: cut short, an edge out of range, a header that does not hold', () => {
     const bytes = tiesBytes(key, ties);
     assert.ok(ties.from.length > 0);
@@ -1048,6 +1107,7 @@ describe('the ties kept between runs', () => {
       text.replace('"names":[', '"names":[1,'),
       text.replace('"edges":', '"edges":1'),
       '{"format":"ties-1"',
+      text.replace('"plain":false', '"plain":"no"'),
       'null',
     ]) {
       assert.equal(readTies(Buffer.concat([Buffer.from(wrong), bytes.subarray(head)]), key), undefined, wrong);

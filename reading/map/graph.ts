@@ -6,7 +6,7 @@
 // the npm corpus took 50-100 ms in one task, which a step answered meanwhile waited for).
 
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
-import { keyOf, TOO_COMMON, tying, type Ties } from './ties.ts';
+import { keyOf, TOO_COMMON, tying, type Plain, type Ties } from './ties.ts';
 
 // A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
 export type MapDef = { name: string; first: number; last: number; depth: number };
@@ -130,25 +130,31 @@ export function* rankingOf(
   const n = sources.length;
   if (n === 0) return [];
   const tied = ties !== undefined && ties.files === n ? ties : yield* tying(sources);
+  // What no question changes, worked out by the first ranking of these ties and kept with them (ties.ts).
+  const plain = tied.plain ?? (yield* plainOf(tied));
+  tied.plain = plain;
   const index = new Map(sources.map((s, i) => [s.rel, i]));
   const definers = new Map(tied.names.map((name, k) => [name, tied.definers[k] ?? []]));
   // Lower-cased, and plurals as their singular too: `secrets` finds `isSecret`.
   const lowered = new Set([...focus.words].flatMap((w) => forms(w.toLowerCase())));
   const code = new Set([...focus.words].filter(codeLike));
 
-  // Each edge weighted by how telling its name is and how much it is used, and its share of its file's rank.
-  const out = new Float64Array(n);
-  const share = sharesOf(tied, weightsOf(tied, focus.words, code), out);
+  // Each edge weighted by how telling its name is and how much it is used, and its share of its file's rank: as for no
+  // question unless the question says a defined name.
+  const named = [...focus.words].some((w) => definers.has(w));
+  let graph: Graph = { n, from: tied.from, to: tied.to, share: plain.share, out: plain.out };
+  if (named) {
+    const out = new Float64Array(n);
+    graph = { ...graph, share: sharesOf(tied, weightsOf(tied, focus.words, code), out), out };
+  }
   const saysOf = yield* questionScores(definers.keys(), focus.words);
   const personal = yield* personalisation(sources, focus, { lowered, code, saysOf }, index, definers);
   yield;
-  const graph: Graph = { n, from: tied.from, to: tied.to, share, out };
-  const personalRank = yield* pageRank(graph, personal);
   // What the question lifts: a file's rank for it against its rank for no question at all, so that the hubs every
   // file uses (mypy's nodes.py and types.py) do not lead every map. A file is taken at its rank times the square root
   // of its lift; with nothing in play the two are one and the rank stands.
-  const uniform = new Float64Array(n).fill(1 / n);
-  const baseRank = personal.every((p) => p === 1 / n) ? personalRank : yield* pageRank(graph, uniform);
+  const baseRank = named ? yield* pageRank(graph, uniformOf(n)) : plain.rank;
+  const personalRank = personal.every((p) => p === 1 / n) ? baseRank : yield* pageRank(graph, personal);
   const rank = personalRank.map((r, i) => r * Math.sqrt(r / ((baseRank[i] ?? 0) || r || 1)));
 
   // Tests use everything and are rarely where an answer lies, unless the question is about them.
@@ -182,6 +188,21 @@ export function* rankingOf(
       .map((x) => x.d);
     return { rel: s.rel, rank: r, defs };
   });
+}
+
+// The parts of a ranking no question changes (ties.ts): the edges weighed as for no question, and the files' rank for
+// no question.
+function* plainOf(ties: Ties): Generator<void, Plain> {
+  const out = new Float64Array(ties.files);
+  const share = sharesOf(ties, weightsOf(ties, new Set(), new Set()), out);
+  yield;
+  const rank = yield* pageRank({ n: ties.files, from: ties.from, to: ties.to, share, out }, uniformOf(ties.files));
+  return { share, out, rank };
+}
+
+// Where a random reader starts again when nothing is in play: anywhere.
+function uniformOf(n: number): Float64Array {
+  return new Float64Array(n).fill(1 / n);
 }
 
 // How much one use of each name ties a file to its definers (weightOf), by the name's number; 0 for one defined in

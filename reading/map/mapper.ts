@@ -165,14 +165,20 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         const key = tiesKey(files);
         function* ranking(): Generator<void, RankedFile[]> {
           let tied = keptTies(key);
+          // Ties made now, or kept without what their first ranking adds (one cut short), are kept (again) with it.
+          const keep = () => {
+            if (known.dropped() || tied === undefined) return;
+            ties = { key, ties: tied };
+            tiesWritten = false;
+          };
           if (tied === undefined) {
             tied = yield* tying(sources);
-            if (!known.dropped()) {
-              ties = { key, ties: tied };
-              tiesWritten = false;
-            }
+            keep();
           }
-          return yield* rankingOf(sources, focus, RANKED_FILES, tied);
+          const plain = tied.plain !== undefined;
+          const ranked = yield* rankingOf(sources, focus, RANKED_FILES, tied);
+          if (!plain) keep();
+          return ranked;
         }
         if (performance.now() < awaitedUntil) return finished(ranking());
         return background.inSlices(ranking(), ended);

@@ -4,9 +4,10 @@
 // files, or of a file changed since, makes them and keeps those. Kept by whoever keeps the cache (saved/map-cache.ts),
 // as bytes this module writes and checks.
 //
-// The bytes: a first line of JSON, `{"format", "key", "files", "names", "definers", "edges"}`, then the edges' four
-// columns (from, to, name, count), each `edges` 32-bit integers in the machine's byte order: the state folder is the
-// machine's own. On the npm corpus's 1,000 files, reading the words took a fresh process 20-30 ms and parsing the
+// The bytes: a first line of JSON, `{"format", "key", "files", "names", "definers", "edges", "plain"}`, then the edges'
+// four columns (from, to, name, count), each `edges` 32-bit integers, and when `plain` is true the parts no question
+// changes (Plain): `edges` shares, then `files` outs and `files` ranks, 64-bit floats; all in the machine's byte order:
+// the state folder is the machine's own. On the npm corpus's 1,000 files, reading the words took a fresh process 20-30 ms and parsing the
 // files' parts for them 12-18 ms before the first message (issue 30); these bytes are read in about 1 ms.
 
 import { Buffer } from 'node:buffer';
@@ -21,7 +22,7 @@ export const TOO_COMMON = 20;
 // Files looked at in one part of the ties' making (tying): their definitions, or the names they use.
 const FILES_A_PART = 16;
 // The bytes' format: written ties of another are made again.
-const FORMAT = 'ties-1';
+const FORMAT = 'ties-2';
 
 // Which file uses which name, and which files define it: what the ranking reads of the files' words, the same for
 // every question about the same files, so the map keeps it between runs. `files`: how many sources;
@@ -35,7 +36,15 @@ export type Ties = {
   to: Int32Array;
   name: Int32Array;
   count: Int32Array;
+  // Set by the first ranking of these ties (graph.ts), and kept with them.
+  plain?: Plain;
 };
+
+// What a question changes only when it says a defined name (graph.ts): each edge's share of its file's rank (`share`)
+// and what each file hands on in all (`out`) with every name weighed as for no question, and the files' rank for no
+// question (`rank`). Kept with the ties, a question that says no defined name, most questions, is ranked without
+// weighing the names and with one PageRank or none, not two (issue 30).
+export type Plain = { share: Float64Array; out: Float64Array; rank: Float64Array };
 
 // The ties of `sources`, a few files at a time: each next() does the definitions or the words of FILES_A_PART files.
 // The loops are plain functions called from here, for V8 to optimize as they run (graph.ts says why).
@@ -151,8 +160,11 @@ export function tiesBytes(key: string, ties: Ties): Buffer {
     names: ties.names,
     definers: ties.definers,
     edges: ties.from.length,
+    plain: ties.plain !== undefined,
   });
-  const columns = [ties.from, ties.to, ties.name, ties.count].map((c) =>
+  const { plain } = ties;
+  const floats = plain === undefined ? [] : [plain.share, plain.out, plain.rank];
+  const columns = [ties.from, ties.to, ties.name, ties.count, ...floats].map((c) =>
     Buffer.from(c.buffer, c.byteOffset, c.byteLength),
   );
   return Buffer.concat([Buffer.from(`${head}\n`), ...columns]);
@@ -172,27 +184,42 @@ export function readTies(bytes: Uint8Array | undefined, key: string): Ties | und
     return undefined;
   }
   if (!isRecord(head) || head.format !== FORMAT || head.key !== key) return undefined;
-  const { files, names, definers, edges } = head;
-  if (!isCount(files) || !isCount(edges) || buffer.length !== end + 1 + edges * 16) return undefined;
+  const { files, names, definers, edges, plain } = head;
+  if (!isCount(files) || !isCount(edges) || typeof plain !== 'boolean') return undefined;
+  if (buffer.length !== end + 1 + edges * 16 + (plain ? edges * 8 + files * 16 : 0)) return undefined;
   if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) return undefined;
   if (!Array.isArray(definers) || definers.length !== names.length) return undefined;
   if (!definers.every((list) => Array.isArray(list) && list.every((i) => isCount(i) && i < files))) return undefined;
-  const column = (k: number) => {
-    const out = new Int32Array(edges);
-    const from = end + 1 + k * edges * 4;
-    Buffer.from(out.buffer).set(buffer.subarray(from, from + edges * 4));
+  // Copied out, not viewed: a view of 64-bit floats must start at a multiple of 8.
+  let at = end + 1;
+  const take = <T extends Int32Array | Float64Array>(out: T): T => {
+    Buffer.from(out.buffer).set(buffer.subarray(at, at + out.byteLength));
+    at += out.byteLength;
     return out;
   };
   const ties: Ties = {
     files,
     names: names as string[],
     definers: definers as number[][],
-    from: column(0),
-    to: column(1),
-    name: column(2),
-    count: column(3),
+    from: take(new Int32Array(edges)),
+    to: take(new Int32Array(edges)),
+    name: take(new Int32Array(edges)),
+    count: take(new Int32Array(edges)),
   };
-  return edgesFit(ties) ? ties : undefined;
+  if (plain) {
+    ties.plain = {
+      share: take(new Float64Array(edges)),
+      out: take(new Float64Array(files)),
+      rank: take(new Float64Array(files)),
+    };
+  }
+  return edgesFit(ties) && (ties.plain === undefined || plainFits(ties.plain)) ? ties : undefined;
+}
+
+// Whether every share, out and rank is a finite number at or above 0, a share at most 1.
+function plainFits({ share, out, rank }: Plain): boolean {
+  const fits = (values: Float64Array, most: number) => values.every((v) => v >= 0 && v <= most);
+  return fits(share, 1) && fits(out, Number.MAX_VALUE) && fits(rank, Number.MAX_VALUE);
 }
 
 function isCount(value: unknown): value is number {
