@@ -54,6 +54,21 @@ describe('indexOfNeedle', () => {
   });
 });
 
+describe('needleOf', () => {
+  it("jumps by the rarest byte only when it is rare: one in 200 bytes or fewer, else Buffer's search", () => {
+    // 1,000 bytes: `u` 10 times (1 in 100), `q` once, the rest spread over the other letters.
+    const counts = new Uint32Array(256);
+    for (let c = 97; c <= 122; c++) counts[c] = 40;
+    counts[117] = 10;
+    counts[113] = 1;
+    assert.equal(needleOf('return', counts).rare, -1);
+    assert.equal(needleOf('quit', counts).rare, 0);
+    // Without counts, the fixed table: `q` is rare in code, the letters of `return` are not.
+    assert.equal(needleOf('return').rare, -1);
+    assert.equal(needleOf('unique').rare, 3);
+  });
+});
+
 describe('indexOfNeedle ignoring case', () => {
   it('finds what a case-insensitive search of the lower-cased text finds, with any anchor byte', () => {
     const text = Buffer.from('Alpha BETA gamma_Delta\nalPHA-beta GAMMA_delta Привет ПРИВЕТ');

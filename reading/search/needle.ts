@@ -19,6 +19,9 @@ const COMMONNESS = (() => {
   return table;
 })();
 
+// How common, per 100 bytes, a needle's rarest byte may be for a search to jump between its occurrences.
+const RARE_ENOUGH = 0.5;
+
 // A needle for `text`. `counts` (bytes seen in the folder's files, when known) beats the fixed table: a folder of SVG
 // paths is full of z and x. `fold`: ASCII letters in either case.
 export function needleOf(text: string, counts?: Uint32Array, fold = false): Needle {
@@ -30,8 +33,11 @@ export function needleOf(text: string, counts?: Uint32Array, fold = false): Need
   let rare = 0;
   for (let i = 1; i < bytes.length; i++) if (cost(bytes[i] ?? 0) < cost(bytes[rare] ?? 0)) rare = i;
   if (fold) return { bytes, rare, fold };
-  // When even the rarest byte is everywhere (over 2 in 100 bytes), jumping between its occurrences loses.
-  return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < 2 ? rare : -1, fold };
+  // Jumping between the rarest byte's occurrences is a loop in JavaScript, two calls into Node for each; Buffer's own
+  // search runs in C++, looking for the first byte with memchr. On Linux's C, the jumps lost to it for every anchor
+  // above about one in 200 bytes, and by 2-4x in a fresh process (`return`, `function`, `kfree(`; issue 30), so they
+  // are taken only below that.
+  return { bytes, rare: bytes.length > 1 && score(bytes[rare] ?? 0) < RARE_ENOUGH ? rare : -1, fold };
 }
 
 // How common a byte is, per 100 bytes of the folder's files when `counts` are known, else from the fixed table.
