@@ -9,7 +9,7 @@ import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
 import { checkProposals, proposalBook, type Misses } from './proposals.ts';
 import { heardStop } from '../common/errors.ts';
-import { estimateTokens } from '../common/tokens.ts';
+import { estimateTokens, warmWhileWaiting } from '../common/tokens.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
 import { MAP_WAIT_MS, mapBudget, mapInMessage, startMap } from './code-map.ts';
 import { lookForQuoted, type QuotedLookup, quotedPart } from './quoted.ts';
@@ -212,14 +212,17 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const onProgress = (chars: number, thinking: number) => emit({ kind: 'receiving', step, chars, thinking });
     const onText = (text: string) => emit({ kind: 'text', step, text });
     executor.waiting?.();
-    const answer = await bridge.chat(message, {
-      signal,
-      onProgress,
-      onText,
-      tokens: estimate,
-      window: windowTokens,
-      ...(sameChat ? { standalone: { message: standalone.message, tokens: standalone.tokens } } : {}),
-    });
+    const warming = warmWhileWaiting();
+    const answer = await bridge
+      .chat(message, {
+        signal,
+        onProgress,
+        onText,
+        tokens: estimate,
+        window: windowTokens,
+        ...(sameChat ? { standalone: { message: standalone.message, tokens: standalone.tokens } } : {}),
+      })
+      .finally(warming);
     const { text: reply, truncated, cut } = answer;
     if (truncated !== undefined) emit({ kind: 'warning', step, message: truncated });
     if (cut !== undefined) emit({ kind: 'warning', step, message: cut });

@@ -1,10 +1,17 @@
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
-import { estimateTokens, estimateTokensUpTo, joinedTokens } from '../common/tokens.ts';
+import {
+  estimateTokens,
+  estimateTokensUpTo,
+  joinedTokens,
+  WARM_AFTER_MS,
+  warmSlices,
+  warmWhileWaiting,
+} from '../common/tokens.ts';
 import { createConversation } from '../protocol/conversation.ts';
 import type { Result } from '../protocol/results.ts';
 import { INSTALL_DIR } from '../common/install.ts';
@@ -120,5 +127,51 @@ describe('joinedTokens', () => {
       assert.ok(rendered.tokens >= estimateTokens(rendered.message), `step ${step}`);
       conversation.add(step, `=== LIST: **/*.ts ===\n\t${samples.go.slice(0, 400)}`, results);
     }
+  });
+});
+
+describe('warmWhileWaiting', () => {
+  // The wait's start moved by the test (its timeout mocked); the slices after it are real turns of the event loop.
+  const clock = () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    return { tick: (ms: number) => mock.timers.tick(ms), [Symbol.dispose]: () => mock.timers.reset() };
+  };
+  const turns = async (count: number) => {
+    for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+
+  it('warms nothing for a reply that comes at once', async () => {
+    using time = clock();
+    const before = warmSlices();
+    const stop = warmWhileWaiting();
+    time.tick(WARM_AFTER_MS - 1);
+    await turns(5);
+    stop();
+    time.tick(1000);
+    await turns(5);
+    assert.equal(warmSlices(), before);
+  });
+
+  it('prices a slice a turn while waiting, stops when told, goes on at the next wait, and is done once a process', async () => {
+    using time = clock();
+    const before = warmSlices();
+    const stop = warmWhileWaiting();
+    time.tick(WARM_AFTER_MS);
+    await turns(2);
+    const some = warmSlices();
+    assert.ok(some > before, `${before} -> ${some}`);
+    stop();
+    await turns(5);
+    assert.equal(warmSlices(), some, 'nothing after the reply came');
+    // The next wait goes on until the slices are done; a wait after that warms nothing.
+    warmWhileWaiting();
+    time.tick(WARM_AFTER_MS);
+    await turns(100);
+    const done = warmSlices();
+    assert.ok(done > some);
+    warmWhileWaiting();
+    time.tick(WARM_AFTER_MS);
+    await turns(5);
+    assert.equal(warmSlices(), done);
   });
 });
