@@ -95,6 +95,25 @@ describe('readAhead', () => {
     keeper.drop();
   });
 
+  it('makes ready the memory it keeps files in as it goes, not the whole budget', async () => {
+    // 2 MB of files under a budget of 32 MB: what is touched follows what is kept, a little ahead of it.
+    const { root, files } = folderOf(2 * CHUNK_FILES, 4 << 10);
+    const kept = files.reduce((n, f) => n + fs.statSync(path.join(root, f.rel)).size, 0);
+    const keeper = keeperOf(root, files, 32 << 20);
+    const owner = new Int8Array(newOwners(files.length));
+    const ahead = readAhead(keeper, { count: files.length, owner, me: 0 }, noHold());
+    assert.equal(await ahead.idle(), 'done');
+    rewrite(root, files, 'v2');
+    assert.ok(
+      files.every((_, i) => versionOf(keeper, i) === 'v1'),
+      'every file kept',
+    );
+    assert.ok(keeper.made() >= kept, `made ${keeper.made()} of ${kept} kept`);
+    assert.ok(keeper.made() <= kept + (4 << 20), `made ${keeper.made()} for ${kept} kept`);
+    assert.equal(keeper.room(), (32 << 20) - kept);
+    keeper.drop();
+  });
+
   it('stops when its memory is spent, leaving the chunks after it to whoever comes', async () => {
     // 8 KB files in 64 KB: a few fit, then the room left is too small to go on.
     const { root, files } = folderOf(3 * CHUNK_FILES, 8 << 10);

@@ -67,7 +67,7 @@ export function readAhead(
     for (;;) {
       if (held(hold)) return settle('paused');
       if (keeper.room() < ROOM_LEFT || (index >= end && !claimNext())) return settle('done');
-      keeper.bytesOf(index++);
+      keeper.readAhead(index++);
       if (performance.now() >= until) break;
     }
     setImmediate(step);
