@@ -52,9 +52,9 @@ export const KEEP_FILE_MAX = 64 << 10;
 // benchmark, against 10–13 µs to open, read and close a small file): touched ahead of use, a step at a time.
 const TOUCH_STEP = 1 << 20;
 const PAGE = 4096;
-// Memory made ready beyond what is kept: a search's room to keep files in. Touching the whole budget at once, as before,
-// made a folder of 2,300 files (rxjs, 12 MB) cost 48 MB of the two searchers' memory while the model thought, its files
-// keeping 10 MB of it (issue 30).
+// Memory made ready beyond what is kept: a search's room to keep files in. Touching the whole budget at once, as
+// before, made a folder of 2,300 files (rxjs, 12 MB) cost 48 MB of the two searchers' memory while the model thought,
+// its files keeping 10 MB of it (issue 30).
 const AHEAD = 2 << 20;
 
 // Where a kept file's bytes are: BINARY for a file found binary (or unreadable), UNKNOWN for one not kept.
@@ -62,9 +62,10 @@ const UNKNOWN = -1;
 const BINARY = -2;
 
 // What a searcher keeps between steps: the text of small files, in one arena of `budget` bytes reused run after run
-// (memory stays at the budget and leaves no garbage); binary files are remembered as such. Where each file's bytes lie
-// is two numbers per file in typed arrays, not an object per file: at 200,000 files that is 1.6 MB, not 25. Larger
-// files are read again each time, piece by piece when they pass the 1 MB read buffer: few files, bounded memory.
+// (its memory grows with what is kept, up to the budget, and leaves no garbage); binary files are remembered as such.
+// Where each file's bytes lie is two numbers per file in typed arrays, not an object per file: at 200,000 files that is
+// 1.6 MB, not 25. Larger files are read again each time, piece by piece when they pass the 1 MB read buffer: few files,
+// bounded memory.
 // The arena, and the buffers files are read into, lie in the memory of the scan's WebAssembly module (scan.ts), made at
 // the first read or at prepare(): a run that never searches never pays for it, and files are read straight into it.
 export function createKeeper(budget: number): Keeper {
