@@ -73,8 +73,8 @@ export function createKeeper(budget: number): Keeper {
   const memory = () => (scanner ??= createScanner(Math.max(0, budget)));
   let arena: Buffer | undefined;
   let used = 0;
-  // Bytes of the arena touched by prepare(), which then bounds what is kept; without it, the arena is touched as
-  // files are kept (a small folder: few pages).
+  // Bytes of the arena touched ahead of use (by prepare(), then by a read ahead as it keeps files), which bound what a
+  // search keeps; unprepared, the arena is touched as files are kept (a small folder: few pages).
   let touched = 0;
   let prepared = false;
   let starts = new Int32Array(0);
