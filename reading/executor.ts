@@ -142,7 +142,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     // once after the first message waited for (issue 30); a FIND that comes first ranks what is left itself.
     const rank = () => {
       if (closed || of !== run) return;
-      if (searchable === undefined && !rankingOf().step(WALK_SLICE_MS)) {
+      if (searchable === undefined && !rankingOf().step(ORDER_SLICE_MS)) {
         setImmediate(rank);
         return;
       }
@@ -242,6 +242,11 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
 // How long one slice of a walk going on in the background takes, in ms: long enough that slicing costs nothing
 // measurable, short enough that an answer from the bridge waits at most that long.
 const WALK_SLICE_MS = 4;
+
+// The same for putting the files in FIND's order after the first message has gone out, shorter: a model that answers
+// at once finds a slice under way, and its step waits for it. With 1 ms slices instead of 4, a step after an instant
+// reply took 0.81-0.89 of the time on the corpus, the Linux source and 200,000 files (FIND and LIST, issue 30).
+const ORDER_SLICE_MS = 1;
 
 // How long after the walk it is kept for the next run when no message goes out meanwhile, and how long a keep waits
 // for a step being answered. Kept while the first message is still being made, it held it back: on the Linux source,
