@@ -3,3 +3,8 @@
 // A test, its fixtures or its data: by a folder (`tests/`, `__tests__/`, `spec/`, `test-data/`, `fixtures/`) or by its
 // name (`app.test.ts`, `app_spec.rb`, `app_test.go`).
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|test-?data|fixtures?)\/|[._-](test|spec)\.[^/]+$|_test\.go$/i;
+
+// A folder of built output (`dist/`): copies of the code made from its sources, which a published package or a
+// repository that commits its build (a GitHub Action's bundle) holds beside them, and which sorts before `src/`. FIND
+// searches it after the rest and the map reads it only when there is nothing else (issue 30).
+export const BUILT_FOLDER = /^dist$/i;

@@ -22,6 +22,7 @@ import { createParsers, type Parsers, type ParsersOptions } from './outline/pars
 import { createMapper } from './map/mapper.ts';
 import type { MapStore } from './map/cache.ts';
 import type { WalkStore } from './walk-cache.ts';
+import { BUILT_FOLDER } from '../common/kinds-of-files.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -264,8 +265,9 @@ function loaded(store: WalkStore): Uint8Array | undefined {
 }
 
 // The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
-// changelogs, docs), then what is generated (lock files, minified and map files), each in walk order. A FIND of a
-// common word shows where the code uses it before what a changelog says about it.
+// changelogs, docs), then what is generated (lock files, minified and map files, whatever a `dist/` folder holds), each
+// in walk order. A FIND of a common word shows where the code uses it before what a changelog says about it, and the
+// source before its built copy.
 // Ranked in slices (`step`, true once done) or at once (`finish`); `head(n)`: the first n files of that order, ranking
 // only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
@@ -279,17 +281,18 @@ function sourceFirst(entries: readonly WalkEntry[]): Ranking {
   const prose: WalkEntry[] = [];
   const generated: WalkEntry[] = [];
   const ranked = [code, prose, generated];
-  // Per entry: 1 for a folder named doc or docs, or inside one.
-  const inDocs = new Uint8Array(entries.length);
+  // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for a dist folder.
+  const inside = new Uint8Array(entries.length);
   let next = 0;
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
     while (next < entries.length && code.length < codeFiles) {
       const at = next++;
       const entry = entries[at];
       if (entry !== undefined) {
-        const docs = entry.parent >= 0 && entry.parent < at && inDocs[entry.parent] === 1;
-        if (entry.kind === 'folder') inDocs[at] = docs || DOCS.test(entry.name) ? 1 : 0;
-        else ranked[rankOf(entry.name, docs)]?.push(entry);
+        const above = entry.parent >= 0 && entry.parent < at ? (inside[entry.parent] ?? 0) : 0;
+        if (entry.kind === 'folder')
+          inside[at] = above | (DOCS.test(entry.name) ? IN_DOCS : 0) | (BUILT_FOLDER.test(entry.name) ? IN_BUILT : 0);
+        else ranked[rankOf(entry.name, above)]?.push(entry);
       }
       if (next % 256 === 0 && performance.now() >= until) break;
     }
@@ -319,12 +322,14 @@ function sourceFirst(entries: readonly WalkEntry[]): Ranking {
 const PROSE =
   /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|^(history|changelog|changes|news|authors|contributors|license|licence|copying|notice)/i;
 const DOCS = /^docs?$/i;
+const IN_DOCS = 1;
+const IN_BUILT = 2;
 const GENERATED =
   /^(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
 
-// A file's place by its name: code 0, prose 1, generated 2.
-function rankOf(name: string, inDocs: boolean): number {
-  return GENERATED.test(name) ? 2 : inDocs || PROSE.test(name) ? 1 : 0;
+// A file's place by its name and the folders it lies in (IN_DOCS, IN_BUILT): code 0, prose 1, generated 2.
+function rankOf(name: string, inside: number): number {
+  return (inside & IN_BUILT) !== 0 || GENERATED.test(name) ? 2 : (inside & IN_DOCS) !== 0 || PROSE.test(name) ? 1 : 0;
 }
 
 // A file's text for checking an EDIT against it: through the one reader, judged as a change judges it (readText and

@@ -346,6 +346,28 @@ describe('FIND: case, scope and order', () => {
     ]);
   });
 
+  it('searches what a dist folder holds after the rest, at any depth, and nothing else by that name', async () => {
+    const folder = tempFolder({
+      'dist/esm/router.js': 'handleRequest(built);\n',
+      'packages/web/Dist/index.js': 'handleRequest(built);\n',
+      'distance/walk.js': 'handleRequest(walk);\n',
+      'lib/dist.js': 'handleRequest(file);\n',
+      'README.md': 'handleRequest(readme);\n',
+      'src/router.ts': 'handleRequest(source);\n',
+      'yarn.lock': 'handleRequest\n',
+    });
+    const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
+    assert.deepEqual(hits(r), [
+      'distance/walk.js',
+      'lib/dist.js',
+      'src/router.ts',
+      'README.md',
+      'dist/esm/router.js',
+      'packages/web/Dist/index.js',
+      'yarn.lock',
+    ]);
+  });
+
   it('falls back to ignoring case when the exact text has no hits, and says so', async () => {
     const r = only(await ask(root, '=== FIND: router = ==='), 'find');
     assert.deepEqual(

@@ -463,10 +463,10 @@ describe('the map of the code', () => {
       'src/b.ts': 'export const b = 2;\n',
       'src/c.ts': 'export const c = 3;\n',
       'src/d.ts': 'export const d = 4;\n',
-      'dist/app.min.js': define,
-      'dist/vendor-bundle.js': define,
-      'dist/lib.bundle.mjs': define,
-      'dist/App.MIN.CJS': define,
+      'public/app.min.js': define,
+      'public/vendor-bundle.js': define,
+      'public/lib.bundle.mjs': define,
+      'public/App.MIN.CJS': define,
       'src/view.bundle.jsx': define,
       'src/min.js': define,
       'src/bundle.ts': define,
@@ -475,13 +475,45 @@ describe('the map of the code', () => {
     const executor = createExecutor(folder, { mapStore: () => memoryStore() });
     try {
       const shown = mapOf(await firstMessage(executor, 'Where is renderTemplate defined?'));
-      for (const rel of ['dist/app.min.js', 'dist/vendor-bundle.js', 'dist/lib.bundle.mjs', 'dist/App.MIN.CJS'])
+      for (const rel of ['public/app.min.js', 'public/vendor-bundle.js', 'public/lib.bundle.mjs', 'public/App.MIN.CJS'])
         assert.ok(!shown.includes(rel), `${rel} in ${shown.join(', ')}`);
       for (const rel of ['src/view.bundle.jsx', 'src/min.js', 'src/bundle.ts', 'tools/build.min.ts'])
         assert.ok(shown.includes(rel), `${rel} not in ${shown.join(', ')}`);
     } finally {
       await executor.close();
     }
+  });
+
+  it('leaves out what a dist folder holds at any depth, unless too few files lie elsewhere', async () => {
+    // The built copies define what the question names, as their sources do, and sort before src/.
+    const define = (name: string) => `export function ${name}() {\n  return 1;\n}\n`;
+    const sources: Record<string, string> = {};
+    for (const name of ['renderTemplate', 'sendMail', 'queue', 'retry', 'config', 'logger', 'headers', 'body'])
+      sources[`src/${name}.ts`] = define(name);
+    const built: Record<string, string> = {};
+    for (const name of ['renderTemplate', 'sendMail', 'queue'])
+      for (const copy of ['dist/esm', 'dist/cjs', 'packages/mail/Dist']) built[`${copy}/${name}.js`] = define(name);
+    const shownIn = async (folder: string) => {
+      const executor = createExecutor(folder, { mapStore: () => memoryStore() });
+      try {
+        return mapOf(await firstMessage(executor, 'Where is renderTemplate defined, and how is the mail sent?'));
+      } finally {
+        await executor.close();
+      }
+    };
+    const both = await shownIn(tempFolder({ ...sources, ...built, 'distance/walk.ts': define('walk') }));
+    assert.ok(both.includes('src/renderTemplate.ts'), both.join(', '));
+    assert.ok(both.includes('distance/walk.ts'), `a folder only starting with dist: ${both.join(', ')}`);
+    assert.deepEqual(
+      both.filter((rel) => /(^|\/)dist\//i.test(rel)),
+      [],
+    );
+    // A package that ships only its built copy: the map reads that.
+    const only = await shownIn(tempFolder(built));
+    assert.ok(
+      only.includes('dist/esm/renderTemplate.js') || only.includes('dist/cjs/renderTemplate.js'),
+      only.join(', '),
+    );
   });
 
   it('chooses, past a thousand source files, those the question and the attached files point at, then the shallowest', async () => {

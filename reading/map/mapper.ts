@@ -8,15 +8,14 @@ import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
 import { MAP_WAIT_MS } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
-import { readPathOf } from '../walk.ts';
 import { readText } from '../text.ts';
-import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
 import { KEPT_FILES, readCache, refsText, type Entries, type Entry, type MapStore } from './cache.ts';
 import { finished, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { readTies, tiesBytes, tiesKey, tying, type Ties, type TiedFile } from './ties.ts';
 import { createBackground } from './background.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
+import { candidates, MAX_FILE_BYTES, type Candidate } from './candidates.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
@@ -33,11 +32,6 @@ export type Mapper = {
   definitions(rel: string): readonly MapDef[] | undefined;
 };
 
-// Fewer source files than this: the tree names them all, and a map adds little.
-export const MIN_FILES = 8;
-// Files read for one map, at most, and the size of each: a larger file is more often generated than read.
-export const MAX_FILES = 1_000;
-const MAX_FILE_BYTES = 1 << 20;
 // What the parser reads from cold within about a second here (its start, a grammar or two, the parse): measured on a
 // loaded 2-core machine, psf/requests' 407 KB of Python took 544–738 ms, ky's 497 KB of TypeScript 763–1,051 ms.
 const SOON_BYTES = 512 << 10;
@@ -51,11 +45,6 @@ const BIG_FOLDER = 500;
 // Files and definitions handed on for the map's text; it is cut to its room there.
 const RANKED_FILES = 25;
 const DEFS_PER_FILE = 8;
-// Minified and bundled files define much and say little.
-const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
-
-// What a path's score for the question comes to at most: attached (4), beside an attached file (2), named by it (2).
-const MAX_SCORE = 8;
 // A map the first message does not wait for starts its parses this long after it is asked for, so that a model's
 // instant reply and its step come first: the parser's start (its runtime and a grammar, 150-600 ms of a core here)
 // took the core the step needed (issue 30: the npm corpus's common text after a reply at once, 27-32 ms with no map,
@@ -66,8 +55,6 @@ const UNHURRIED_MS = 250;
 // waits for it: slices let FIND's warm-up in between, and the message waited for both (on the npm corpus, its map in
 // the cache, 470 ms to the first message became 670, alternated on a quiet machine).
 const RANK_SLICE_MS = 1;
-
-type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
 export function createMapper(box: Sandbox, folder: Folder, store: MapStore | undefined): Mapper {
   let cache: Entries | undefined;
@@ -275,129 +262,6 @@ const COMMON_WORDS: ReadonlySet<string> = new Set(
     ' ',
   ),
 );
-
-// The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
-// MAX_FILE_BYTES; when there are more than MAX_FILES, those the question or the attached files point at first, then the
-// shallowest, then in walk order. Undefined when there are fewer than MIN_FILES.
-//
-// One pass over the walk's entries, each folder's depth and whether its path names a word of the question taken from
-// its parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on
-// 200,000 files, the files' list, a case-blind search of every path and a shelf per score and depth took 90 ms of the
-// first message (issue 30).
-function candidates(
-  box: Sandbox,
-  folder: Folder,
-  words: ReadonlySet<string>,
-  attached: ReadonlySet<string>,
-): Candidate[] | undefined {
-  const entries = folder.entries();
-  const says = stemSays(words);
-  const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
-  // Typed arrays, as small as will do: on this machine a first touch of fresh memory costs about 11 µs a 4 KB page, and
-  // a growing array of 200,000 numbers took 20-40 ms of it, where typed arrays reuse what was freed.
-  const depth = new Uint16Array(entries.length);
-  const named = new Uint8Array(entries.length);
-  // The source files' indexes and scores, in walk order.
-  const source = new Int32Array(entries.length);
-  const scores = new Uint8Array(entries.length);
-  let count = 0;
-  let deepest = 0;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    if (e === undefined) continue;
-    const up = e.parent >= 0 && e.parent < i ? e.parent : -1;
-    const d = Math.min(0xffff, up === -1 ? depthOf(e.rel) : (depth[up] ?? 0) + 1);
-    depth[i] = d;
-    const above = up !== -1 && named[up] === 1;
-    if (e.kind === 'folder') {
-      named[i] = above || says(e.name) ? 1 : 0;
-      continue;
-    }
-    // Only JavaScript is bundled: the expression is not run on the names of the rest (50,000 C files on Linux).
-    const language = languageOf(e.name);
-    if (language === undefined || (language === 'javascript' && BUNDLED.test(e.name))) continue;
-    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login").
-    scores[count] =
-      (attached.size > 0 && attached.has(e.rel) ? 4 : 0) +
-      (folders.size > 0 && folders.has(e.rel.slice(0, e.rel.length - e.name.length)) ? 2 : 0) +
-      (above || says(e.name) ? 2 : 0);
-    source[count++] = i;
-    if (d > deepest) deepest = d;
-  }
-  if (count < MIN_FILES) return undefined;
-  // The highest score first, then the shallowest, then walk order.
-  const keyOf = (k: number) => (MAX_SCORE - (scores[k] ?? 0)) * (deepest + 1) + (depth[source[k] ?? 0] ?? 0);
-  const chosen =
-    count <= MAX_FILES
-      ? Array.from(source.subarray(0, count))
-      : likeliest(source.subarray(0, count), keyOf, (MAX_SCORE + 1) * (deepest + 1), MAX_FILES);
-  return chosen.flatMap((i) => {
-    const e = entries[i];
-    const language = e === undefined ? undefined : languageOf(e.name);
-    if (e === undefined || language === undefined) return [];
-    const real = readPathOf(box, e);
-    try {
-      const stat = fs.statSync(real, { throwIfNoEntry: false });
-      if (stat === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
-      return [{ rel: e.rel, real, language, size: stat.size, mtime: stat.mtimeMs }];
-    } catch {
-      return [];
-    }
-  });
-}
-
-// The `count` items with the lowest keys, by key and then in the order they came. The keys are small numbers (below
-// `keys`, a score and a depth each), so they are counted, and only the items taken are filed.
-function likeliest(items: Int32Array, keyOf: (k: number) => number, keys: number, count: number): number[] {
-  const counts = new Uint32Array(keys);
-  for (let k = 0; k < items.length; k++) {
-    const key = keyOf(k);
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  // The last key taken, and how many items of it.
-  let last = 0;
-  let ofLast = 0;
-  for (let key = 0, before = 0; key < keys && before < count; key++) {
-    const n = Math.min(counts[key] ?? 0, count - before);
-    if (n === 0) continue;
-    last = key;
-    ofLast = n;
-    before += n;
-  }
-  const shelves = new Map<number, number[]>();
-  for (let k = 0; k < items.length; k++) {
-    const key = keyOf(k);
-    if (key > last || (key === last && ofLast-- <= 0)) continue;
-    const shelf = shelves.get(key);
-    if (shelf === undefined) shelves.set(key, [items[k] ?? 0]);
-    else shelf.push(items[k] ?? 0);
-  }
-  return [...shelves.keys()].sort((a, b) => a - b).flatMap((key) => shelves.get(key) ?? []);
-}
-
-// Whether a file or folder name is a word of the question, blind to case, its last extension aside (`login.ts` and
-// `auth/` for "login" and "auth"). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
-// a string's length but for U+0130 (İ, which becomes i and a combining dot).
-function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
-  const lowered = new Set([...words].map((w) => w.toLowerCase()));
-  if (lowered.size === 0) return () => false;
-  const lengths = new Set([...lowered].map((w) => w.length));
-  const longest = Math.max(...lengths);
-  return (name) => {
-    // The last dot, found by hand: String's lastIndexOf is a call into the runtime, for every name of the folder.
-    let length = name.length - 1;
-    while (length >= 0 && name.charCodeAt(length) !== 46 /* . */) length--;
-    if (length === -1) length = name.length;
-    if (!lengths.has(length) && !(length < longest && name.includes('\u0130'))) return false;
-    return lowered.has(name.slice(0, length).toLowerCase());
-  };
-}
-
-function depthOf(rel: string): number {
-  let n = 0;
-  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) n++;
-  return n;
-}
 
 // The chosen files as the ranking takes them: those the cache knows, each entry made only when the ranking reads it
 // (ties kept from an earlier run leave most unread), and what they are as kept, for their ties' key.

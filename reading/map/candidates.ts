@@ -1,0 +1,162 @@
+// The files the map reads (mapper.ts): the walk's source files deepwork has a grammar for, at most MAX_FILES of them,
+// the likeliest for the question first.
+
+import fs from 'node:fs';
+import { readPathOf } from '../walk.ts';
+import type { Sandbox } from '../sandbox.ts';
+import { languageOf, type Language } from '../outline/languages.ts';
+import type { Folder } from '../answer/step.ts';
+import { BUILT_FOLDER } from '../../common/kinds-of-files.ts';
+
+// Fewer source files than this: the tree names them all, and a map adds little.
+export const MIN_FILES = 8;
+// Files read for one map, at most, and the size of each: a larger file is more often generated than read.
+export const MAX_FILES = 1_000;
+export const MAX_FILE_BYTES = 1 << 20;
+
+// Minified and bundled files define much and say little.
+const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
+// What candidates() marks a folder with: named by the question, built output.
+const NAMED = 1;
+const BUILT = 2;
+
+// What a path's score for the question comes to at most: attached (4), beside an attached file (2), named by it (2).
+const MAX_SCORE = 8;
+
+export type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
+
+// The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
+// MAX_FILE_BYTES, not in a `dist/` folder unless there are too few elsewhere (its built copies took 8 of the 13 lines
+// of rxjs's map); when there are more than MAX_FILES, those the question or the attached files point at first, then the
+// shallowest, then in walk order. Undefined when there are fewer than MIN_FILES.
+//
+// One pass over the walk's entries, each folder's depth and whether its path names a word of the question taken from
+// its parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on
+// 200,000 files, the files' list, a case-blind search of every path and a shelf per score and depth took 90 ms of the
+// first message (issue 30).
+export function candidates(
+  box: Sandbox,
+  folder: Folder,
+  words: ReadonlySet<string>,
+  attached: ReadonlySet<string>,
+): Candidate[] | undefined {
+  const entries = folder.entries();
+  const says = stemSays(words);
+  const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
+  // Typed arrays, as small as will do: on this machine a first touch of fresh memory costs about 11 µs a 4 KB page, and
+  // a growing array of 200,000 numbers took 20-40 ms of it, where typed arrays reuse what was freed.
+  const depth = new Uint16Array(entries.length);
+  // Per folder: NAMED when its path names a word of the question, BUILT when it is or lies in a dist folder.
+  const inside = new Uint8Array(entries.length);
+  // The source files' indexes and scores, in walk order from the start; those in a dist folder from the end, backwards.
+  const source = new Int32Array(entries.length);
+  const scores = new Uint8Array(entries.length);
+  let count = 0;
+  let built = entries.length;
+  let deepest = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e === undefined) continue;
+    const up = e.parent >= 0 && e.parent < i ? e.parent : -1;
+    const d = Math.min(0xffff, up === -1 ? depthOf(e.rel) : (depth[up] ?? 0) + 1);
+    depth[i] = d;
+    const above = up === -1 ? 0 : (inside[up] ?? 0);
+    if (e.kind === 'folder') {
+      inside[i] =
+        ((above & NAMED) !== 0 || says(e.name) ? NAMED : 0) |
+        ((above & BUILT) !== 0 || BUILT_FOLDER.test(e.name) ? BUILT : 0);
+      continue;
+    }
+    // Only JavaScript is bundled: the expression is not run on the names of the rest (50,000 C files on Linux).
+    const language = languageOf(e.name);
+    if (language === undefined || (language === 'javascript' && BUNDLED.test(e.name))) continue;
+    // A path names a word when one of its parts is that word (`auth/` or `login.ts` for "login").
+    const at = (above & BUILT) === 0 ? count++ : --built;
+    scores[at] =
+      (attached.size > 0 && attached.has(e.rel) ? 4 : 0) +
+      (folders.size > 0 && folders.has(e.rel.slice(0, e.rel.length - e.name.length)) ? 2 : 0) +
+      ((above & NAMED) !== 0 || says(e.name) ? 2 : 0);
+    source[at] = i;
+    if (d > deepest) deepest = d;
+  }
+  // Too few files outside dist folders: theirs follow, in walk order.
+  if (count < MIN_FILES) {
+    for (let at = entries.length - 1; at >= built; at--, count++) {
+      source[count] = source[at] ?? 0;
+      scores[count] = scores[at] ?? 0;
+    }
+  }
+  if (count < MIN_FILES) return undefined;
+  // The highest score first, then the shallowest, then walk order.
+  const keyOf = (k: number) => (MAX_SCORE - (scores[k] ?? 0)) * (deepest + 1) + (depth[source[k] ?? 0] ?? 0);
+  const chosen =
+    count <= MAX_FILES
+      ? Array.from(source.subarray(0, count))
+      : likeliest(source.subarray(0, count), keyOf, (MAX_SCORE + 1) * (deepest + 1), MAX_FILES);
+  return chosen.flatMap((i) => {
+    const e = entries[i];
+    const language = e === undefined ? undefined : languageOf(e.name);
+    if (e === undefined || language === undefined) return [];
+    const real = readPathOf(box, e);
+    try {
+      const stat = fs.statSync(real, { throwIfNoEntry: false });
+      if (stat === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
+      return [{ rel: e.rel, real, language, size: stat.size, mtime: stat.mtimeMs }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+// The `count` items with the lowest keys, by key and then in the order they came. The keys are small numbers (below
+// `keys`, a score and a depth each), so they are counted, and only the items taken are filed.
+function likeliest(items: Int32Array, keyOf: (k: number) => number, keys: number, count: number): number[] {
+  const counts = new Uint32Array(keys);
+  for (let k = 0; k < items.length; k++) {
+    const key = keyOf(k);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  // The last key taken, and how many items of it.
+  let last = 0;
+  let ofLast = 0;
+  for (let key = 0, before = 0; key < keys && before < count; key++) {
+    const n = Math.min(counts[key] ?? 0, count - before);
+    if (n === 0) continue;
+    last = key;
+    ofLast = n;
+    before += n;
+  }
+  const shelves = new Map<number, number[]>();
+  for (let k = 0; k < items.length; k++) {
+    const key = keyOf(k);
+    if (key > last || (key === last && ofLast-- <= 0)) continue;
+    const shelf = shelves.get(key);
+    if (shelf === undefined) shelves.set(key, [items[k] ?? 0]);
+    else shelf.push(items[k] ?? 0);
+  }
+  return [...shelves.keys()].sort((a, b) => a - b).flatMap((key) => shelves.get(key) ?? []);
+}
+
+// Whether a file or folder name is a word of the question, blind to case, its last extension aside (`login.ts` and
+// `auth/` for "login" and "auth"). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
+// a string's length but for U+0130 (İ, which becomes i and a combining dot).
+function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
+  const lowered = new Set([...words].map((w) => w.toLowerCase()));
+  if (lowered.size === 0) return () => false;
+  const lengths = new Set([...lowered].map((w) => w.length));
+  const longest = Math.max(...lengths);
+  return (name) => {
+    // The last dot, found by hand: String's lastIndexOf is a call into the runtime, for every name of the folder.
+    let length = name.length - 1;
+    while (length >= 0 && name.charCodeAt(length) !== 46 /* . */) length--;
+    if (length === -1) length = name.length;
+    if (!lengths.has(length) && !(length < longest && name.includes('\u0130'))) return false;
+    return lowered.has(name.slice(0, length).toLowerCase());
+  };
+}
+
+function depthOf(rel: string): number {
+  let n = 0;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) n++;
+  return n;
+}
