@@ -4,7 +4,9 @@
 // name (`app.test.ts`, `app_spec.rb`, `app_test.go`).
 export const TEST_PATH = /(^|\/)(tests?|__tests__|spec|test-?data|fixtures?)\/|[._-](test|spec)\.[^/]+$|_test\.go$/i;
 
-// A folder of built output (`dist/`): copies of the code made from its sources, which a published package or a
-// repository that commits its build (a GitHub Action's bundle) holds beside them, and which sorts before `src/`. FIND
-// searches it after the rest and the map reads it only when there is nothing else (issue 30).
+// A folder of built output: `dist/`, or `build/` beside a `src/` (three.js's build/three.module.js): copies of the code
+// made from its sources, which a published package or a repository that commits its build (a GitHub Action's bundle)
+// holds beside them, and which sort before `src/`. FIND searches them after the rest and the map reads them only when
+// there is nothing else (issue 30; reading/built.ts tells).
 export const BUILT_FOLDER = /^dist$/i;
+export const BUILT_BESIDE_SOURCES = /^build$/i;

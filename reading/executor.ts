@@ -22,7 +22,7 @@ import { createParsers, type Parsers, type ParsersOptions } from './outline/pars
 import { createMapper } from './map/mapper.ts';
 import type { MapStore } from './map/cache.ts';
 import type { WalkStore } from './walk-cache.ts';
-import { BUILT_FOLDER } from '../common/kinds-of-files.ts';
+import { isBuiltFolder } from './built.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -154,7 +154,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
     };
     setImmediate(rank);
   };
-  const rankingOf = () => (ranking ??= sourceFirst(folder.entries()));
+  const rankingOf = () => (ranking ??= sourceFirst(box.root, folder.entries()));
   const folder: Folder = {
     entries: () => finish().entries,
     files: () => (files ??= folder.entries().filter((e) => e.kind === 'file')),
@@ -265,8 +265,8 @@ function loaded(store: WalkStore): Uint8Array | undefined {
 }
 
 // The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
-// changelogs, docs), then what is generated (lock files, minified and map files, whatever a `dist/` folder holds), each
-// in walk order. A FIND of a common word shows where the code uses it before what a changelog says about it, and the
+// changelogs, docs), then what is generated (lock files, minified and map files, whatever a folder of built output
+// holds: reading/built.ts), each in walk order. A FIND of a common word shows where the code uses it before what a changelog says about it, and the
 // source before its built copy.
 // Ranked in slices (`step`, true once done) or at once (`finish`); `head(n)`: the first n files of that order, ranking
 // only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
@@ -276,12 +276,12 @@ type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: n
 // one task, right as a reply came (issue 30). A file is ranked by its name and whether a folder above it is docs, which
 // is told once per folder (a folder comes before what it holds): the expressions run over whole paths took a fresh
 // process 15-20 ms of the npm corpus's 29,000, which a FIND asked at once waited for.
-function sourceFirst(entries: readonly WalkEntry[]): Ranking {
+function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
   const code: WalkEntry[] = [];
   const prose: WalkEntry[] = [];
   const generated: WalkEntry[] = [];
   const ranked = [code, prose, generated];
-  // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for a dist folder.
+  // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for one of built output.
   const inside = new Uint8Array(entries.length);
   let next = 0;
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
@@ -291,7 +291,7 @@ function sourceFirst(entries: readonly WalkEntry[]): Ranking {
       if (entry !== undefined) {
         const above = entry.parent >= 0 && entry.parent < at ? (inside[entry.parent] ?? 0) : 0;
         if (entry.kind === 'folder')
-          inside[at] = above | (DOCS.test(entry.name) ? IN_DOCS : 0) | (BUILT_FOLDER.test(entry.name) ? IN_BUILT : 0);
+          inside[at] = above | (DOCS.test(entry.name) ? IN_DOCS : 0) | (isBuiltFolder(root, entry) ? IN_BUILT : 0);
         else ranked[rankOf(entry.name, above)]?.push(entry);
       }
       if (next % 256 === 0 && performance.now() >= until) break;

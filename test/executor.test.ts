@@ -346,22 +346,28 @@ describe('FIND: case, scope and order', () => {
     ]);
   });
 
-  it('searches what a dist folder holds after the rest, at any depth, and nothing else by that name', async () => {
+  it('searches built output after the rest: a dist folder at any depth, a build folder beside a src folder', async () => {
     const folder = tempFolder({
+      'build/three.module.js': 'handleRequest(built);\n',
       'dist/esm/router.js': 'handleRequest(built);\n',
       'packages/web/Dist/index.js': 'handleRequest(built);\n',
+      'packages/web/src/index.ts': 'handleRequest(source);\n',
       'distance/walk.js': 'handleRequest(walk);\n',
       'lib/dist.js': 'handleRequest(file);\n',
       'README.md': 'handleRequest(readme);\n',
       'src/router.ts': 'handleRequest(source);\n',
+      'tools/build/run.js': 'handleRequest(script);\n',
       'yarn.lock': 'handleRequest\n',
     });
     const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
     assert.deepEqual(hits(r), [
       'distance/walk.js',
       'lib/dist.js',
+      'packages/web/src/index.ts',
       'src/router.ts',
+      'tools/build/run.js',
       'README.md',
+      'build/three.module.js',
       'dist/esm/router.js',
       'packages/web/Dist/index.js',
       'yarn.lock',

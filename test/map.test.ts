@@ -484,7 +484,7 @@ describe('the map of the code', () => {
     }
   });
 
-  it('leaves out what a dist folder holds at any depth, unless too few files lie elsewhere', async () => {
+  it('leaves out built output, a dist folder at any depth or a build folder beside src, unless it is all', async () => {
     // The built copies define what the question names, as their sources do, and sort before src/.
     const define = (name: string) => `export function ${name}() {\n  return 1;\n}\n`;
     const sources: Record<string, string> = {};
@@ -492,7 +492,8 @@ describe('the map of the code', () => {
       sources[`src/${name}.ts`] = define(name);
     const built: Record<string, string> = {};
     for (const name of ['renderTemplate', 'sendMail', 'queue'])
-      for (const copy of ['dist/esm', 'dist/cjs', 'packages/mail/Dist']) built[`${copy}/${name}.js`] = define(name);
+      for (const copy of ['dist/esm', 'dist/cjs', 'packages/mail/Dist', 'build'])
+        built[`${copy}/${name}.js`] = define(name);
     const shownIn = async (folder: string) => {
       const executor = createExecutor(folder, { mapStore: () => memoryStore() });
       try {
@@ -501,11 +502,14 @@ describe('the map of the code', () => {
         await executor.close();
       }
     };
-    const both = await shownIn(tempFolder({ ...sources, ...built, 'distance/walk.ts': define('walk') }));
+    const both = await shownIn(
+      tempFolder({ ...sources, ...built, 'distance/walk.ts': define('walk'), 'tools/build/mail.ts': define('mail') }),
+    );
     assert.ok(both.includes('src/renderTemplate.ts'), both.join(', '));
     assert.ok(both.includes('distance/walk.ts'), `a folder only starting with dist: ${both.join(', ')}`);
+    assert.ok(both.includes('tools/build/mail.ts'), `a build folder with no src beside it: ${both.join(', ')}`);
     assert.deepEqual(
-      both.filter((rel) => /(^|\/)dist\//i.test(rel)),
+      both.filter((rel) => /(^|\/)(dist|build)\//i.test(rel) && rel !== 'tools/build/mail.ts'),
       [],
     );
     // A package that ships only its built copy: the map reads that.

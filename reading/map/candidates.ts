@@ -6,7 +6,7 @@ import { readPathOf } from '../walk.ts';
 import type { Sandbox } from '../sandbox.ts';
 import { languageOf, type Language } from '../outline/languages.ts';
 import type { Folder } from '../answer/step.ts';
-import { BUILT_FOLDER } from '../../common/kinds-of-files.ts';
+import { isBuiltFolder } from '../built.ts';
 
 // Fewer source files than this: the tree names them all, and a map adds little.
 export const MIN_FILES = 8;
@@ -26,7 +26,7 @@ const MAX_SCORE = 8;
 export type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
 
 // The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
-// MAX_FILE_BYTES, not in a `dist/` folder unless there are too few elsewhere (its built copies took 8 of the 13 lines
+// MAX_FILE_BYTES, not in a folder of built output (reading/built.ts) unless there are too few elsewhere (its built copies took 8 of the 13 lines
 // of rxjs's map); when there are more than MAX_FILES, those the question or the attached files point at first, then the
 // shallowest, then in walk order. Undefined when there are fewer than MIN_FILES.
 //
@@ -46,9 +46,9 @@ export function candidates(
   // Typed arrays, as small as will do: on this machine a first touch of fresh memory costs about 11 µs a 4 KB page, and
   // a growing array of 200,000 numbers took 20-40 ms of it, where typed arrays reuse what was freed.
   const depth = new Uint16Array(entries.length);
-  // Per folder: NAMED when its path names a word of the question, BUILT when it is or lies in a dist folder.
+  // Per folder: NAMED when its path names a word of the question, BUILT when it is or lies in one of built output.
   const inside = new Uint8Array(entries.length);
-  // The source files' indexes and scores, in walk order from the start; those in a dist folder from the end, backwards.
+  // The source files' indexes and scores, in walk order from the start; those in built output from the end, backwards.
   const source = new Int32Array(entries.length);
   const scores = new Uint8Array(entries.length);
   let count = 0;
@@ -64,7 +64,7 @@ export function candidates(
     if (e.kind === 'folder') {
       inside[i] =
         ((above & NAMED) !== 0 || says(e.name) ? NAMED : 0) |
-        ((above & BUILT) !== 0 || BUILT_FOLDER.test(e.name) ? BUILT : 0);
+        ((above & BUILT) !== 0 || isBuiltFolder(box.root, e) ? BUILT : 0);
       continue;
     }
     // Only JavaScript is bundled: the expression is not run on the names of the rest (50,000 C files on Linux).
@@ -79,7 +79,7 @@ export function candidates(
     source[at] = i;
     if (d > deepest) deepest = d;
   }
-  // Too few files outside dist folders: theirs follow, in walk order.
+  // Too few files outside built output: its files follow, in walk order.
   if (count < MIN_FILES) {
     for (let at = entries.length - 1; at >= built; at--, count++) {
       source[count] = source[at] ?? 0;
