@@ -23,6 +23,7 @@ import { createMapper } from './map/mapper.ts';
 import type { MapStore } from './map/cache.ts';
 import type { WalkStore } from './walk-cache.ts';
 import { isBuiltFolder } from './built.ts';
+import { TEST_FOLDER, TEST_NAME } from '../common/kinds-of-files.ts';
 
 // The project folder as the loop reads it (protocol/contract.ts's Reader), with the sandbox it reads through.
 export type Executor = Reader & {
@@ -264,10 +265,11 @@ function loaded(store: WalkStore): Uint8Array | undefined {
   }
 }
 
-// The files in the order FIND searches them, which is the order of its hits: code first, then prose (READMEs,
-// changelogs, docs), then what is generated (lock files, minified and map files, whatever a folder of built output
-// holds: reading/built.ts), each in walk order. A FIND of a common word shows where the code uses it before what a changelog says about it, and the
-// source before its built copy.
+// The files in the order FIND searches them, which is the order of its hits: code first, then tests (common/
+// kinds-of-files.ts), then prose (READMEs, changelogs, docs), then what is generated (lock files, minified and map
+// files, whatever a folder of built output holds: reading/built.ts), each in walk order. A FIND of a common word shows
+// where the code uses it before what its tests, a changelog or its built copy say: `__tests__/` and `dist/` sort
+// before `src/`, and a hundred hits in them hid the source's.
 // Ranked in slices (`step`, true once done) or at once (`finish`); `head(n)`: the first n files of that order, ranking
 // only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
@@ -278,10 +280,12 @@ type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: n
 // process 15-20 ms of the npm corpus's 29,000, which a FIND asked at once waited for.
 function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
   const code: WalkEntry[] = [];
+  const tests: WalkEntry[] = [];
   const prose: WalkEntry[] = [];
   const generated: WalkEntry[] = [];
-  const ranked = [code, prose, generated];
-  // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for one of built output.
+  const ranked = [code, tests, prose, generated];
+  // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for one of built output,
+  // IN_TESTS for one of tests.
   const inside = new Uint8Array(entries.length);
   let next = 0;
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
@@ -291,7 +295,11 @@ function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
       if (entry !== undefined) {
         const above = entry.parent >= 0 && entry.parent < at ? (inside[entry.parent] ?? 0) : 0;
         if (entry.kind === 'folder')
-          inside[at] = above | (DOCS.test(entry.name) ? IN_DOCS : 0) | (isBuiltFolder(root, entry) ? IN_BUILT : 0);
+          inside[at] =
+            above |
+            (DOCS.test(entry.name) ? IN_DOCS : 0) |
+            (TEST_FOLDER.test(entry.name) ? IN_TESTS : 0) |
+            (isBuiltFolder(root, entry) ? IN_BUILT : 0);
         else ranked[rankOf(entry.name, above)]?.push(entry);
       }
       if (next % 256 === 0 && performance.now() >= until) break;
@@ -311,7 +319,7 @@ function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
         rank(Number.POSITIVE_INFINITY);
         // Spread, not flat(): flat() took 35-60 ms of 200,000 files here, in a task that a LIST answered at once waited
         // for (issue 30); spread copies them in about 4.
-        done = [...code, ...prose, ...generated];
+        done = [...code, ...tests, ...prose, ...generated];
       }
       return done;
     },
@@ -324,13 +332,21 @@ const PROSE =
 const DOCS = /^docs?$/i;
 const IN_DOCS = 1;
 const IN_BUILT = 2;
+const IN_TESTS = 4;
 const GENERATED =
   /^(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
 
-// A file's place by its name and the folders it lies in (IN_DOCS, IN_BUILT): code 0, prose 1, generated 2.
+// A file's place by its name and the folders it lies in (IN_DOCS, IN_BUILT, IN_TESTS): code 0, tests 1, prose 2,
+// generated 3. Most files are code, whose names match none of the three expressions: one expression joining them tells
+// those with one call (rankOf runs for every file of the walk, some of them before a FIND answered at once).
 function rankOf(name: string, inside: number): number {
-  return (inside & IN_BUILT) !== 0 || GENERATED.test(name) ? 2 : (inside & IN_DOCS) !== 0 || PROSE.test(name) ? 1 : 0;
+  if ((inside & IN_BUILT) !== 0) return 3;
+  const special = NOT_CODE.test(name);
+  if (special && GENERATED.test(name)) return 3;
+  if ((inside & IN_DOCS) !== 0 || (special && PROSE.test(name))) return 2;
+  return (inside & IN_TESTS) !== 0 || (special && TEST_NAME.test(name)) ? 1 : 0;
 }
+const NOT_CODE = new RegExp([GENERATED, PROSE, TEST_NAME].map((e) => e.source).join('|'), 'i');
 
 // A file's text for checking an EDIT against it: through the one reader, judged as a change judges it (readText and
 // forChange), so the check quotes nothing NEED would withhold and accepts nothing apply would refuse.

@@ -346,6 +346,30 @@ describe('FIND: case, scope and order', () => {
     ]);
   });
 
+  it('searches tests after the rest of the code and before prose, by their folders and by their names', async () => {
+    const folder = tempFolder({
+      '__tests__/router.js': 'handleRequest(a);\n',
+      '__test__/router.ts': 'handleRequest(b);\n',
+      'app_test.go': 'handleRequest(c)\n',
+      'fixtures/data.json': '{"handleRequest": 1}\n',
+      'lib/router.spec.ts': 'handleRequest(d);\n',
+      'lib/testing.js': 'handleRequest(e);\n',
+      'src/router.ts': 'handleRequest(source);\n',
+      'tests/README.md': 'handleRequest(readme);\n',
+    });
+    const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
+    assert.deepEqual(hits(r), [
+      'lib/testing.js',
+      'src/router.ts',
+      '__test__/router.ts',
+      '__tests__/router.js',
+      'app_test.go',
+      'fixtures/data.json',
+      'lib/router.spec.ts',
+      'tests/README.md',
+    ]);
+  });
+
   it('searches built output after the rest: a dist folder at any depth, a build folder beside a src folder', async () => {
     const folder = tempFolder({
       'build/three.module.js': 'handleRequest(built);\n',
