@@ -1,4 +1,4 @@
-// FIND: where a literal text occurs, as `path:line: text`, code before docs; kept to a folder or mask with IN.
+// FIND: where a literal text occurs, as `path:line: text`, code before tests and docs; kept to a folder or mask with IN.
 
 import { counted, formatCount } from '../../common/text.ts';
 import { cleanPath, unwrap } from '../paths.ts';
@@ -15,6 +15,12 @@ export type FindRequest = { kind: 'find'; line: number; text: string; scope: str
 export type FindHit = { path: string; line: number; text: string; within?: HitWithin; around?: HitAround };
 export type HitWithin = { name: string; first: number; last: number };
 export type HitAround = { first: number; lines: string[] };
+
+// The most hits shown with the lines about each (reading/answer/find.ts). Sixteen: the relay's players asked for the
+// lines about six hits (`max_redirects` in requests' sessions.py), seven, and thirteen (`strict_flag=True,` in mypy's
+// main.py, each flag's name two lines above: a NEED of 230 lines, 5,000 tokens). Sixteen hits' lines, 80 at most, cost
+// about what one NEED of a function does, and a step costs the whole message again.
+export const AROUND_HITS = 16;
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
@@ -83,10 +89,10 @@ export const find: Kind<FindRequest> = {
   describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
   teach: [
     '=== FIND: loadConfig( ===',
-    '  shows where this text occurs, as `path:line: text`, code before docs, with the definition a line lies in when',
-    '  known (`src/app.ts:130 (in start 120-188): text`) and, for up to 16 hits, two lines either side of each. The text',
-    '  is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a',
-    '  search to a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition a line lies',
+    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, for up to ${AROUND_HITS} hits, two lines either`,
+    '  side of each. The text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and',
+    '  marked so. Keep a search to a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 
@@ -139,7 +145,9 @@ export const findResults: ResultTexts<FindResults> = {
               : ''
             : r.cut
               ? `\n[cut: the first ${formatCount(r.hits.length)} hits shown and the search stopped there; FIND a longer text, keep it to a folder (IN ${folder}) or NEED a file to see more]`
-              : '';
+              : r.hits.length > AROUND_HITS && !r.hits.some((h) => h.around !== undefined)
+                ? `\n[over ${AROUND_HITS} hits, so none has the lines about it; NEED path:first-last for those you want to read]`
+                : '';
       return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
     },
     dropped: (r, step) =>

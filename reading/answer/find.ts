@@ -2,7 +2,7 @@
 // its files alone.
 
 import type { FindRequest } from '../../protocol/requests.ts';
-import type { FindHit, HitWithin } from '../../protocol/kinds/find.ts';
+import { AROUND_HITS, type FindHit, type HitWithin } from '../../protocol/kinds/find.ts';
 import { readText, shownText } from '../text.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
@@ -105,10 +105,6 @@ export async function answerFinds(
 // step (issue 27). Of many hits, the few outside tests get them: a message's text is said once where it is made and a
 // hundred times in tests' expectations, and the line before the one made (`INCOMPATIBLE_RETURN_VALUE_TYPE = ...`) is
 // what the next FIND needs.
-// Sixteen: the relay's players asked for the lines about six hits (`max_redirects` in requests' sessions.py), seven, and
-// thirteen (`strict_flag=True,` in mypy's main.py, each flag's name two lines above: a NEED of 230 lines, 5,000 tokens).
-// Sixteen hits' lines, 80 at most, cost about what one NEED of a function does, and a step costs the whole message again.
-const AROUND_HITS = 16;
 const AROUND_LINES = 2;
 // The largest file read again for the lines about its hits: a larger one's hits go without them.
 const AROUND_FILE_BYTES = 1 << 20;
