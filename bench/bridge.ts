@@ -61,7 +61,17 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address()
 // Loaded before deepwork with --require: the process's peak RSS (all threads) on stderr as it exits.
 const RSS_PRELOAD = `process.on('exit', () => require('node:fs').writeSync(2, '\\nmaxrss:' + process.resourceUsage().maxRSS + '\\n'));`;
 
-export type Bridge = { port: string; log: string; preload: string; config: string; close: () => void };
+// `config`: the config every run shares, whose state folder keeps what a run leaves for the next (the walk, the map's
+// cache), as a person asking again and again in one folder has it. `coldConfig()`: a config whose state folder is new,
+// so that a run keeps nothing from earlier ones, as a first question in a folder has it; the one made before is removed.
+export type Bridge = {
+  port: string;
+  log: string;
+  preload: string;
+  config: string;
+  coldConfig: () => string;
+  close: () => void;
+};
 
 // The bridge, its log, the RSS preload and a config whose state and backups go to a temp folder.
 export async function startBridge(): Promise<Bridge> {
@@ -72,6 +82,15 @@ export async function startBridge(): Promise<Bridge> {
   fs.writeFileSync(log, '');
   fs.writeFileSync(preload, RSS_PRELOAD);
   fs.writeFileSync(config, JSON.stringify({ stateDir: path.join(dir, 'state'), backupDir: path.join(dir, 'backup') }));
+  const cold = path.join(dir, 'cold.json');
+  let colds = 0;
+  const coldConfig = () => {
+    fs.rmSync(path.join(dir, `cold-state-${colds}`), { recursive: true, force: true });
+    colds++;
+    const stateDir = path.join(dir, `cold-state-${colds}`);
+    fs.writeFileSync(cold, JSON.stringify({ stateDir, backupDir: path.join(dir, 'backup') }));
+    return cold;
+  };
   const bridge = spawn(process.execPath, ['-e', BRIDGE, log], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve, reject) => {
     bridge.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
@@ -85,6 +104,7 @@ export async function startBridge(): Promise<Bridge> {
     log,
     preload,
     config,
+    coldConfig,
     close: () => {
       bridge.kill();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -99,10 +119,11 @@ export type Timed = { first: number; gap: number | undefined; total: number; rss
 
 export const epochNow = (): number => performance.timeOrigin + performance.now();
 
-// deepwork asking `question` (`<ms> <what>`, see BRIDGE) in `cwd`, start to end, timed in the bridge.
-export function timedAsk(bridge: Bridge, question: string, cwd: string, rss = false): Timed {
+// deepwork asking `question` (`<ms> <what>`, see BRIDGE) in `cwd`, start to end, timed in the bridge; with `config`,
+// that config rather than the shared one.
+export function timedAsk(bridge: Bridge, question: string, cwd: string, rss = false, config = bridge.config): Timed {
   fs.writeFileSync(bridge.log, '');
-  const args = [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', bridge.config, '--any-folder'];
+  const args = [BIN, question, '--host', `http://127.0.0.1:${bridge.port}`, '--config', config, '--any-folder'];
   const started = epochNow();
   const run = spawnSync(process.execPath, rss ? ['--require', bridge.preload, ...args] : args, {
     cwd,

@@ -98,6 +98,7 @@ export function treeRows(
     {
       tiny: () => timedAsk(bridge, '0 NOREQ', tiny),
       walked: ask('0 NOREQ'),
+      cold: () => timedAsk(bridge, '0 NOREQ', root, false, bridge.coldConfig()),
       fd: shell(`${tools.fd} -t f ${fdSkips} . >/dev/null`, root),
       common: ask(`3000 FIND ${asks.common}`, true),
       commonNow: ask(`0 FIND ${asks.common}`),
@@ -113,7 +114,7 @@ export function treeRows(
   );
   const rss = [...t.common, ...t.five, ...t.rare].map((r) => r.rssMb ?? Number.NaN);
   return [
-    walkRow(label, t),
+    ...walkRow(label, t),
     ...findStepRows(label, t),
     ratioRow(`${label}: FIND a rare text, after a model thinking 3 s`, t.rare.map(gapOf), t.rgRare, 'rg -F', 1.5),
     ratioRow(
@@ -130,16 +131,27 @@ export function treeRows(
 // The walk's share of the first message: the time to it in the tree less the same in the small folder, against fd.
 // It holds all the first message waits for there and not in the small folder, which has no map: the walk, and the map
 // of the code (its files chosen and looked at, its cache read, their ranking when the cache holds them all, the
-// parse of those it does not hold when they are few), so the row names both.
-function walkRow(label: string, t: { tiny: Timed[]; walked: Timed[]; fd: number[] }): Row {
-  const share = t.walked.map((w, i) => w.first - (t.tiny[i]?.first ?? Number.NaN));
-  return ratioRow(
-    `${label}: the walk and the map before the first message (their share of the time to it)`,
-    share,
-    t.fd,
-    'fd, same rules',
-    1.5,
-  );
+// parse of those it does not hold when they are few), so the row names both. Measured twice: with what the runs before
+// kept (the walk, the map's cache), as a person asking again in the same folder has it, and with nothing kept (a state
+// folder of its own each time), as the first question in a folder has it.
+function walkRow(label: string, t: { tiny: Timed[]; walked: Timed[]; cold: Timed[]; fd: number[] }): Row[] {
+  const share = (runs: Timed[]) => runs.map((w, i) => w.first - (t.tiny[i]?.first ?? Number.NaN));
+  return [
+    ratioRow(
+      `${label}: the walk and the map before the first message (their share of the time to it)`,
+      share(t.walked),
+      t.fd,
+      'fd, same rules',
+      1.5,
+    ),
+    ratioRow(
+      `${label}: the same, a first question in the folder (nothing kept from earlier runs)`,
+      share(t.cold),
+      t.fd,
+      'fd, same rules',
+      1.5,
+    ),
+  ];
 }
 
 // The walk's row alone (BENCH_ONLY=walk). First the map's cache is filled as far as the whole run's first round fills
@@ -151,11 +163,12 @@ export function walkRows(bridge: Bridge, tools: Tools, root: string, label: stri
     {
       tiny: () => timedAsk(bridge, '0 NOREQ', tiny),
       walked: () => timedAsk(bridge, '0 NOREQ', root),
+      cold: () => timedAsk(bridge, '0 NOREQ', root, false, bridge.coldConfig()),
       fd: shell(`${tools.fd} -t f ${fdSkips} . >/dev/null`, root),
     },
     runs,
   );
-  return [walkRow(label, t)];
+  return walkRow(label, t);
 }
 
 // A step's fixed cost alone (BENCH_ONLY=steps): a common text's first 100 hits and a LIST's first 300, each after a

@@ -533,10 +533,13 @@ describe('the map of the code', () => {
     const folder = tempFolder(files);
     const executor = createExecutor(folder, { mapStore: () => memoryStore() });
     try {
-      const first = await firstMessage(executor, 'Where is the login checked, and how is an invoice made?', [
-        'deep/a/b/d/e/attached.py',
-      ]);
-      const shown = mapOf(first);
+      // A thousand files are more than a first message waits for: the map as it comes.
+      const job = executor.map?.({
+        question: 'Where is the login checked, and how is an invoice made?',
+        files: ['deep/a/b/d/e/attached.py'],
+      });
+      assert.equal(job?.soon, false);
+      const shown = ((await job?.files) ?? []).map((f) => f.path);
       for (const rel of ['deep/a/b/Login/handler.py', 'deep/a/b/c/invoice.py', 'deep/a/b/d/e/sibling.py'])
         assert.ok(shown.includes(rel), `${rel} in ${shown.join(', ')}`);
       assert.ok(!shown.includes('deep/a/b/d/f/stranger.py'), shown.join(', '));
@@ -985,6 +988,22 @@ describe('the map of the code', () => {
       assert.equal(twoLanguages.map?.({ question: 'q', files: [] })?.soon, false);
     } finally {
       await Promise.all([oneLanguage.close(), twoLanguages.close()]);
+    }
+  });
+
+  it('counts each file as at least 2 KB to parse: 250 small files are waited for, 300 are not', async () => {
+    // 60 bytes each: by their bytes alone both are a few milliseconds of parsing, by their number 0.1-0.2 s and more.
+    const small = (count: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [`src/file${i}.ts`, `export const value${i} = ${i};\n// file ${i}\n`]),
+      );
+    const fewer = createExecutor(tempFolder(small(250)));
+    const more = createExecutor(tempFolder(small(300)));
+    try {
+      assert.equal(fewer.map?.({ question: 'q', files: [] })?.soon, true);
+      assert.equal(more.map?.({ question: 'q', files: [] })?.soon, false);
+    } finally {
+      await Promise.all([fewer.close(), more.close()]);
     }
   });
 

@@ -40,6 +40,12 @@ const SOON_BYTES = 512 << 10;
 // 156-596 ms, TypeScript's next 79-100 ms (460 ms at load 7), then 2.5-2.8 MB a second; a second language costs about
 // what 256 KB does (issue 30: a map still to parse 517 KB of the corpus kept a first message waiting its whole second).
 const GRAMMAR_BYTES = 256 << 10;
+// What a file costs the parser whatever its size (its read, its trip to the parser's worker and back, its queries):
+// each counts as at least this much of SOON_BYTES. A map of 100 files of 60 bytes took 257 ms from cold here, of 1,000
+// such files 626 ms, about 0.4 ms a file where their bytes say a few µs; in a run, FIND's read ahead shares the thread.
+// A first question on 200,000 small files (1,000 chosen, 60 KB) waited the whole second for a map that did not come
+// (issue 30: the walk and the map before the first message, nothing kept, 7.0x fd).
+const FILE_BYTES = 2 << 10;
 // More entries than this in the walk: more than a tree shows, so the map takes part of the tree's room.
 const BIG_FOLDER = 500;
 // Files and definitions handed on for the map's text; it is cut to its room there.
@@ -225,9 +231,9 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
 }
 
 // Whether the parser gets through `list` from cold within about a second (SOON_BYTES, a language past the first
-// counting as GRAMMAR_BYTES).
+// counting as GRAMMAR_BYTES, a file as at least FILE_BYTES).
 function parsedSoon(list: readonly Candidate[]): boolean {
-  const bytes = list.reduce((n, c) => n + c.size, 0);
+  const bytes = list.reduce((n, c) => n + Math.max(c.size, FILE_BYTES), 0);
   const languages = new Set(list.map((c) => c.language)).size;
   return languages <= 2 && bytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
 }
