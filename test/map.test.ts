@@ -20,6 +20,12 @@ import { runLoop, windowOf } from '../protocol/loop.ts';
 import { loadTexts } from '../protocol/transcript.ts';
 import type { Bridge, MapFile, Reader } from '../protocol/contract.ts';
 import { scriptedBridge, tempFolder } from './helpers.ts';
+import { createMapper } from '../reading/map/mapper.ts';
+import { createSandbox } from '../reading/sandbox.ts';
+import { walk } from '../reading/walk.ts';
+import type { Folder } from '../reading/answer/step.ts';
+import type { Finder } from '../reading/search/finder.ts';
+import type { ParseOutcome } from '../reading/outline/parsers.ts';
 
 function source(rel: string, defs: string[], uses: Record<string, number>): MapSource {
   return {
@@ -533,13 +539,10 @@ describe('the map of the code', () => {
     const folder = tempFolder(files);
     const executor = createExecutor(folder, { mapStore: () => memoryStore() });
     try {
-      // A thousand files are more than a first message waits for: the map as it comes.
-      const job = executor.map?.({
-        question: 'Where is the login checked, and how is an invoice made?',
-        files: ['deep/a/b/d/e/attached.py'],
-      });
-      assert.equal(job?.soon, false);
-      const shown = ((await job?.files) ?? []).map((f) => f.path);
+      const first = await firstMessage(executor, 'Where is the login checked, and how is an invoice made?', [
+        'deep/a/b/d/e/attached.py',
+      ]);
+      const shown = mapOf(first);
       for (const rel of ['deep/a/b/Login/handler.py', 'deep/a/b/c/invoice.py', 'deep/a/b/d/e/sibling.py'])
         assert.ok(shown.includes(rel), `${rel} in ${shown.join(', ')}`);
       assert.ok(!shown.includes('deep/a/b/d/f/stranger.py'), shown.join(', '));
@@ -991,19 +994,64 @@ describe('the map of the code', () => {
     }
   });
 
-  it('counts each file as at least 2 KB to parse: 250 small files are waited for, 300 are not', async () => {
-    // 60 bytes each: by their bytes alone both are a few milliseconds of parsing, by their number 0.1-0.2 s and more.
-    const small = (count: number) =>
-      Object.fromEntries(
-        Array.from({ length: count }, (_, i) => [`src/file${i}.ts`, `export const value${i} = ${i};\n// file ${i}\n`]),
-      );
-    const fewer = createExecutor(tempFolder(small(250)));
-    const more = createExecutor(tempFolder(small(300)));
+  it("pauses FIND's reading ahead while the first message waits for the map, until the map is made", async () => {
+    // Ten small files: a map expected soon. Their parses come when the test lets them.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`src/part${i}.ts`] = `export const value${i} = ${i};\n`;
+    const box = createSandbox(tempFolder(files));
+    const { entries } = walk(box);
+    let held = 0;
+    const finder: Finder = {
+      find: () => Promise.resolve([]),
+      warm: () => {},
+      hold: () => {
+        held++;
+      },
+      release: () => {
+        held--;
+      },
+      reset: () => {},
+      close: () => Promise.resolve(),
+    };
+    const waiting: Array<() => void> = [];
+    const parsed: ParseOutcome = {
+      kind: 'parsed',
+      lines: 1,
+      defs: [],
+      errors: false,
+      gaveUp: undefined,
+      capped: false,
+      refs: [],
+    };
+    const folder: Folder = {
+      entries: () => entries,
+      files: () => entries.filter((e) => e.kind === 'file'),
+      searchable: () => [],
+      searchableHead: () => undefined,
+      paths: () => {
+        throw new Error('not used');
+      },
+      finder,
+      parsers: () => ({
+        parse: () => new Promise<ParseOutcome>((resolve) => waiting.push(() => resolve(parsed))),
+        close: () => Promise.resolve(),
+      }),
+    };
+    const mapper = createMapper(box, folder, undefined);
     try {
-      assert.equal(fewer.map?.({ question: 'q', files: [] })?.soon, true);
-      assert.equal(more.map?.({ question: 'q', files: [] })?.soon, false);
+      const job = mapper.map({ question: 'q', files: [] });
+      assert.equal(job?.soon, true);
+      assert.equal(held, 1, 'held while the map is awaited');
+      // Each parse is asked for after the one before it ends.
+      for (let done = 0; done < 10; done++) {
+        while (waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+        waiting.shift()?.();
+        assert.equal(held, 1, `still held after ${done + 1} of 10 parses`);
+      }
+      assert.equal((await job?.files)?.length, 10);
+      assert.equal(held, 0, 'released once the map is made');
     } finally {
-      await Promise.all([fewer.close(), more.close()]);
+      mapper.close();
     }
   });
 

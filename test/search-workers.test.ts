@@ -153,6 +153,31 @@ describe('a finder whose worker fails', () => {
   });
 });
 
+describe("a finder's warm-up", () => {
+  it('waits while the finder is held (a first message waiting for the map), and starts once it is released', async () => {
+    const finder = createFinder(root, { workers: 1, workerModule: claiming('held', '', true) });
+    let startedEarly = false;
+    const early = () => {
+      startedEarly = true;
+    };
+    process.on('worker', early);
+    try {
+      finder.hold();
+      finder.warm(files);
+      // Enough turns of the loop for the warm-up's tasks to have run, had they not waited.
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      process.off('worker', early);
+      assert.equal(startedEarly, false, 'no worker started while held');
+      const started = nextWorker();
+      finder.release();
+      await said(await started, 'claimed');
+    } finally {
+      process.off('worker', early);
+      await finder.close();
+    }
+  });
+});
+
 describe('readReply', () => {
   it('takes the hits of the search that waits, and passes over the late result of an earlier one', () => {
     assert.deepEqual(readReply({ kind: 'result', id: 7, hits: [[0, 3, 12, 'a line']] }, 7), {

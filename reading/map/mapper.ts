@@ -40,12 +40,6 @@ const SOON_BYTES = 512 << 10;
 // 156-596 ms, TypeScript's next 79-100 ms (460 ms at load 7), then 2.5-2.8 MB a second; a second language costs about
 // what 256 KB does (issue 30: a map still to parse 517 KB of the corpus kept a first message waiting its whole second).
 const GRAMMAR_BYTES = 256 << 10;
-// What a file costs the parser whatever its size (its read, its trip to the parser's worker and back, its queries):
-// each counts as at least this much of SOON_BYTES. A map of 100 files of 60 bytes took 257 ms from cold here, of 1,000
-// such files 626 ms, about 0.4 ms a file where their bytes say a few µs; in a run, FIND's read ahead shares the thread.
-// A first question on 200,000 small files (1,000 chosen, 60 KB) waited the whole second for a map that did not come
-// (issue 30: the walk and the map before the first message, nothing kept, 7.0x fd).
-const FILE_BYTES = 2 << 10;
 // More entries than this in the walk: more than a tree shows, so the map takes part of the tree's room.
 const BIG_FOLDER = 500;
 // Files and definitions handed on for the map's text; it is cut to its room there.
@@ -201,6 +195,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
           })().catch(() => {});
         return top === undefined ? [] : mapFiles(top);
       })();
+      if (soon && now.length > 0) holdReadingAhead(folder, files, awaitedUntil);
       return { soon, big: folder.entries().length > BIG_FOLDER, files };
     },
     stepStarted: background.stepStarted,
@@ -230,10 +225,33 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   };
 }
 
+// While the first message waits for a map with files to parse, FIND's warm-up waits too, as it does while a step is
+// answered (finder.ts): its reading ahead, and the search worker's start with the run's paths written for it (about 400
+// ms of this thread on 200,000 files in a CPU profile), are for the seconds the model reads the message. A first
+// question on 200,000 small files, 1,000 of them chosen (60 KB: parsed in about 0.65 s with the folder to themselves),
+// waited the map's whole second behind them and went without it (issue 30: the walk and the map before the first
+// message with nothing kept, 1,283 ms against fd's 184); now the map comes within the wait (876 ms, the map in it). A
+// map all in the cache is ranked in tens of ms and holds nothing back: holding the warm-up then made a FIND after a
+// reply at once 1.08-1.24x as slow. Released once the map is made, or failed, or the first message stops waiting for
+// it.
+function holdReadingAhead(folder: Folder, map: Promise<unknown>, until: number): void {
+  folder.finder.hold();
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    clearTimeout(timer);
+    folder.finder.release();
+  };
+  const timer = setTimeout(release, Math.max(0, until - performance.now()));
+  timer.unref();
+  map.then(release, release);
+}
+
 // Whether the parser gets through `list` from cold within about a second (SOON_BYTES, a language past the first
-// counting as GRAMMAR_BYTES, a file as at least FILE_BYTES).
+// counting as GRAMMAR_BYTES).
 function parsedSoon(list: readonly Candidate[]): boolean {
-  const bytes = list.reduce((n, c) => n + Math.max(c.size, FILE_BYTES), 0);
+  const bytes = list.reduce((n, c) => n + c.size, 0);
   const languages = new Set(list.map((c) => c.language)).size;
   return languages <= 2 && bytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
 }

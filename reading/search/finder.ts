@@ -46,8 +46,9 @@ export type Finder = {
   // Starts the worker ahead of the first FIND of a big folder and gives it the run's files, so that it is up and
   // ready by then: the model takes seconds to answer the first message. Both threads then read ahead (ahead.ts).
   warm(files: readonly SearchFile[]): void;
-  // A step is being answered (hold) or is done (release): reading ahead pauses meanwhile, on every thread, so that
-  // it takes no core from the step. Holds nest: reading ahead goes on once each hold is released.
+  // A step is being answered, or the first message waits for the map of the code (hold), or that is done (release):
+  // reading ahead pauses meanwhile, on every thread, and a warm-up not begun waits, so that they take no core from
+  // it. Holds nest: reading ahead goes on once each hold is released.
   hold(): void;
   release(): void;
   // Drops what was kept: the next FIND reads the files again.
@@ -73,6 +74,8 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
   let ahead: ReadAhead | undefined;
   const holds = new SharedArrayBuffer(4);
   const held: Hold = new Int32Array(holds);
+  // The worker's start and its files' paths, and this thread's read ahead, put off while held (warm()).
+  let afterHold: (() => void) | undefined;
 
   // The run's files, once per run, on this thread: who reads which chunk, shared with the workers when they join.
   const own = (files: readonly SearchFile[]) => {
@@ -170,10 +173,15 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     warm(files) {
       own(files);
       void keeper.prepare();
-      // Its own task: the worker's start and its files' paths (tens of milliseconds on a big folder) come after
-      // whatever is waiting.
-      setImmediate(() => {
+      // Its own task: the worker's start and its files' paths (tens of milliseconds on a big folder, hundreds on
+      // 200,000 files) come after whatever is waiting, and wait while held: a first message waiting for the map of
+      // the code (mapper.ts) waited for them too.
+      const start = () => {
         if (assigned !== files) return;
+        if (Atomics.load(held, 0) > 0) {
+          afterHold = start;
+          return;
+        }
         warmUp(keeper);
         // From the first chunk on (the one claimFirst gives this thread: a common text's first hits), read while the
         // model reads the message; the worker, once up, claims the chunks after the ones this thread has reached.
@@ -181,7 +189,8 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
         setImmediate(() => {
           if (assigned === files) helpers(files);
         });
-      });
+      };
+      setImmediate(start);
     },
     hold() {
       Atomics.add(held, 0, 1);
@@ -190,10 +199,14 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
       if (Atomics.load(held, 0) <= 0 || Atomics.sub(held, 0, 1) !== 1) return;
       ahead?.resume();
       for (const w of workers ?? []) post(w, { kind: 'resume' });
+      const then = afterHold;
+      afterHold = undefined;
+      if (then !== undefined) setImmediate(then);
     },
     reset() {
       ahead?.stop();
       ahead = undefined;
+      afterHold = undefined;
       // The workers' read ahead of this run's files claims nothing more.
       closeOwners(owners);
       assigned = undefined;
