@@ -176,6 +176,26 @@ describe("a finder's warm-up", () => {
       await finder.close();
     }
   });
+
+  it('starts nothing once closed, when the hold it waited behind is released after', async () => {
+    const finder = createFinder(root, { workers: 1, workerModule: claiming('held-closed', '', true) });
+    let started = false;
+    const any = () => {
+      started = true;
+    };
+    process.on('worker', any);
+    try {
+      finder.hold();
+      finder.warm(files);
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      await finder.close();
+      finder.release();
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(started, false);
+    } finally {
+      process.off('worker', any);
+    }
+  });
 });
 
 describe('readReply', () => {

@@ -138,6 +138,7 @@ export function createFinder(root: string, options: FinderOptions = {}): Finder 
     const running = workers ?? [];
     workers = undefined;
     told = undefined;
+    afterHold = undefined;
     ahead?.stop();
     ahead = undefined;
     keeper.drop();
