@@ -154,46 +154,51 @@ describe('a finder whose worker fails', () => {
 });
 
 describe("a finder's warm-up", () => {
+  // Whether the process started a worker thread while watched.
+  function watchWorkers(): { started: () => boolean; stop: () => void } {
+    let started = false;
+    const note = () => {
+      started = true;
+    };
+    process.on('worker', note);
+    return { started: () => started, stop: () => process.off('worker', note) };
+  }
+  // Enough turns of the loop for the warm-up's tasks to have run, had they not waited.
+  async function turns(count: number): Promise<void> {
+    for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+  }
+
   it('waits while the finder is held (a first message waiting for the map), and starts once it is released', async () => {
     const finder = createFinder(root, { workers: 1, workerModule: claiming('held', '', true) });
-    let startedEarly = false;
-    const early = () => {
-      startedEarly = true;
-    };
-    process.on('worker', early);
+    const watch = watchWorkers();
     try {
       finder.hold();
       finder.warm(files);
-      // Enough turns of the loop for the warm-up's tasks to have run, had they not waited.
-      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
-      process.off('worker', early);
-      assert.equal(startedEarly, false, 'no worker started while held');
+      await turns(20);
+      watch.stop();
+      assert.equal(watch.started(), false, 'no worker started while held');
       const started = nextWorker();
       finder.release();
       await said(await started, 'claimed');
     } finally {
-      process.off('worker', early);
+      watch.stop();
       await finder.close();
     }
   });
 
   it('starts nothing once closed, when the hold it waited behind is released after', async () => {
     const finder = createFinder(root, { workers: 1, workerModule: claiming('held-closed', '', true) });
-    let started = false;
-    const any = () => {
-      started = true;
-    };
-    process.on('worker', any);
+    const watch = watchWorkers();
     try {
       finder.hold();
       finder.warm(files);
-      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      await turns(5);
       await finder.close();
       finder.release();
-      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
-      assert.equal(started, false);
+      await turns(20);
+      assert.equal(watch.started(), false);
     } finally {
-      process.off('worker', any);
+      watch.stop();
     }
   });
 });
