@@ -756,7 +756,7 @@ describe('the last resort: a failure deepwork does not know', () => {
     const fault =
       'data:text/javascript,const w=process.stdout.write.bind(process.stdout);process.stdout.write=(...a)=>{setImmediate(()=>{throw new TypeError("a stray throw")});return w(...a)}';
     const run = await outputOf(
-      spawn(process.execPath, ['--import', fault, BIN, '--version'], {
+      spawn(process.execPath, ['--import', fault, BIN, 'version'], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, DEEPWORK_DEBUG: '' },
       }),

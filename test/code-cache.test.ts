@@ -19,8 +19,9 @@ function install(): { bin: string; bundle: string } {
   return { bin: path.join(at, 'bin', 'deepwork.js'), bundle: path.join(at, 'dist', 'bundle') };
 }
 
-function version(bin: string): string {
-  const run = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+// `deepwork version`: the command word goes through the bundle (the --version flag alone is answered by the bin).
+function version(bin: string, flag = 'version'): string {
+  const run = spawnSync(process.execPath, [bin, flag], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;
 }
@@ -51,6 +52,13 @@ describe('the code cache (bin/code-cache.js)', () => {
       caches.map((name) => fs.readFileSync(path.join(bundle, name))),
       bytes,
     );
+  });
+
+  it('is not touched by --version alone, which the bin answers before it loads the bundle', () => {
+    const { bin, bundle } = install();
+    assert.match(version(bin, '--version'), /^deepwork \d+\.\d+\.\d+\n$/);
+    assert.match(version(bin, '-v'), /^deepwork \d+\.\d+\.\d+\n$/);
+    assert.deepEqual(cachesIn(bundle), []);
   });
 
   it('writes the cache again when it is damaged, or was kept of another version of the file', () => {
