@@ -37,6 +37,43 @@ function source(rel: string, defs: string[], uses: Record<string, number>): MapS
   };
 }
 
+// A parse that defines nothing; and a folder of `box`'s walk whose parser is `parse` and whose finder is held and
+// released as `finder` says (the map's own parts, without the executor's).
+const PARSED: ParseOutcome = {
+  kind: 'parsed',
+  lines: 1,
+  defs: [],
+  errors: false,
+  gaveUp: undefined,
+  capped: false,
+  refs: [],
+};
+
+function fakeFolder(
+  box: ReturnType<typeof createSandbox>,
+  parse: (language: string, text: string) => Promise<ParseOutcome>,
+  finder: Pick<Finder, 'hold' | 'release'> = { hold: () => {}, release: () => {} },
+): Folder {
+  const { entries } = walk(box);
+  return {
+    entries: () => entries,
+    files: () => entries.filter((e) => e.kind === 'file'),
+    searchable: () => [],
+    searchableHead: () => undefined,
+    paths: () => {
+      throw new Error('not used');
+    },
+    finder: {
+      find: () => Promise.resolve([]),
+      warm: () => {},
+      reset: () => {},
+      close: () => Promise.resolve(),
+      ...finder,
+    },
+    parsers: () => ({ parse, close: () => Promise.resolve() }),
+  };
+}
+
 // A known graph: the app uses the server and the store; the server uses the store and the logger; the logger and the
 // mailer use nothing; the report uses the mailer.
 const GRAPH = [
@@ -999,45 +1036,18 @@ describe('the map of the code', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 10; i++) files[`src/part${i}.ts`] = `export const value${i} = ${i};\n`;
     const box = createSandbox(tempFolder(files));
-    const { entries } = walk(box);
     let held = 0;
-    const finder: Finder = {
-      find: () => Promise.resolve([]),
-      warm: () => {},
+    const finder = {
       hold: () => {
         held++;
       },
       release: () => {
         held--;
       },
-      reset: () => {},
-      close: () => Promise.resolve(),
     };
     const waiting: Array<() => void> = [];
-    const parsed: ParseOutcome = {
-      kind: 'parsed',
-      lines: 1,
-      defs: [],
-      errors: false,
-      gaveUp: undefined,
-      capped: false,
-      refs: [],
-    };
-    const folder: Folder = {
-      entries: () => entries,
-      files: () => entries.filter((e) => e.kind === 'file'),
-      searchable: () => [],
-      searchableHead: () => undefined,
-      paths: () => {
-        throw new Error('not used');
-      },
-      finder,
-      parsers: () => ({
-        parse: () => new Promise<ParseOutcome>((resolve) => waiting.push(() => resolve(parsed))),
-        close: () => Promise.resolve(),
-      }),
-    };
-    const mapper = createMapper(box, folder, undefined);
+    const parse = () => new Promise<ParseOutcome>((resolve) => waiting.push(() => resolve(PARSED)));
+    const mapper = createMapper(box, fakeFolder(box, parse, finder), undefined);
     try {
       const job = mapper.map({ question: 'q', files: [] });
       assert.equal(job?.soon, true);
@@ -1050,6 +1060,40 @@ describe('the map of the code', () => {
       }
       assert.equal((await job?.files)?.length, 10);
       assert.equal(held, 0, 'released once the map is made');
+    } finally {
+      mapper.close();
+    }
+  });
+
+  it('on a first question, looks at only as many files as tell it the map is not soon, and maps them all after', async (t) => {
+    // Forty files of 32 KB (1.25 MB): past the 512 KB the first message waits for by the seventeenth. The cache holds
+    // nothing, so the rest are looked at once the message is out, and all forty are parsed.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) {
+      const head = `export const v${i} = 1;\n`;
+      files[`src/part${String(i).padStart(2, '0')}.ts`] = `${head}${'/'.repeat((32 << 10) - head.length - 1)}\n`;
+    }
+    const root = tempFolder(files);
+    const box = createSandbox(root);
+    const parsed: string[] = [];
+    const parse = (_language: string, text: string) => {
+      parsed.push(/v(\d+)/.exec(text)?.[1] ?? '?');
+      return Promise.resolve(PARSED);
+    };
+    const mapper = createMapper(box, fakeFolder(box, parse), undefined);
+    const stats = t.mock.method(fs, 'statSync');
+    const looked = () =>
+      stats.mock.calls.filter((call) => String(call.arguments[0]).startsWith(path.join(box.root, 'src'))).length;
+    try {
+      const job = mapper.map({ question: 'q', files: [] });
+      assert.equal(job?.soon, false);
+      assert.equal(looked(), 17, 'the files looked at before the first message');
+      await job?.files;
+      assert.equal(looked(), 40);
+      assert.deepEqual(
+        parsed,
+        Array.from({ length: 40 }, (_, i) => String(i)),
+      );
     } finally {
       mapper.close();
     }

@@ -45,6 +45,8 @@ export type Entries = {
   fresh(rel: string, size: number, mtime: number): boolean;
   set(rel: string, entry: Entry): void;
   has(rel: string): boolean;
+  // How many files it holds (none: a first question in the folder, or a cache found damaged).
+  size(): number;
   // The size and time of the file as kept, its entry not made; undefined for a file not kept.
   stamp(rel: string): { size: number; mtime: number } | undefined;
   // The bytes of the last `max` files `keep` keeps, in the order kept (the latest last). A file whose entry was not
@@ -90,6 +92,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
       entries.set(rel, entry);
     },
     has: (rel) => entries.has(rel),
+    size: () => entries.size,
     stamp: (rel) => {
       const value = entries.get(rel);
       return value === undefined ? undefined : { size: value.size, mtime: value.mtime };

@@ -23,12 +23,15 @@ const BUILT = 2;
 // What a path's score for the question comes to at most: attached (4), beside an attached file (2), named by it (2).
 const MAX_SCORE = 8;
 
-export type Candidate = { rel: string; real: string; language: Language; size: number; mtime: number };
+// A file chosen, not yet looked at (`lookedAt` makes it a Candidate), and one looked at: its size and time.
+export type Chosen = { rel: string; real: string; language: Language };
+export type Candidate = Chosen & { size: number; mtime: number };
 
-// The source files the map reads: those of the walk deepwork has a grammar for, not minified, not empty, not over
-// MAX_FILE_BYTES, not in a folder of built output (reading/built.ts) unless there are too few elsewhere (its built copies took 8 of the 13 lines
+// The source files the map reads: those of the walk deepwork has a grammar for, not minified, not in a folder of built
+// output (reading/built.ts) unless there are too few elsewhere (its built copies took 8 of the 13 lines
 // of rxjs's map); when there are more than MAX_FILES, those the question or the attached files point at first, then the
-// shallowest, then in walk order. Undefined when there are fewer than MIN_FILES.
+// shallowest, then in walk order. Undefined when there are fewer than MIN_FILES. Not looked at yet: lookedAt() leaves
+// out those empty or over MAX_FILE_BYTES.
 //
 // One pass over the walk's entries, each folder's depth and whether its path names a word of the question taken from
 // its parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on
@@ -39,7 +42,7 @@ export function candidates(
   folder: Folder,
   words: ReadonlySet<string>,
   attached: ReadonlySet<string>,
-): Candidate[] | undefined {
+): Chosen[] | undefined {
   const entries = folder.entries();
   const says = stemSays(words);
   const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
@@ -96,16 +99,19 @@ export function candidates(
   return chosen.flatMap((i) => {
     const e = entries[i];
     const language = e === undefined ? undefined : languageOf(e.name);
-    if (e === undefined || language === undefined) return [];
-    const real = readPathOf(box, e);
-    try {
-      const stat = fs.statSync(real, { throwIfNoEntry: false });
-      if (stat === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return [];
-      return [{ rel: e.rel, real, language, size: stat.size, mtime: stat.mtimeMs }];
-    } catch {
-      return [];
-    }
+    return e === undefined || language === undefined ? [] : [{ rel: e.rel, real: readPathOf(box, e), language }];
   });
+}
+
+// The file with its size and time; undefined when it is gone, empty or over MAX_FILE_BYTES.
+export function lookedAt(file: Chosen): Candidate | undefined {
+  try {
+    const stat = fs.statSync(file.real, { throwIfNoEntry: false });
+    if (stat === undefined || stat.size === 0 || stat.size > MAX_FILE_BYTES) return undefined;
+    return { ...file, size: stat.size, mtime: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
 }
 
 // The `count` items with the lowest keys, by key and then in the order they came. The keys are small numbers (below
