@@ -8,10 +8,13 @@
 import { estimateTokens, estimateTokensUpTo, joinedTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-import { droppedNote, renderResult, type Result } from './results.ts';
+import { droppedNote, renderResult, unsentNote, type Result } from './results.ts';
 import { heading } from './wire.ts';
 import type { Texts } from './transcript.ts';
 
+// What a result that never fit offers to send instead, at most: this part of what a message may take, so that it fits
+// beside the rest.
+const UNSENT_SHARE = 1 / 4;
 // What a dropped piece's note costs, about; and the closing reminder with the step line.
 const NOTE_TOKENS = 30;
 
@@ -187,7 +190,7 @@ export function createConversation(start: Start): Conversation {
         ),
         results: results.map((r) => {
           const made = piece(renderResult(r), droppedNote(r, step), false, window.promptTokens);
-          return { ...made, unsent: unsentNote(r, made.tokens) };
+          return { ...made, unsent: unsentNote(r, made.tokens, window.promptTokens * UNSENT_SHARE) };
         }),
         sent: [...results],
       });
@@ -326,12 +329,4 @@ function shown(p: Piece): string {
 
 function shownTokens(p: Piece): number {
   return p.dropped ? estimateTokens(p.note) : p.tokens;
-}
-
-// The line that stands for a result of the latest step that did not fit at all: the model never saw it.
-function unsentNote(r: Result, tokens: number): string {
-  return heading.result(
-    r.request,
-    `not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ask for less at once (a range of lines, a longer FIND text, a narrower mask)`,
-  );
 }

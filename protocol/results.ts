@@ -156,6 +156,23 @@ function render<K extends ResultKind>(result: Of<K>): string {
   return textOf<K>(result.kind).render(result);
 }
 
+// The line that stands for a result of the latest step that did not fit the window at all (`tokens`: its size; `room`:
+// about what one result may take of a message): the model never saw it, so it says what to ask for instead.
+export function unsentNote(result: Result, tokens: number, room: number): string {
+  const advice = unsentAdvice(result, Math.min(1, room / Math.max(1, tokens)));
+  return heading.result(
+    result.request,
+    `not sent: its ~${formatCount(tokens)} tokens do not fit the window with everything else; ${advice}`,
+  );
+}
+
+function unsentAdvice<K extends ResultKind>(result: Of<K>, share: number): string {
+  return (
+    textOf<K>(result.kind).unsent?.(result, share) ??
+    'ask for less at once (a range of lines, a longer FIND text, a narrower mask)'
+  );
+}
+
 // The line that stands for a result once it is dropped to fit the window: what it was, that it was sent at `step`,
 // how to get it back.
 export function droppedNote(result: Result, step: number): string {

@@ -656,6 +656,34 @@ describe('the context window, for results the model never saw', () => {
     assert.doesNotMatch(second, /were sent at step 1/);
   });
 
+  it('offers a range of a big file that fits, and its OUTLINE when deepwork can outline it', async () => {
+    const code = Array.from({ length: 1_500 }, (_, i) => `export const value${i} = ${i} + ${i};`).join('\n');
+    const root = tempFolder({ 'big.ts': `${code}\n`, 'big.txt': `${code}\n` });
+    const bridge = scripted(['=== NEED: big.ts, big.txt ===', 'done']);
+    const executor = createExecutor(root);
+    await runLoop({
+      bridge,
+      executor,
+      texts: loadTexts(executor.limits),
+      question: 'q',
+      steps: 3,
+      contextTokens: 16_384,
+    });
+    const second = bridge.seen[1] ?? '';
+    const offered = (file: string) => {
+      const note = new RegExp(
+        `=== RESULT NEED ${file.replace('.', '\\.')}: not sent: its ~([\\d,]+) tokens do not fit the window with everything else; ask for a part of its 1,500 lines at a time \\(\`${file.replace('.', '\\.')}:1-(\\d+)\`\\)(.*) ===`,
+      ).exec(second);
+      assert.ok(note, second);
+      return { tokens: Number(note[1]?.replaceAll(',', '')), last: Number(note[2]), rest: note[3] };
+    };
+    const ts = offered('big.ts');
+    // A quarter of what a message may take (12,288 tokens), in the file's own lines per token.
+    assert.equal(ts.last, Math.floor((1_500 * 12_288) / 4 / ts.tokens));
+    assert.equal(ts.rest, ', or OUTLINE big.ts for its definitions and their lines');
+    assert.equal(offered('big.txt').rest, '');
+  });
+
   it('keeps saying so at later steps, and does not count it as an earlier result dropped', async () => {
     const root = tempFolder({ 'huge.txt': `${'word '.repeat(20_000)}\n`, 'small.txt': 'small\n' });
     const bridge = scripted(['=== NEED: huge.txt, small.txt ===', '=== FIND: small ===', '=== FIND: word ===', 'done']);

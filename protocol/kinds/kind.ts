@@ -18,9 +18,14 @@ export type Kind<R> = {
   teach: string;
 };
 
-// How a result reads in the next message, and the one-line note that stands for it once dropped (undefined: the
-// generic note, protocol/results.ts).
-export type ResultText<T> = { render(result: T): string; dropped?: (result: T, step: number) => string };
+// How a result reads in the next message, the one-line note that stands for it once dropped, and what to ask instead
+// when it never fit the window at all (`share`: about the part of it a message has room for); undefined, or a
+// function's undefined: the generic note and advice (protocol/results.ts).
+export type ResultText<T> = {
+  render(result: T): string;
+  dropped?: (result: T, step: number) => string;
+  unsent?: (result: T, share: number) => string | undefined;
+};
 
 // The texts of a map of result variants, one per variant.
 export type ResultTexts<M> = { [K in keyof M]: ResultText<M[K]> };

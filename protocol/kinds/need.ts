@@ -32,6 +32,8 @@ export type NeedResults = {
     // before or after them, the outermost first.
     within?: HitWithin;
     cuts?: HitWithin[];
+    // OUTLINE gives the file's definitions (deepwork has its language's grammar).
+    outlined?: true;
   };
   // `controlNames`: entries left out because their names hold control characters.
   folder: { kind: 'folder'; request: string; path: string; entries: string[]; more: number; controlNames: number };
@@ -70,6 +72,8 @@ export const need: Kind<NeedRequest> = {
 
 const head = heading.result;
 const END = heading.resultEnd;
+// The fewest lines a range offered in place of a file too big for the window spans.
+const MIN_RANGE = 20;
 
 export const needResults: ResultTexts<NeedResults> = {
   file: {
@@ -85,6 +89,17 @@ export const needResults: ResultTexts<NeedResults> = {
     },
     dropped: (r, step) =>
       `[${r.path} lines ${r.first}-${r.last} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,
+    // The file's lines and a range of them that fits, and its outline where there is one: told only "ask for less",
+    // a model has to guess at a range. Lines too few to offer fewer of: the generic advice.
+    unsent: (r, share) => {
+      const span = r.last - r.first + 1;
+      const fits = Math.max(MIN_RANGE, Math.floor(span * share));
+      if (fits >= span) return undefined;
+      const lines = r.whole && !r.ranged ? `its ${formatCount(r.last)} lines` : `lines ${r.first}-${r.last}`;
+      const range = `\`${r.path}:${r.first}-${r.first + fits - 1}\``;
+      const outline = r.outlined === true ? `, or OUTLINE ${r.path} for its definitions and their lines` : '';
+      return `ask for a part of ${lines} at a time (${range})${outline}`;
+    },
   },
   folder: {
     render: (r) => {

@@ -15,6 +15,7 @@ import { binaryLine, readText, shownText, TEXT_READ_BYTES, unfitReason } from '.
 import type { PathIndex } from '../similar.ts';
 import { countLines, formatCount } from '../../common/text.ts';
 import type { Step } from './step.ts';
+import { languageOf } from '../outline/languages.ts';
 
 // All NEED paths of a step share its budget: characters, paths, look-ups of the closest paths.
 export function answerNeeds(requests: readonly NeedRequest[], { box, limits, folder, earlier }: Step): Result[][] {
@@ -174,6 +175,7 @@ function sent(
     ranged: asked.ranged,
     encoding,
     ...(asked.ranged && lines.whole && to !== Infinity && lines.last < to ? { pastEnd: true } : {}),
+    ...(languageOf(rel) === undefined ? {} : { outlined: true }),
   };
 }
 
