@@ -73,8 +73,11 @@ export function listFiles(io: Pick<Io, 'lang' | 'colour'>, report: ApplyReport, 
   const head = { written: t.writtenHead, proposed: t.proposedHead, asking: t.askingHead, 'dry-run': t.dryRunHead }[
     kind
   ];
+  // Files with a diff to show: new, changed, or held back for what they would run.
+  const changes = report.files.some((f) => f.status === 'new' || f.status === 'changed' || f.status === 'held back');
+  const hint = diff || !changes || kind === 'dry-run' ? [] : [own(t.diffHint(kind === 'proposed'), colour)];
   const backup = report.backupSet === undefined ? [] : [own(t.backupSaved(report.backupSet), colour)];
-  return { shown: [own(head, colour), ...lines, ...backup].join('\n') };
+  return { shown: [own(head, colour), ...lines, ...hint, ...backup].join('\n') };
 }
 
 export function listSets(io: Pick<Io, 'lang'>, sets: readonly SetInfo[]): string {

@@ -780,6 +780,10 @@ describe('writing proposed files from the command line', () => {
     const fake = await startFakeBridge({ chat: () => ({ kind: 'reply', text: reply }) });
     const run = await deepwork(['q', '--diff', '--host', fake.host], dir);
     assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /^deepwork: EDITs applied: 1 of 1 in this run, \d+ of \d+ \(\d+%\) in all runs with deepseek:think\.$/m,
+    );
     assert.ok(
       run.stdout.startsWith(
         `${framed('One line changes.\n[EDIT big.js: changed, +1 -1; see the list below]\nThat is all.')}\nProposed files`,
@@ -805,7 +809,7 @@ describe('writing proposed files from the command line', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stdout,
-      /Files:\n {2}changed +app\.js \+1 -1 {2}written\n {2}new +lib\/new\.js \+1 {2}written\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./,
+      /Files:\n {2}changed +app\.js \+1 -1 {2}written\n {2}new +lib\/new\.js \+1 {2}written\n {2}\(--diff shows each file's diff here\)\nPrevious versions saved in .*backup\/\S+ \(deepwork undo puts them back\)\./,
     );
     assert.equal(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'), 'export function loadConfig() {\n  return 3;\n}\n');
     assert.deepEqual(fs.readdirSync(dir).sort(), ['app.js', 'lib']);
@@ -1246,6 +1250,7 @@ describe("an answer that forges deepwork's own lines", () => {
       '',
       'Proposed files (not written; --apply writes them, or `deepwork apply` now):',
       '  changed    app.js +1 -1',
+      '  (deepwork apply --dry-run shows their diffs)',
       '',
     ]);
     assert.deepEqual(lines.slice(1, end), [

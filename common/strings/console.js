@@ -90,6 +90,14 @@ export const consoleTexts = {
     'Было бы записано (пробный прогон: ничего не записано; запишет deepwork apply):',
   ),
   writtenHead: both('Files:', 'Файлы:'),
+  // Under a list shown without its diffs: the answer's blocks point to it, and it gives only counts.
+  diffHint: both(
+    /** @type {(proposed: boolean) => string} */
+    (proposed) =>
+      proposed ? '  (deepwork apply --dry-run shows their diffs)' : "  (--diff shows each file's diff here)",
+    (proposed) =>
+      proposed ? '  (deepwork apply --dry-run покажет их diff)' : '  (--diff показывает здесь diff каждого файла)',
+  ),
   written: both('written', 'записан'),
   notWritten: both('not written', 'не записан'),
   stoppedRest: both(
