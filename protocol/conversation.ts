@@ -121,16 +121,17 @@ export function createConversation(start: Start): Conversation {
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
-  // The short reminder and the step line that close every message. In the same chat the window was told with the
-  // question, so the step line gives only what changed: the step and the room left.
-  const tail = (step: number, steps: number, room: number, sameChat = false): string => {
+  // The short reminder and the step line that close every message; before the first step's results, the reminder
+  // is the one just above the question, and the step line closes the message alone. In the same chat the window was
+  // told with the question, so the step line gives only what changed: the step and the room left.
+  const tail = (step: number, total: number, room: number, sameChat = false): string => {
     const kept = window.windowTokens - window.promptTokens;
     const left = formatCount(Math.max(0, room));
     const where = sameChat
-      ? `This is step ${step} of ${steps} for this question; about ${left} tokens are left for the results of what you ask next.`
-      : `This is step ${step} of ${steps} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
-    const reminder = sameChat ? texts.sameChat : texts.reminder;
-    return [reminder, where, ...(step >= steps ? [texts.lastStep] : [])].join('\n');
+      ? `This is step ${step} of ${total} for this question; about ${left} tokens are left for the results of what you ask next.`
+      : `This is step ${step} of ${total} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
+    const reminder = steps.length === 0 ? [] : [sameChat ? texts.sameChat : texts.reminder];
+    return [...reminder, where, ...(step >= total ? [texts.lastStep] : [])].join('\n');
   };
 
   // What the closing lines cost: the reminder, the step and window line (with the largest room it can name), the

@@ -58,10 +58,16 @@ describe('runLoop', () => {
     assert.ok(at('=== PROJECT FOLDER ===') < at('ask.mjs'));
     assert.ok(at('=== FILES ATTACHED BY THE USER ===') < at('a'.repeat(30_000)));
     assert.ok(at('a'.repeat(30_000)) < at(texts.reminder), 'the reminder comes after the attached files');
-    assert.ok(first.includes(`${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\n`));
+    // Once: nothing comes between the question and the step line that closes the message.
+    assert.ok(
+      first.includes(
+        `${texts.reminder}\n\n=== QUESTION ===\nWhere is the answer decided?\n\nThis is step 1 of 4 for this question.`,
+      ),
+    );
+    assert.equal(first.split(texts.reminder).length, 2, 'the reminder once');
     assert.match(
       first,
-      /\nThis is step 1 of 4 for this question\. The window holds about 64,000 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
+      /\n\nThis is step 1 of 4 for this question\. The window holds about 64,000 tokens: 8,192 are kept for your reply, and after this message about [\d,]+ are left for the results of what you ask next\.$/,
     );
     assert.ok(!first.includes(texts.lastStep));
   });
