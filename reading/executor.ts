@@ -266,10 +266,11 @@ function loaded(store: WalkStore): Uint8Array | undefined {
 }
 
 // The files in the order FIND searches them, which is the order of its hits: code first, then tests (common/
-// kinds-of-files.ts), then prose (READMEs, changelogs, docs), then what is generated (lock files, minified and map
-// files, whatever a folder of built output holds: reading/built.ts), each in walk order. A FIND of a common word shows
-// where the code uses it before what its tests, a changelog or its built copy say: `__tests__/` and `dist/` sort
-// before `src/`, and a hundred hits in them hid the source's.
+// kinds-of-files.ts), then what hidden folders hold (`.github/` workflows, editor and tool settings), then prose
+// (READMEs, changelogs, docs), then what is generated (lock files, minified and map files, whatever a folder of built
+// output holds: reading/built.ts), each in walk order. A FIND of a common word shows where the code uses it before
+// what its tests, its CI, a changelog or its built copy say: `__tests__/`, `.github/` and `dist/` sort before `src/`,
+// and a hundred hits in them hid the source's (on flask, a FIND of `path` showed ten lines of workflows).
 // Ranked in slices (`step`, true once done) or at once (`finish`); `head(n)`: the first n files of that order, ranking
 // only as far as they are known (n code files), or undefined when they are not (fewer code files) or it is done.
 type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: number): WalkEntry[] | undefined };
@@ -281,11 +282,12 @@ type Ranking = { step(ms: number): boolean; finish(): WalkEntry[]; head(count: n
 function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
   const code: WalkEntry[] = [];
   const tests: WalkEntry[] = [];
+  const hidden: WalkEntry[] = [];
   const prose: WalkEntry[] = [];
   const generated: WalkEntry[] = [];
-  const ranked = [code, tests, prose, generated];
+  const ranked = [code, tests, hidden, prose, generated];
   // Per folder: IN_DOCS when it is named doc or docs or lies inside one, IN_BUILT the same for one of built output,
-  // IN_TESTS for one of tests.
+  // IN_TESTS for one of tests, IN_HIDDEN for a hidden one (its name starts with a dot).
   const inside = new Uint8Array(entries.length);
   let next = 0;
   const rank = (until: number, codeFiles = Number.POSITIVE_INFINITY): boolean => {
@@ -299,6 +301,7 @@ function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
             above |
             (DOCS.test(entry.name) ? IN_DOCS : 0) |
             (TEST_FOLDER.test(entry.name) ? IN_TESTS : 0) |
+            (entry.name.charCodeAt(0) === 46 /* . */ ? IN_HIDDEN : 0) |
             (isBuiltFolder(root, entry) ? IN_BUILT : 0);
         else ranked[rankOf(entry.name, above)]?.push(entry);
       }
@@ -319,7 +322,7 @@ function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
         rank(Number.POSITIVE_INFINITY);
         // Spread, not flat(): flat() took 35-60 ms of 200,000 files here, in a task that a LIST answered at once waited
         // for (issue 30); spread copies them in about 4.
-        done = [...code, ...tests, ...prose, ...generated];
+        done = [...code, ...tests, ...hidden, ...prose, ...generated];
       }
       return done;
     },
@@ -333,18 +336,21 @@ const DOCS = /^docs?$/i;
 const IN_DOCS = 1;
 const IN_BUILT = 2;
 const IN_TESTS = 4;
+const IN_HIDDEN = 8;
 const GENERATED =
   /^(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb?|cargo\.lock|poetry\.lock|composer\.lock|gemfile\.lock|go\.sum)$|\.(min\.js|min\.css|map|snap)$/i;
 
-// A file's place by its name and the folders it lies in (IN_DOCS, IN_BUILT, IN_TESTS): code 0, tests 1, prose 2,
-// generated 3. Most files are code, whose names match none of the three expressions: one expression joining them tells
-// those with one call (rankOf runs for every file of the walk, some of them before a FIND answered at once).
+// A file's place by its name and the folders it lies in (IN_DOCS, IN_BUILT, IN_TESTS, IN_HIDDEN): code 0, tests 1,
+// hidden folders' 2, prose 3, generated 4. Most files are code, whose names match none of the three expressions: one
+// expression joining them tells those with one call (rankOf runs for every file of the walk, some of them before a
+// FIND answered at once).
 function rankOf(name: string, inside: number): number {
-  if ((inside & IN_BUILT) !== 0) return 3;
+  if ((inside & IN_BUILT) !== 0) return 4;
   const special = NOT_CODE.test(name);
-  if (special && GENERATED.test(name)) return 3;
-  if ((inside & IN_DOCS) !== 0 || (special && PROSE.test(name))) return 2;
-  return (inside & IN_TESTS) !== 0 || (special && TEST_NAME.test(name)) ? 1 : 0;
+  if (special && GENERATED.test(name)) return 4;
+  if ((inside & IN_DOCS) !== 0 || (special && PROSE.test(name))) return 3;
+  if ((inside & IN_TESTS) !== 0 || (special && TEST_NAME.test(name))) return 1;
+  return (inside & IN_HIDDEN) !== 0 ? 2 : 0;
 }
 const NOT_CODE = new RegExp([GENERATED, PROSE, TEST_NAME].map((e) => e.source).join('|'), 'i');
 

@@ -370,6 +370,28 @@ describe('FIND: case, scope and order', () => {
     ]);
   });
 
+  it('searches what hidden folders hold (CI, editor settings) after the code and its tests, and before prose', async () => {
+    const folder = tempFolder({
+      '.github/workflows/tests.yaml': 'path: handleRequest\n',
+      '.vscode/settings.json': '{"handleRequest": 1}\n',
+      '.github/README.md': 'handleRequest\n',
+      'README.md': 'handleRequest(readme);\n',
+      'src/.hidden.ts': 'handleRequest(dotfile);\n',
+      'src/router.ts': 'handleRequest(source);\n',
+      'tests/router.ts': 'handleRequest(test);\n',
+    });
+    const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
+    assert.deepEqual(hits(r), [
+      'src/.hidden.ts',
+      'src/router.ts',
+      'tests/router.ts',
+      '.github/workflows/tests.yaml',
+      '.vscode/settings.json',
+      '.github/README.md',
+      'README.md',
+    ]);
+  });
+
   it('searches built output after the rest: a dist folder at any depth, a build folder beside a src folder', async () => {
     const folder = tempFolder({
       'build/three.module.js': 'handleRequest(built);\n',
