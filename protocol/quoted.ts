@@ -32,13 +32,23 @@ const QUOTED = [
   /(?<![\w-])(--[A-Za-z][\w-]+)/g,
 ];
 
+// A word of small letters alone, quoted as a term ("a 'path' choice", «путь»): it occurs all over a project, and its
+// first ten hits are noise (on flask, 'path' found ten lines of CI workflows); a name with a capital, a digit or an
+// underscore, a message of words or a flag is looked for.
+const PLAIN_WORD = /^\p{Ll}+$/u;
+
 // The texts `question` quotes, in the order it says them, each once.
 export function quotedTexts(question: string): string[] {
   const found: Array<{ at: number; text: string }> = [];
   for (const pattern of QUOTED) {
     for (const m of question.matchAll(pattern)) {
       const text = (m[1] ?? '').trim();
-      if (text.length >= MIN_CHARS && text.length <= MAX_CHARS && /[\p{L}\p{N}]/u.test(text)) {
+      if (
+        text.length >= MIN_CHARS &&
+        text.length <= MAX_CHARS &&
+        /[\p{L}\p{N}]/u.test(text) &&
+        !PLAIN_WORD.test(text)
+      ) {
         found.push({ at: m.index, text });
       }
     }

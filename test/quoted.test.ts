@@ -21,6 +21,18 @@ describe('quotedTexts', () => {
     assert.deepEqual(quotedTexts("The log says 'connection reset by peer'."), ['connection reset by peer']);
   });
 
+  it('leaves out a word of small letters alone, which is everywhere; a name, a message or a flag it takes', () => {
+    assert.deepEqual(
+      quotedTexts("The 'flask routes' command: add a '--sort' choice 'path' that sorts as 'rule' does, like «путь»."),
+      ['flask routes', '--sort'],
+    );
+    assert.deepEqual(quotedTexts('Why is \'routeMap\' empty, and "error_handler" or "v2api"?'), [
+      'routeMap',
+      'error_handler',
+      'v2api',
+    ]);
+  });
+
   it('leaves out apostrophes, bare names in backticks, too short or too long texts, and repeats', () => {
     assert.deepEqual(quotedTexts("It doesn't work and the user's cache isn't cleared."), []);
     assert.deepEqual(quotedTexts('Where is `parseReply` called?'), [], 'the map has names');
