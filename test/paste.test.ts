@@ -230,7 +230,10 @@ describe('the pult session with the copy-and-paste bridge', () => {
     waiting = next((r) => r.id !== first.id && r.waiting?.paste !== undefined);
     const followUp = session.ask('And b?', [], 3, 'paste', true);
     await waiting;
-    assert.match(session.pasteMessage(followUp.id), /^Reminder: [\s\S]*=== QUESTION ===\nAnd b\?\n\nThis is step 1 of 3 for this question\./);
+    assert.match(
+      session.pasteMessage(followUp.id),
+      /^Reminder: [\s\S]*=== QUESTION ===\nAnd b\?\n\nThis is step 1 of 3 for this question\./,
+    );
     assert.doesNotMatch(session.pasteMessage(followUp.id), /EARLIER QUESTION|PROJECT FOLDER/);
     assert.match(
       session.pasteMessage(followUp.id, true),
