@@ -185,8 +185,13 @@ function namesIn(code: string): string[] {
 }
 
 // Each citation against its file, as `text` reads it through the path rule; those that match are left out. A file
-// that cannot be read (a secret, a folder, too big) is not judged.
-export function checkCitations(answer: string, text: (path: string) => FileText): Miscitation[] {
+// that cannot be read (a secret, a folder, too big) is not judged. `searched`: the texts the run's FINDs looked for,
+// which stand at a line that holds them anywhere, in either case, as FIND finds them.
+export function checkCitations(
+  answer: string,
+  text: (path: string) => FileText,
+  searched: ReadonlySet<string> = new Set(),
+): Miscitation[] {
   const files = new Map<string, FileText>();
   const read = (path: string): FileText => {
     let file = files.get(path);
@@ -209,6 +214,9 @@ export function checkCitations(answer: string, text: (path: string) => FileText)
       return [{ ...cited, problem: 'past-end', lines: lines.length }];
     if (c.name === undefined) return [];
     const { context = [], others = [], ...reported } = cited;
+    // Blind to case: a FIND with no exact hit sends those ignoring case.
+    const lower = c.name.toLowerCase();
+    if (searched.has(c.name) && near(lines, spans, (l) => l.toLowerCase().includes(lower))) return [];
     const wrong = judge(lines, spans, c.name, context);
     if (wrong === undefined) return [];
     // Several names beside one citation: it stands when any of them is at its lines.
@@ -227,11 +235,8 @@ function judge(
   context: readonly string[],
 ): Wrong | undefined {
   const word = wordPattern(name);
-  const near = (pattern: RegExp) =>
-    spans.some(([first, last]) =>
-      lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some((l) => pattern.test(l)),
-    );
-  if (near(word)) return undefined;
+  const close = (pattern: RegExp) => near(lines, spans, (l) => pattern.test(l));
+  if (close(word)) return undefined;
   // Lines inside the name's definition cite it too: its body, its return, its docstring.
   const definitions = definitionsOf(lines, name);
   const inside = ([first, last]: [number, number]) =>
@@ -245,11 +250,16 @@ function judge(
   // never writes may be built on the line from what qualifies it (`ky.post` by `ky[method] = …`).
   // A name the file writes only in another case is a text (a header's `Location`, said "location"), cited likewise.
   const anyCase = new RegExp(word.source, 'i');
-  if (lines.some((l) => anyCase.test(l)) || context.some((q) => near(wordPattern(q)))) return undefined;
+  if (lines.some((l) => anyCase.test(l)) || context.some((q) => close(wordPattern(q)))) return undefined;
   // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
   // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
   if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), name))) return undefined;
   return { problem: 'name-absent' };
+}
+
+// Whether a line at or a few about `spans` of `lines` passes `test`.
+function near(lines: readonly string[], spans: readonly [number, number][], test: (line: string) => boolean): boolean {
+  return spans.some(([first, last]) => lines.slice(Math.max(0, first - 1 - NEAR_BEFORE), last + NEAR).some(test));
 }
 
 // Whether some identifier of `lines` holds `name` as a run of its words, blind to case and underscores.

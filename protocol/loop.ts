@@ -138,8 +138,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   quoted = lookForQuoted(executor, input.question);
   const quotedResults = await quoted?.within(wait);
   const quotedText = quotedPart(quotedResults);
-  // The lines of each file the model was shown, where a SEARCH found in several places was copied from.
+  // The lines of each file the model was shown, where a SEARCH found in several places was copied from; and the texts
+  // FIND looked for, which an answer may cite as they were found (`deprecat` at a line of `deprecated`).
   const read = new Map<string, Array<[number, number]>>();
+  const searched = new Set<string>();
   const noteRead = (results: readonly Result[]) => {
     const add = (path: string, first: number, last: number) => {
       const ranges = read.get(path) ?? [];
@@ -148,11 +150,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     };
     for (const r of results) {
       if (r.kind === 'file') add(r.path, r.first, r.last);
-      else if (r.kind === 'find')
+      else if (r.kind === 'find') {
+        searched.add(r.text);
         for (const h of r.hits.slice(0, r.shown ?? r.hits.length)) {
           add(h.path, h.line, h.line);
           if (h.around !== undefined) add(h.path, h.around.first, h.around.first + h.around.lines.length - 1);
         }
+      }
     }
   };
   noteRead([...attached, ...(quotedResults ?? [])]);
@@ -288,8 +292,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (asked.length === 0) {
       // A file the run proposes to change may be cited as it is or as it will be: it is not judged.
       const changing = new Set(proposals.list().map((p) => p.path));
-      const miscited = checkCitations(reply, (path) =>
-        changing.has(path) ? { kind: 'refused', reason: 'proposed' } : executor.text(path),
+      const miscited = checkCitations(
+        reply,
+        (path) => (changing.has(path) ? { kind: 'refused', reason: 'proposed' } : executor.text(path)),
+        searched,
       );
       if (miscited.length === 0) return outcome('answered');
       // An answer that proposes changes is not asked again: its blocks would come back and be applied twice.

@@ -298,6 +298,24 @@ describe('checkCitations', () => {
     );
   });
 
+  it('takes a text a FIND of the run looked for at a line that holds it in a longer word, as FIND found it there', () => {
+    const executor = createExecutor(root);
+    const checked = (searched: string[]) =>
+      checkCitations('It is `Infin` at src/constants.ts:10.', (path) => executor.text(path), new Set(searched)).map(
+        (m) => m.problem,
+      );
+    assert.deepEqual(checked(['Infin']), []);
+    assert.deepEqual(checked(['Infinity']), ['name-absent'], 'another text looked for');
+    assert.deepEqual(checked([]), ['name-absent']);
+    assert.deepEqual(
+      checkCitations('It is `Infin` at src/constants.ts:2.', (path) => executor.text(path), new Set(['Infin'])).map(
+        (m) => m.problem,
+      ),
+      ['name-absent'],
+      'not at that line',
+    );
+  });
+
   it('gives a name after a citation to it only within its own part of the sentence', () => {
     assert.deepEqual(
       findCitations('`parse` starts it (src/parse.js:3), and `build` ends it (src/parse.js:8).').map((c) => [
@@ -435,6 +453,21 @@ describe('the loop with an answer that cites lines', () => {
     assert.deepEqual(
       events.filter((e) => e.kind === 'miscited').map((e) => e.retry),
       [true],
+    );
+  });
+
+  it('takes a text the run FINDed as cited where FIND found it, inside a longer word', async () => {
+    const answer = 'The limit is where `Infin` occurs (src/constants.ts:10).';
+    const found = await loop(['=== FIND: Infin ===', answer]).run;
+    assert.equal(found.reply, answer);
+    assert.deepEqual(found.miscited, []);
+    // Not looked for in the run: a part of a word, put to the model.
+    const unsearched = loop([answer, answer]);
+    const outcome = await unsearched.run;
+    assert.equal(unsearched.bridge.seen.length, 2);
+    assert.deepEqual(
+      outcome.miscited.map((m) => m.problem),
+      ['name-absent'],
     );
   });
 
