@@ -69,7 +69,7 @@ const sharedResults: ResultTexts<SharedResults> = {
       if (r.ok)
         return heading.result(
           r.request,
-          `all ${counted(r.pairs, 'pair')} match; kept, for the user to write after your final answer`,
+          `${r.pairs === 1 ? 'its pair matches' : `all ${counted(r.pairs, 'pair')} match`}; kept, for the user to write after your final answer (do not send it again)`,
         );
       const closest = (lines: string, places: boolean | undefined) =>
         lines === ''

@@ -177,7 +177,7 @@ describe('deepwork "question"', () => {
     );
     assert.match(
       message,
-      /=== YOUR FINAL ANSWER TO QUESTION 2 ===\nProposed c\.js\.[\s\S]*\[deepwork: what became of the proposals of this answer: c\.js not written\.\]/,
+      /=== YOUR FINAL ANSWER TO QUESTION 2 ===\nProposed c\.js\.[\s\S]*\[deepwork: what became of the proposals of this answer: c\.js not written \(the file is as it was; propose the change again if it is still wanted\)\.\]/,
     );
   });
 
@@ -782,7 +782,7 @@ describe('writing proposed files from the command line', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stderr,
-      /^deepwork: EDITs applied: 1 of 1 in this run, \d+ of \d+ \(\d+%\) in all runs with deepseek:think\.$/m,
+      /^deepwork: EDITs whose SEARCH matched the file: 1 of 1 in this run, \d+ of \d+ \(\d+%\) in all runs with deepseek:think\.$/m,
     );
     assert.ok(
       run.stdout.startsWith(

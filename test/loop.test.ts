@@ -296,7 +296,7 @@ describe('runLoop', () => {
     await loop(bridge, 'q');
     assert.ok(
       bridge.seen[1]?.includes(
-        '=== RESULT EDIT new.js: all 1 pair match; kept, for the user to write after your final answer ===',
+        '=== RESULT EDIT new.js: its pair matches; kept, for the user to write after your final answer (do not send it again) ===',
       ),
     );
   });
@@ -1044,7 +1044,7 @@ describe('runLoop: an EDIT told against the file as the model read it', () => {
     assert.ok(bridge.seen[1]?.includes('3 | \t\tif (options.retry) {'), 'NEED sent the tabs');
     assert.ok(
       bridge.seen[2]?.includes(
-        '=== RESULT EDIT source/got.ts: all 1 pair match; kept, for the user to write after your final answer ===',
+        '=== RESULT EDIT source/got.ts: its pair matches; kept, for the user to write after your final answer (do not send it again) ===',
       ),
       bridge.seen[2]?.slice(-1500),
     );

@@ -35,7 +35,8 @@ function fateOf(path: string, sets: readonly SetInfo[], from: string, until: str
       (until === undefined || s.manifest.created < until) &&
       s.manifest.files.some((f) => f.path === path && f.written),
   );
-  if (set === undefined) return 'not written';
+  // `deepwork apply` writes the latest run's proposals: one an earlier answer made is written only if made again.
+  if (set === undefined) return 'not written (the file is as it was; propose the change again if it is still wanted)';
   const written = `written ${when(set.manifest.created)}`;
   if (!set.manifest.undone) return written;
   return `${written}, then undone${set.manifest.undoneAt === undefined ? '' : ` ${when(set.manifest.undoneAt)}`}: the file is as it was before`;

@@ -89,9 +89,9 @@ export const stepTexts = {
   ),
   edits: both(
     (/** @type {Edits} */ e) =>
-      `EDITs applied: ${number.en(e.run.applied)} of ${number.en(e.run.applied + e.run.missed)} in this run, ${number.en(e.all.applied)} of ${number.en(e.all.applied + e.all.missed)} (${share(e.all)}%) in all runs with ${e.model}.`,
+      `EDITs whose SEARCH matched the file: ${number.en(e.run.applied)} of ${number.en(e.run.applied + e.run.missed)} in this run, ${number.en(e.all.applied)} of ${number.en(e.all.applied + e.all.missed)} (${share(e.all)}%) in all runs with ${e.model}.`,
     (e) =>
-      `EDIT применены: ${number.ru(e.run.applied)} из ${number.ru(e.run.applied + e.run.missed)} в этом запуске, ${number.ru(e.all.applied)} из ${number.ru(e.all.applied + e.all.missed)} (${share(e.all)}%) во всех запусках с ${e.model}.`,
+      `EDIT, чей SEARCH совпал с файлом: ${number.ru(e.run.applied)} из ${number.ru(e.run.applied + e.run.missed)} в этом запуске, ${number.ru(e.all.applied)} из ${number.ru(e.all.applied + e.all.missed)} (${share(e.all)}%) во всех запусках с ${e.model}.`,
   ),
   done: both(
     (/** @type {Done} */ e) =>
