@@ -195,6 +195,9 @@ describe('rankFiles', () => {
   it('ranks by what is used most when nothing is in play, and takes a name in a path as a pointer', () => {
     assert.equal(rankFiles(GRAPH, { words: new Set(), attached: new Set() })[0]?.rel, 'src/logger.ts');
     assert.equal(rankFiles(GRAPH, { words: new Set(['report']), attached: new Set() })[0]?.rel, 'src/report.ts');
+    // A part of a dotted name, as express names its files (`res.redirect.js`) and many their tests (`login.test.ts`).
+    const dotted = GRAPH.map((s) => ({ ...s, rel: s.rel.replace('src/mailer.ts', 'lib/res.mailer.js') }));
+    assert.equal(rankFiles(dotted, { words: new Set(['mailer']), attached: new Set() })[0]?.rel, 'lib/res.mailer.js');
   });
 
   it('takes a folder the question names as a pointer only when it is not most of the project', () => {
@@ -564,23 +567,29 @@ describe('the map of the code', () => {
   });
 
   it('chooses, past a thousand source files, those the question and the attached files point at, then the shallowest', async () => {
-    // 1,100 shallow files that define nothing the question says; deep down, one in a folder the question names, one
-    // named by it, and one beside an attached file. Only chosen files are read, so only they can be in the map.
+    // 1,100 shallow files that define nothing the question says; deep down, one in a folder the question names, two
+    // named by it (one in a part of a dotted name), and one beside an attached file. Only chosen files are read, so only they can be in the map.
     const files: Record<string, string> = {};
     for (let i = 0; i < 1_100; i++) files[`lib/f${i}.py`] = `def helper_${i}():\n    return ${i}\n`;
     files['deep/a/b/Login/handler.py'] = 'def handle():\n    return 1\n';
     files['deep/a/b/c/invoice.py'] = 'def total():\n    return 2\n';
+    files['deep/a/b/c/res.refund.py'] = 'def back():\n    return 6\n';
     files['deep/a/b/d/e/attached.py'] = 'def mine():\n    return 3\n';
     files['deep/a/b/d/e/sibling.py'] = 'def theirs():\n    return 4\n';
     files['deep/a/b/d/f/stranger.py'] = 'def nobody():\n    return 5\n';
     const folder = tempFolder(files);
     const executor = createExecutor(folder, { mapStore: () => memoryStore() });
     try {
-      const first = await firstMessage(executor, 'Where is the login checked, and how is an invoice made?', [
+      const first = await firstMessage(executor, 'Where is the login checked, how is an invoice made, and a refund?', [
         'deep/a/b/d/e/attached.py',
       ]);
       const shown = mapOf(first);
-      for (const rel of ['deep/a/b/Login/handler.py', 'deep/a/b/c/invoice.py', 'deep/a/b/d/e/sibling.py'])
+      for (const rel of [
+        'deep/a/b/Login/handler.py',
+        'deep/a/b/c/invoice.py',
+        'deep/a/b/c/res.refund.py',
+        'deep/a/b/d/e/sibling.py',
+      ])
         assert.ok(shown.includes(rel), `${rel} in ${shown.join(', ')}`);
       assert.ok(!shown.includes('deep/a/b/d/f/stranger.py'), shown.join(', '));
       assert.ok(!shown.includes('deep/a/b/d/e/attached.py'), 'an attached file is in the message whole');

@@ -144,7 +144,8 @@ function likeliest(items: Int32Array, keyOf: (k: number) => number, keys: number
 }
 
 // Whether a file or folder name is a word of the question, blind to case, its last extension aside (`login.ts` and
-// `auth/` for "login" and "auth"). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
+// `auth/` for "login" and "auth"), or a part of it between dots is (`res.redirect.js`, `login.test.ts`), as the
+// ranking takes it (graph.ts). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
 // a string's length but for U+0130 (İ, which becomes i and a combining dot).
 function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
   const lowered = new Set([...words].map((w) => w.toLowerCase()));
@@ -156,8 +157,18 @@ function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
     let length = name.length - 1;
     while (length >= 0 && name.charCodeAt(length) !== 46 /* . */) length--;
     if (length === -1) length = name.length;
-    if (!lengths.has(length) && !(length < longest && name.includes('\u0130'))) return false;
-    return lowered.has(name.slice(0, length).toLowerCase());
+    if (
+      (lengths.has(length) || (length < longest && name.includes('\u0130'))) &&
+      lowered.has(name.slice(0, length).toLowerCase())
+    )
+      return true;
+    const dot = name.indexOf('.');
+    if (dot <= 0 || dot >= length) return false;
+    return name
+      .slice(0, length)
+      .toLowerCase()
+      .split('.')
+      .some((part) => lowered.has(part));
   };
 }
 
