@@ -641,10 +641,10 @@ describe('the context window with Ollama', () => {
 });
 
 describe('the context window, for results the model never saw', () => {
-  it('says a result of the latest step was not sent, not that it was sent and dropped', async () => {
-    const root = tempFolder({ 'huge.txt': `${'word '.repeat(20_000)}\n`, 'small.txt': 'small\n' });
-    const bridge = scripted(['=== NEED: huge.txt, small.txt ===', 'done']);
-    const executor = createExecutor(root);
+  // The second message of a run in a 16,384-token window whose first reply asks `request` of `files`.
+  const secondMessage = async (files: Record<string, string>, request: string): Promise<string> => {
+    const bridge = scripted([request, 'done']);
+    const executor = createExecutor(tempFolder(files));
     await runLoop({
       bridge,
       executor,
@@ -653,7 +653,14 @@ describe('the context window, for results the model never saw', () => {
       steps: 3,
       contextTokens: 16_384,
     });
-    const second = bridge.seen[1] ?? '';
+    return bridge.seen[1] ?? '';
+  };
+
+  it('says a result of the latest step was not sent, not that it was sent and dropped', async () => {
+    const second = await secondMessage(
+      { 'huge.txt': `${'word '.repeat(20_000)}\n`, 'small.txt': 'small\n' },
+      '=== NEED: huge.txt, small.txt ===',
+    );
     assert.match(
       second,
       /=== RESULT NEED huge\.txt: not sent: its ~[\d,]+ tokens do not fit the window with everything else; ask for less at once/,
@@ -664,18 +671,10 @@ describe('the context window, for results the model never saw', () => {
 
   it('offers a range of a big file that fits, and its OUTLINE when deepwork can outline it', async () => {
     const code = Array.from({ length: 1_500 }, (_, i) => `export const value${i} = ${i} + ${i};`).join('\n');
-    const root = tempFolder({ 'big.ts': `${code}\n`, 'big.txt': `${code}\n` });
-    const bridge = scripted(['=== NEED: big.ts, big.txt ===', 'done']);
-    const executor = createExecutor(root);
-    await runLoop({
-      bridge,
-      executor,
-      texts: loadTexts(executor.limits),
-      question: 'q',
-      steps: 3,
-      contextTokens: 16_384,
-    });
-    const second = bridge.seen[1] ?? '';
+    const second = await secondMessage(
+      { 'big.ts': `${code}\n`, 'big.txt': `${code}\n` },
+      '=== NEED: big.ts, big.txt ===',
+    );
     const offered = (file: string) => {
       const note = new RegExp(
         `=== RESULT NEED ${file.replace('.', '\\.')}: not sent: its ~([\\d,]+) tokens do not fit the window with everything else; ask for a part of its 1,500 lines at a time \\(\`${file.replace('.', '\\.')}:1-(\\d+)\`\\)(.*) ===`,
