@@ -153,6 +153,41 @@ describe('OUTLINE', () => {
     );
   });
 
+  it("lists a test file's describe and it blocks, nested, as mocha, jest and node:test write them", async () => {
+    const folder = tempFolder({
+      'test/login.test.ts': [
+        "import { describe, it } from 'node:test';",
+        '',
+        "describe('login', () => {",
+        "  it('accepts the right password', async () => {",
+        '    check(1);',
+        '  });',
+        '',
+        '  test(`locks after ${3} tries`, () => {});',
+        '});',
+        '',
+        "helper('not a test', () => {});",
+        '',
+      ].join('\n'),
+      'test/app.js': "describe('app', function () {\n  it('starts', function (done) {\n    done();\n  });\n});\n",
+    });
+    assert.equal(
+      await ask('=== OUTLINE: test/login.test.ts, test/app.js ===', {}, folder),
+      [
+        '=== RESULT OUTLINE test/login.test.ts: 11 lines, 3 definitions ===',
+        "test/login.test.ts:3-9 describe('login', () =>",
+        "  test/login.test.ts:4-6 it('accepts the right password', async () =>",
+        '  test/login.test.ts:8 test(`locks after ${3} tries`, () =>',
+        '=== END RESULT ===',
+        '',
+        '=== RESULT OUTLINE test/app.js: 5 lines, 2 definitions ===',
+        "test/app.js:1-5 describe('app', function ()",
+        "  test/app.js:2-4 it('starts', function (done)",
+        '=== END RESULT ===',
+      ].join('\n'),
+    );
+  });
+
   it('reads Python (decorators, constants named so) and Go (receivers, type and const) as well', async () => {
     const text = await ask('=== OUTLINE: src/server.py, src/main.go ===');
     assert.ok(

@@ -304,9 +304,9 @@ async function parsed(folder: Folder, c: Candidate): Promise<Entry | undefined> 
   if (outcome.kind === 'ended') return undefined;
   if (outcome.kind === 'failed') return empty;
   // What other files may name: definitions at the top or in a class, not a function's helpers, nor `impl` blocks
-  // (which name a type defined elsewhere).
+  // (which name a type defined elsewhere), nor a test file's `describe` and `it` blocks (named by nobody).
   const defs: MapDef[] = outcome.defs
-    .filter((d) => d.kind !== 'impl' && !d.local)
+    .filter((d) => d.kind !== 'impl' && d.kind !== 'test' && !d.local)
     .map(({ name, first, last, depth }) => ({ name, first, last, depth }));
   return { ...empty, defs, refs: refsText(outcome.refs ?? []) };
 }

@@ -99,7 +99,9 @@ export function extensionOf(path: string): string {
 const FUNCTION_VALUE = '[(arrow_function) (function_expression) (generator_function) (class)] @value';
 
 // What JavaScript and TypeScript share: functions, methods, `const f = () => …` at any depth, `exports.f = function`,
-// and exported constants of any value.
+// exported constants of any value, and a test file's blocks, `describe('…', () => …)` and `it('…', function () …)` as
+// mocha, jest, vitest and node:test write them (a model OUTLINEd express's tests, was told "no definitions", and lost a
+// step; the pattern adds about 1 ms to the query's compile).
 const SCRIPT = `
 (function_declaration name: (identifier) @name body: (_) @body) @definition.function
 (generator_function_declaration name: (identifier) @name body: (_) @body) @definition.function
@@ -108,6 +110,7 @@ const SCRIPT = `
 (variable_declaration (variable_declarator name: (identifier) @name value: ${FUNCTION_VALUE})) @definition.function
 (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name))) @definition.constant
 (expression_statement (assignment_expression left: (member_expression property: (property_identifier) @name) right: ${FUNCTION_VALUE})) @definition.function
+((expression_statement (call_expression function: (identifier) @_test arguments: (arguments . [(string) (template_string)] @name . [(arrow_function) (function_expression)] @value))) @definition.test (#any-of? @_test "describe" "it" "test" "context" "suite" "specify"))
 `;
 
 const TYPESCRIPT = `${SCRIPT}
