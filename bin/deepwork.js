@@ -12,10 +12,18 @@
 // cache and the bundle made it 18 ms over Node's own start (1.64x `node -e 0`, issue 30) to print one line. Any other
 // use of the flag (with --json, --lang, a question) goes through the command line as the rest do.
 const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  process.stdout.write(`deepwork ${require('../package.json').version}\n`);
-} else {
-  start();
+const version = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v') ? ownVersion() : undefined;
+if (version !== undefined) process.stdout.write(`deepwork ${version}\n`);
+else start();
+
+// The version in deepwork's package.json; undefined when it cannot be read, and the command line says so its way.
+function ownVersion() {
+  try {
+    const { version } = require('../package.json');
+    return typeof version === 'string' ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function start() {

@@ -163,13 +163,15 @@ function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
     )
       return true;
     const dot = name.indexOf('.');
-    if (dot <= 0 || dot >= length) return false;
-    return name
-      .slice(0, length)
-      .toLowerCase()
-      .split('.')
-      .some((part) => lowered.has(part));
+    return dot > 0 && dot < length && stemNamed(name.slice(0, length).toLowerCase(), lowered);
   };
+}
+
+// Whether a file's name without its last extension (`stem`, lower-cased) is one of `words`, or a part of it between
+// dots is: `res.redirect` and `login.test` are named by "redirect" and "login". The map's choice of files (stemSays)
+// and its ranking (graph.ts) both take a name so.
+export function stemNamed(stem: string, words: ReadonlySet<string>): boolean {
+  return words.has(stem) || (stem.includes('.') && stem.split('.').some((part) => words.has(part)));
 }
 
 function depthOf(rel: string): number {

@@ -7,6 +7,7 @@
 
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import { keyOf, TOO_COMMON, tying, type Plain, type Ties } from './ties.ts';
+import { stemNamed } from './candidates.ts';
 
 // A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
 export type MapDef = { name: string; first: number; last: number; depth: number };
@@ -289,10 +290,10 @@ function* personalisation(
   const named = new Map<string, number[]>();
   sources.forEach((s, i) => {
     const parts = s.rel.toLowerCase().split('/');
-    // The name without its extension, or a part of it between dots: `res.redirect.js` and `login.test.ts` are named by
-    // "redirect" and "login" (express's redirect tests were not in the map of a question about them).
+    // The name without its extension, or a part of it between dots (express's redirect tests, res.redirect.js, were not
+    // in the map of a question about them).
     const name = parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '';
-    if (lowered.has(name) || (name.includes('.') && name.split('.').some((part) => lowered.has(part)))) {
+    if (stemNamed(name, lowered)) {
       p[i] = (p[i] ?? 0) + 1;
       return;
     }
