@@ -399,6 +399,40 @@ describe('OUTLINE on hostile input', () => {
     assert.ok(text.includes('=== RESULT OUTLINE b.js: 1 line, 1 definition ===\nb.js:1 function b()\n'), text);
   });
 
+  it('sends the parser several files ahead of its answers, and gives those after a file it died on to a fresh one', async () => {
+    // A parser that answers nothing until it holds four files, then answers them in order and dies on CRASH: sent one
+    // file at a time, the first would wait past `hardMs`.
+    const holding = path.join(modules, 'holding.mjs');
+    fs.writeFileSync(
+      holding,
+      [
+        "import { parentPort } from 'node:worker_threads';",
+        'const held = [];',
+        "parentPort.on('message', (job) => {",
+        '  held.push(job);',
+        '  if (held.length < 4) return;',
+        '  for (const j of held.splice(0)) {',
+        "    if (j.text === 'CRASH') process.exit(3);",
+        '    const def = { name: j.text, kind: "function", depth: 0, local: false, first: 1, last: 1, header: j.text };',
+        "    parentPort.postMessage({ kind: 'parsed', id: j.id, lines: 1, defs: [def], errors: false, capped: false });",
+        '  }',
+        '});',
+      ].join('\n'),
+    );
+    const parsers = createParsers({ module: pathToFileURL(holding), hardMs: 5_000 });
+    after(() => parsers.close());
+    const texts = ['a', 'b', 'c', 'CRASH', 'd', 'e', 'f', 'g'];
+    const outcomes = await Promise.all(
+      texts.map((text) => parsers.parse('javascript', text, { refs: true, background: true })),
+    );
+    assert.deepEqual(
+      outcomes.map((o) =>
+        o.kind === 'parsed' ? o.defs.map((d) => d.name).join() : o.kind === 'failed' ? o.reason : o.kind,
+      ),
+      ['a', 'b', 'c', 'the parser stopped (exit 3)', 'd', 'e', 'f', 'g'],
+    );
+  });
+
   it('keeps the process alive until a parser ended while its answer was on the way has exited', () => {
     // A fresh process with nothing else to keep it alive. The answer to the parse that was out, taken in after
     // close() had begun to end the worker, used to unref it, and the process ended with close() unsettled (exit 13;

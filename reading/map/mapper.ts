@@ -177,16 +177,19 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         if (performance.now() < awaitedUntil) return finished(ranking());
         return background.inSlices(ranking(), ended);
       };
-      // Parses `list` into the cache; false when the run or the question ended first.
-      const parseAll = async (list: readonly Candidate[]): Promise<boolean> => {
-        for (const c of list) {
-          const entry = await background.run(() => (ended() ? undefined : parsed(folder, c)));
-          if (entry === undefined) return false;
-          known.set(c.rel, entry);
-          dirty = true;
-        }
-        return true;
-      };
+      // Parses `list` into the cache, a few files read and sent ahead of the parser's answers; false when the run or
+      // the question ended first.
+      const parseAll = (list: readonly Candidate[]): Promise<boolean> =>
+        ahead(list, (c) =>
+          background
+            .run(() => (ended() ? undefined : parsed(folder, c)))
+            .then((entry) => {
+              if (entry === undefined) return false;
+              known.set(c.rel, entry);
+              dirty = true;
+              return true;
+            }),
+        );
       const files = (async (): Promise<MapFile[]> => {
         if (!soon && now.length > 0) await background.pause(UNHURRIED_MS);
         if (unseen.length > 0) {
@@ -293,6 +296,40 @@ function parsedSoon(list: readonly Candidate[]): boolean {
 
 // A question about tests, whose map waits for the tests too.
 const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
+
+// Files read and sent to the parser ahead of its answers (reading/outline/parsers.ts), at most, and their bytes past
+// the first: enough that the parser never waits for the main thread between two small files.
+const AHEAD_FILES = 16;
+const AHEAD_BYTES = 256 << 10;
+
+// Runs `each` over `list` with up to AHEAD_FILES of them (AHEAD_BYTES) going at once, in order; false as soon as one
+// gives false (nothing more is begun), true when all gave true.
+function ahead(list: readonly Candidate[], each: (c: Candidate) => Promise<boolean>): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    let next = 0;
+    let going = 0;
+    let bytes = 0;
+    let stopped = false;
+    const fill = () => {
+      for (let c = list[next]; c !== undefined && !stopped; c = list[next]) {
+        if (going >= AHEAD_FILES || (going > 0 && bytes + c.size > AHEAD_BYTES)) return;
+        next++;
+        going++;
+        bytes += c.size;
+        const size = c.size;
+        each(c).then((ok) => {
+          going--;
+          bytes -= size;
+          stopped ||= !ok;
+          if (going === 0 && (stopped || next >= list.length)) resolve(!stopped);
+          else fill();
+        }, reject);
+      }
+      if (going === 0) resolve(!stopped);
+    };
+    fill();
+  });
+}
 
 // A file's entry, parsed in the background; one that cannot be read or parsed is kept as defining nothing, so that it
 // is not tried again while it is unchanged. Undefined when the run ended meanwhile.

@@ -9,11 +9,17 @@ import { parseText } from './symbols.ts';
 
 const reply = (message: FromWorker) => parentPort?.postMessage(message);
 
+// One file at a time, in the order sent: the main thread sends a few ahead (parsers.ts) and takes the answers in that
+// order, and a file whose grammar is still loading would otherwise be overtaken by the next.
+let last: Promise<void> = Promise.resolve();
+
 parentPort?.on('message', (raw: unknown) => {
   const job = readJob(raw);
   if (job === undefined) return;
-  parseText(job.language, job.text, job).then(
-    (parsed) => reply({ kind: 'parsed', id: job.id, ...parsed }),
-    (error: unknown) => reply({ kind: 'failed', id: job.id, message: messageOf(error) }),
+  last = last.then(() =>
+    parseText(job.language, job.text, job).then(
+      (parsed) => reply({ kind: 'parsed', id: job.id, ...parsed }),
+      (error: unknown) => reply({ kind: 'failed', id: job.id, message: messageOf(error) }),
+    ),
   );
 });
