@@ -476,10 +476,11 @@ describe('the map of the code', () => {
       assert.ok(first.indexOf('=== MAP OF THE CODE ===') < first.indexOf('=== QUESTION ==='));
       assert.match(first, /\nsrc\/mailer\.ts: renderTemplate 5-7, sendMail 1-3, /);
       assert.equal(mapOf(first)[0], 'src/mailer.ts');
-      assert.equal(store.saves, 1, 'what it read is kept');
     } finally {
       await executor.close();
     }
+    // Written after the first message, which it would have held back, and by the run's end at the latest.
+    assert.equal(store.saves, 1, 'what it read is kept');
   });
 
   it("takes no word of a question's usual asking for a word of the code: cite, function, made, turn", async () => {
@@ -761,15 +762,15 @@ describe('the map of the code', () => {
       const changed = again.map?.({ question: 'q', files: [] });
       assert.equal(changed?.soon, true);
       await changed?.files;
-      assert.equal(store.saves, 2, 'the changed file was read again and kept');
-      const kept = readCache(store.data).get('src/logger.ts');
-      assert.deepEqual(
-        kept?.defs.map((d) => d.name),
-        ['logLine', 'logError'],
-      );
     } finally {
       await again.close();
     }
+    assert.equal(store.saves, 2, 'the changed file was read again and kept');
+    const kept = readCache(store.data).get('src/logger.ts');
+    assert.deepEqual(
+      kept?.defs.map((d) => d.name),
+      ['logLine', 'logError'],
+    );
   });
 
   it("ranks the next run's map of the same files from the ties kept, as made afresh; other files' are made again", async () => {
