@@ -850,10 +850,16 @@ describe('the map of the code', () => {
       "parentPort.on('message', (job) => told.postMessage(job.refs ? 'map' : 'outline'));",
     ].join('\n'),
   );
-  // Three languages: more grammars than the first message waits for, so the map follows it.
+  // More than the first message waits for (560 KB of TypeScript, comments mostly, and two more languages), so the map
+  // follows it.
   const threeLanguages = () =>
     tempFolder({
-      ...Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [`src/${n}.ts`, `export function ${n}() {}\n`])),
+      ...Object.fromEntries(
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [
+          `src/${n}.ts`,
+          `export function ${n}() {}\n${`// ${'x'.repeat(100)}\n`.repeat(900)}`,
+        ]),
+      ),
       'tools/run.py': 'def run():\n    pass\n',
       'cmd/main.go': 'package main\n\nfunc main() {}\n',
     });
@@ -1027,18 +1033,39 @@ describe('the map of the code', () => {
     assert.equal((await run())[0], 'src/mailer.ts', 'read again');
   });
 
-  it('waits for a map of one language with up to 512 KB to parse, of two with up to 256 KB', async () => {
-    // Ten TypeScript files of 30 KB, then the same with a Python file beside them: a second grammar to load.
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 10; i++) files[`src/part${i}.ts`] = `export const value${i} = 1;\n`.repeat(1_500);
-    const oneLanguage = createExecutor(tempFolder(files));
-    const twoLanguages = createExecutor(tempFolder({ ...files, 'tools/run.py': 'def run():\n    pass\n' }));
-    try {
-      assert.equal(oneLanguage.map?.({ question: 'q', files: [] })?.soon, true);
-      assert.equal(twoLanguages.map?.({ question: 'q', files: [] })?.soon, false);
-    } finally {
-      await Promise.all([oneLanguage.close(), twoLanguages.close()]);
-    }
+  it('waits for a map of one language with up to 512 KB to parse, of two with up to 256 KB, and maps a third after', async () => {
+    // TypeScript files of 30 KB and four small ones, and a Python file defining what the question names: a second
+    // grammar to load.
+    const typescript = (count: number) => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) files[`src/part${i}.ts`] = `export const value${i} = 1;\n`.repeat(1_500);
+      for (let i = 0; i < 4; i++) files[`src/small${i}.ts`] = `export const small${i} = 1;\n`;
+      return files;
+    };
+    const python = { 'tools/run.py': 'def run_tool():\n    pass\n' };
+    const mapped = async (files: Record<string, string>) => {
+      const executor = createExecutor(tempFolder(files), { mapStore: () => memoryStore() });
+      try {
+        const soon = executor.map?.({ question: 'Where is run_tool defined?', files: [] })?.soon;
+        return { soon, shown: mapOf(await firstMessage(executor, 'Where is run_tool defined?')) };
+      } finally {
+        await executor.close();
+      }
+    };
+    // 150 KB and a second language: both waited for.
+    const both = await mapped({ ...typescript(5), ...python });
+    assert.equal(both.soon, true);
+    assert.equal(both.shown[0], 'tools/run.py', both.shown.join(', '));
+    // 300 KB: one language waited for; the second, past the budget, parsed after the first message.
+    const one = await mapped({ ...typescript(10), ...python });
+    assert.equal(one.soon, true);
+    assert.ok(one.shown.includes('src/part0.ts'), one.shown.join(', '));
+    assert.ok(!one.shown.includes('tools/run.py'), one.shown.join(', '));
+    // A third language, however small, is parsed after (actions/checkout: TypeScript, its shell scripts and
+    // eslint.config.mjs; the first message went without a map).
+    const three = await mapped({ ...typescript(2), ...python, 'scripts/build.sh': 'build() {\n  echo go\n}\n' });
+    assert.equal(three.soon, true);
+    assert.ok(three.shown.includes('tools/run.py') && !three.shown.includes('scripts/build.sh'), three.shown.join());
   });
 
   it("pauses FIND's reading ahead while the first message waits for the map, until the map is made", async () => {

@@ -143,6 +143,15 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
           after = missing.filter((c) => TEST_PATH.test(c.rel));
         }
       }
+      // And the files of a language past the main ones, when those can be parsed soon and all cannot: a TypeScript
+      // project's shell scripts and `eslint.config.mjs` (actions/checkout: three languages, and no map until step 2).
+      if (!parsedSoon(now)) {
+        const main = mainLanguages(now);
+        if (main.length > 0) {
+          after = [...after, ...now.filter((c) => !main.includes(c.language))];
+          now = now.filter((c) => main.includes(c.language));
+        }
+      }
       const soon = parsedSoon(now);
       // Until then a map expected soon is what the first message waits for (protocol/code-map.ts).
       const awaitedUntil = soon ? performance.now() + MAP_WAIT_MS : 0;
@@ -296,6 +305,19 @@ function parsedSoon(list: readonly Candidate[]): boolean {
   const bytes = list.reduce((n, c) => n + c.size, 0);
   const languages = new Set(list.map((c) => c.language)).size;
   return languages <= 2 && bytes + Math.max(0, languages - 1) * GRAMMAR_BYTES <= SOON_BYTES;
+}
+
+// The languages of `list` with the most bytes, taken in that order while their files can be parsed soon; none when the
+// first alone cannot.
+function mainLanguages(list: readonly Candidate[]): string[] {
+  const bytes = new Map<string, number>();
+  for (const c of list) bytes.set(c.language, (bytes.get(c.language) ?? 0) + c.size);
+  const main: string[] = [];
+  for (const [language] of [...bytes].sort((a, b) => b[1] - a[1])) {
+    if (!parsedSoon(list.filter((c) => c.language === language || main.includes(c.language)))) break;
+    main.push(language);
+  }
+  return main;
 }
 
 // A question about tests, whose map waits for the tests too.
