@@ -570,7 +570,7 @@ describe('FIND', () => {
     assert.match(renderResults(results), /FIND nowhere-to-be-found: no hits/);
   });
 
-  it('shows the lines about each of few hits, each line once, none for a minified line', async () => {
+  it('shows the lines about each of few hits, each line once (hits close together share theirs), none for a minified line', async () => {
     const flags = tempFolder({
       'flags.py': [
         'def define():',
@@ -596,13 +596,14 @@ describe('FIND', () => {
       renderResults([r]),
       [
         '=== RESULT FIND strict_flag=True: 4 hits ===',
+        // Two hits whose lines about them overlap: their lines, then the lines about both, once.
         'flags.py:4:         strict_flag=True,',
+        'flags.py:8:         strict_flag=True,',
         '  2 |     add_flag(',
         '  3 |         "--warn-unused",',
         '  4 |         strict_flag=True,',
         '  5 |     )',
         '  6 |     add_flag(',
-        'flags.py:8:         strict_flag=True,',
         '  7 |         "--warn-return",',
         '  8 |         strict_flag=True,',
         '  9 |     )',

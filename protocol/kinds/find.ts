@@ -10,8 +10,8 @@ import type { Kind, ResultTexts } from './kind.ts';
 export type FindRequest = { kind: 'find'; line: number; text: string; scope: string | undefined };
 
 // `within`: the definition the line lies in (a function, a method, a class), when the map has read the file.
-// `around`: the lines about it, from line `first`, when the result has few hits (reading/answer/find.ts); where they
-// overlap those of the hit shown before it in the same file, they are shown once.
+// `around`: the lines about it, from line `first`, when the result has few hits (reading/answer/find.ts); hits whose
+// lines about them overlap or touch are shown together (hitBlocks).
 export type FindHit = { path: string; line: number; text: string; within?: HitWithin; around?: HitAround };
 export type HitWithin = { name: string; first: number; last: number };
 export type HitAround = { first: number; lines: string[] };
@@ -58,6 +58,43 @@ function aroundText(first: number, lines: readonly string[]): string {
     .join('\n');
 }
 
+// The hits as blocks: each hit's line, and under it the lines about it; hits in one file whose lines about them
+// overlap or touch share a block, their lines first and then the lines about them all, once. Two players of the relay
+// were lost when those lines were cut where the hit before had shown them (a hit at 894 shown with only 896 under it).
+function hitBlocks(hits: readonly FindHit[]): string[] {
+  const blocks: string[] = [];
+  let group: { path: string; heads: string[]; first: number; lines: string[] } | undefined;
+  const close = () => {
+    if (group === undefined) return;
+    blocks.push(
+      group.lines.length === 0
+        ? group.heads.join('\n')
+        : `${group.heads.join('\n')}\n${aroundText(group.first, group.lines)}`,
+    );
+    group = undefined;
+  };
+  for (const h of hits) {
+    const within = h.within === undefined ? '' : ` (in ${h.within.name} ${h.within.first}-${h.within.last})`;
+    const head = `${h.path}:${h.line}${within}: ${h.text}`;
+    const around = h.around;
+    if (around === undefined) {
+      close();
+      blocks.push(head);
+      continue;
+    }
+    const next = group === undefined ? 0 : group.first + group.lines.length;
+    if (group !== undefined && group.path === h.path && around.first <= next) {
+      group.heads.push(head);
+      group.lines.push(...around.lines.slice(Math.max(0, next - around.first)));
+    } else {
+      close();
+      group = { path: h.path, heads: [head], first: around.first, lines: [...around.lines] };
+    }
+  }
+  close();
+  return blocks;
+}
+
 // The folder a FIND could keep to, for the advice under a long result: the top folder most of its hits lie in
 // (`mypy/`), `src/` when they lie in none.
 function folderOf(hits: readonly FindHit[]): string {
@@ -91,8 +128,9 @@ export const find: Kind<FindRequest> = {
     '=== FIND: loadConfig( ===',
     '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition a line lies',
     `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, for up to ${AROUND_HITS} hits, two lines either`,
-    '  side of each. The text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and',
-    '  marked so. Keep a search to a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  side of each (hits close together share them). The text is literal and case-sensitive; when it occurs nowhere, the',
+    '  hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask with IN:',
+    '  `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 
@@ -111,22 +149,7 @@ export const findResults: ResultTexts<FindResults> = {
     render: (r) => {
       if (r.hits.length === 0) return heading.result(r.request, r.folded ? 'no hits, also ignoring case' : 'no hits');
       const shown = r.hits.slice(0, r.shown ?? r.hits.length);
-      let shownTo = { path: '', line: 0 };
-      const lines = shown
-        .map((h) => {
-          const within = h.within === undefined ? '' : ` (in ${h.within.name} ${h.within.first}-${h.within.last})`;
-          let around = '';
-          if (h.around !== undefined) {
-            // Lines shown under the hit before it in the same file are not shown again.
-            const already = h.path === shownTo.path ? shownTo.line : 0;
-            const from = Math.max(h.around.first, already + 1);
-            const rest = h.around.lines.slice(from - h.around.first);
-            if (rest.length > 0) around = `\n${aroundText(from, rest)}`;
-            shownTo = { path: h.path, line: Math.max(already, from - 1 + rest.length) };
-          }
-          return `${h.path}:${h.line}${within}: ${h.text}${around}`;
-        })
-        .join('\n');
+      const lines = hitBlocks(shown).join('\n');
       const folder = folderOf(r.hits);
       // Two players of the relay could not read "… among the first 100 hits, which count longer flags beginning with it".
       const longer = r.longer === undefined ? 'longer flags' : `longer flags such as ${r.longer}`;
