@@ -60,10 +60,7 @@ export function mapLines(files: readonly MapFile[], maxChars: number): string | 
     if (f.defs.length === 0) continue;
     const shown = lines.length - 1;
     if (shown >= MIN_FILES && f.rank < TAIL_RANK) break;
-    // A name once: overloads and a getter beside its setter would fill the line with one name.
-    const seen = new Set<string>();
-    const defs = f.defs
-      .filter((d) => !seen.has(d.name) && seen.add(d.name) !== undefined)
+    const defs = onceEach(f.defs)
       .slice(0, shown < LEADING_FILES ? DEFS_PER_FILE : DEFS_PER_LATER_FILE)
       .map((d) => `${d.name} ${d.first === d.last ? d.first : `${d.first}-${d.last}`}`);
     const line = `${f.path}: ${defs.join(', ')}`;
@@ -72,6 +69,19 @@ export function mapLines(files: readonly MapFile[], maxChars: number): string | 
     lines.push(line);
   }
   return lines.length > 1 ? lines.join('\n') : undefined;
+}
+
+// A name once, where it comes first, with the lines of its widest definition: overloads and a getter beside its setter
+// would fill the line with one name, and an interface's signature of a method stood for the method (actions/checkout's
+// `fetch 35-42` in IGitCommandManager, where FIND said `in fetch 277-318`, its body).
+function onceEach<D extends { name: string; first: number; last: number }>(defs: readonly D[]): D[] {
+  const widest = new Map<string, D>();
+  for (const d of defs) {
+    const seen = widest.get(d.name);
+    if (seen === undefined) widest.set(d.name, d);
+    else if (d.last - d.first > seen.last - seen.first) widest.set(d.name, { ...seen, first: d.first, last: d.last });
+  }
+  return [...widest.values()];
 }
 
 // The map's room in the first message, in characters: a small share of the window, larger when no files are

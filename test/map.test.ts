@@ -361,7 +361,7 @@ describe('the map in the message', () => {
     assert.equal(mapBudget(windowOf(4_000), 2_700, false, 0), 0);
   });
 
-  it('lists files and definitions with their lines within its characters, a name once', () => {
+  it('lists files and definitions with their lines within its characters, a name once with its widest lines', () => {
     const files: MapFile[] = [
       {
         path: 'src/a.ts',
@@ -370,12 +370,15 @@ describe('the map in the message', () => {
           { name: 'run', first: 3, last: 9 },
           { name: 'run', first: 11, last: 12 },
           { name: 'LIMIT', first: 1, last: 1 },
+          // An interface's signature of a method, then the method: the name where it came first, the body's lines.
+          { name: 'fetch', first: 20, last: 20 },
+          { name: 'fetch', first: 40, last: 60 },
         ],
       },
       { path: 'src/b.ts', rank: 0.5, defs: [{ name: 'other', first: 5, last: 7 }] },
     ];
     const text = mapLines(files, 1_000) ?? '';
-    assert.ok(text.endsWith('\nsrc/a.ts: run 3-9, LIMIT 1\nsrc/b.ts: other 5-7'), text);
+    assert.ok(text.endsWith('\nsrc/a.ts: run 3-9, LIMIT 1, fetch 40-60\nsrc/b.ts: other 5-7'), text);
     assert.ok(!(mapLines(files, text.length - 5) ?? '').includes('src/b.ts'));
     assert.equal(mapLines(files, 50), undefined);
   });
