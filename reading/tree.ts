@@ -23,7 +23,10 @@ export function buildTree(
   // show as many as fit, and the rest as a count.
   const topShown = entriesThatFit(root, options);
   const open = chooseOpen(root, options, topShown);
-  const lines = [`${rootName}/ (${plural(root.total, 'file')})`];
+  // A player of the relay asked himself whether to write `checkout/src/main.ts` under a top line `checkout/`.
+  const lines = [
+    `${rootName}/ (${plural(root.total, 'file')}; paths are written from inside it: src/a.ts, not ${rootName}/src/a.ts)`,
+  ];
   render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root))
     lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');

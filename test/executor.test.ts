@@ -21,6 +21,9 @@ async function ask(root: string, reply: string, options: Parameters<typeof creat
   }
 }
 
+// What the tree's top line says after its count of files.
+const inside = (root: string) => `; paths are written from inside it: src/a.ts, not ${path.basename(root)}/src/a.ts`;
+
 function only<T extends Result['kind']>(results: Result[], kind: T): Extract<Result, { kind: T }> {
   assert.equal(results.length, 1, JSON.stringify(results));
   const [result] = results;
@@ -719,7 +722,10 @@ describe('tree', () => {
       '.env': '',
     });
     const tree = createExecutor(root).tree();
-    assert.equal(tree, `${path.basename(root)}/ (3 files)\n  src/\n    lib/\n      b.ts\n    a.ts\n  package.json`);
+    assert.equal(
+      tree,
+      `${path.basename(root)}/ (3 files${inside(root)})\n  src/\n    lib/\n      b.ts\n    a.ts\n  package.json`,
+    );
   });
 
   it('stays a few KB on a 30,000-file folder, with counts where it elides', async () => {
@@ -727,7 +733,7 @@ describe('tree', () => {
     writeFiles(root, { 'README.md': '' });
     const tree = createExecutor(root).tree();
     assert.ok(tree.length < 6_000, `${tree.length} characters`);
-    assert.match(tree, /^\S+\/ \(30,001 files\)/);
+    assert.match(tree, /^\S+\/ \(30,001 files; paths are written from inside it/);
     assert.match(tree, /pkg0\/ \(1,000 files\)|mod0\/ \(100 files\)/);
     assert.match(tree, /README\.md/);
   });
@@ -900,7 +906,7 @@ describe('reads against a hostile model', () => {
     );
     const executor = createExecutor(root, options);
     // sub/ holds nothing but its .git file, which is never sent: an empty folder is not shown.
-    assert.equal(executor.tree(), `${path.basename(root)}/ (1 file)\n  a.js`);
+    assert.equal(executor.tree(), `${path.basename(root)}/ (1 file${inside(root)})\n  a.js`);
     await executor.close();
   });
 });
@@ -981,7 +987,7 @@ describe('names with control characters', () => {
     assert.doesNotMatch(tree, /QUESTION|The user asks/);
     assert.equal(
       tree,
-      `${path.basename(root)}/ (2 files)\n  src/\n    b.js\n  a.js\n(8 files or folders left out: control characters in their names, which deepwork does not send)`,
+      `${path.basename(root)}/ (2 files${inside(root)})\n  src/\n    b.js\n  a.js\n(8 files or folders left out: control characters in their names, which deepwork does not send)`,
     );
   });
 
