@@ -74,7 +74,7 @@ export function mapLines(files: readonly MapFile[], maxChars: number): string | 
 // A name once, where it comes first, with the lines of its widest definition: overloads and a getter beside its setter
 // would fill the line with one name, and an interface's signature of a method stood for the method (actions/checkout's
 // `fetch 35-42` in IGitCommandManager, where FIND said `in fetch 277-318`, its body).
-function onceEach<D extends { name: string; first: number; last: number }>(defs: readonly D[]): D[] {
+export function onceEach<D extends { name: string; first: number; last: number }>(defs: readonly D[]): D[] {
   const widest = new Map<string, D>();
   for (const d of defs) {
     const seen = widest.get(d.name);

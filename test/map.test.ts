@@ -486,6 +486,34 @@ describe('the map of the code', () => {
     assert.equal(store.saves, 1, 'what it read is kept');
   });
 
+  it("shows a method with its body's lines, not its signature's in an interface before it", async () => {
+    // actions/checkout's git-command-manager.ts: an interface of the methods, then the class that has them.
+    const methods = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
+    const files: Record<string, string> = {
+      'src/manager.ts': [
+        'export interface IManager {',
+        ...methods.map((m) => `  ${m}(): void`),
+        '}',
+        '',
+        'export class Manager implements IManager {',
+        ...methods.flatMap((m) => [`  ${m}(): void {`, `    console.log('${m}')`, '  }']),
+        '}',
+        '',
+      ].join('\n'),
+    };
+    for (let i = 0; i < 8; i++)
+      files[`src/part${i}.ts`] = `import { Manager } from './manager'\nexport const part${i} = new Manager()\n`;
+    const executor = createExecutor(tempFolder(files), { mapStore: () => memoryStore() });
+    try {
+      const first = await firstMessage(executor, 'How is the manager made?');
+      const line = first.split('\n').find((l) => l.startsWith('src/manager.ts: ')) ?? first;
+      assert.match(line, /alpha 13-15/, line);
+      assert.doesNotMatch(line, /alpha 2\b/, line);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it("takes no word of a question's usual asking for a word of the code: cite, function, made, turn", async () => {
     // mypy's "Which flags does --strict turn on, and where is that list made? Cite the lines.": names that held the
     // asking's words ranked over main.py.

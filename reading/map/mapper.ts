@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
-import { MAP_WAIT_MS } from '../../protocol/code-map.ts';
+import { MAP_WAIT_MS, onceEach } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { readText } from '../text.ts';
 import type { Folder } from '../answer/step.ts';
@@ -424,6 +424,9 @@ function mapFiles(files: readonly RankedFile[]): MapFile[] {
   return files.map((f) => ({
     path: f.rel,
     rank: f.rank / top,
-    defs: f.defs.slice(0, DEFS_PER_FILE).map(({ name, first, last }) => ({ name, first, last })),
+    // A name once before the cut, so that a method's signature in an interface does not take its body's place.
+    defs: onceEach(f.defs)
+      .slice(0, DEFS_PER_FILE)
+      .map(({ name, first, last }) => ({ name, first, last })),
   }));
 }
