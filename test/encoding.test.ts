@@ -77,7 +77,7 @@ describe('files in other encodings', () => {
       /=== RESULT NEED koi\.txt: 3 lines, read from KOI8-R ===\n1 \| Процедура ЗагрузитьДанные\(\) Экспорт/,
     );
     assert.match(text, /=== RESULT NEED dos\.bat: 1 line, read from CP866 ===\n1 \| rem Привет/);
-    assert.match(text, /=== RESULT NEED wide\.txt:2: lines 2-2, read from UTF-16LE ===\n2 \| Строка два/);
+    assert.match(text, /=== RESULT NEED wide\.txt:2: lines 2-2 of 2, read from UTF-16LE ===\n2 \| Строка два/);
   });
 
   it('shows FIND hits in a Windows-1251 file as the Cyrillic text they are', async () => {

@@ -919,14 +919,14 @@ describe('NEED ranges', () => {
 
   it('writes line numbers in headers as the request syntax does, without thousands separators', async () => {
     const r = only(await ask(root, '=== NEED: long.js:1289-1335 ==='), 'file');
-    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 ===\n1289 \| line 1289\n/);
+    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 of 1500 ===\n1289 \| line 1289\n/);
   });
 
   it('says that a range running past the end stops at the last line of the file', async () => {
     const r = only(await ask(root, '=== NEED: five.js:3-30 ==='), 'file');
     assert.match(renderResults([r]), /^=== RESULT NEED five\.js:3-30: lines 3-5, the last of the file ===\n3 \| l3\n/);
     const inside = only(await ask(root, '=== NEED: five.js:3-5 ==='), 'file');
-    assert.match(renderResults([inside]), /^=== RESULT NEED five\.js:3-5: lines 3-5 ===\n/);
+    assert.match(renderResults([inside]), /^=== RESULT NEED five\.js:3-5: lines 3-5 of 5 ===\n/);
   });
 
   it('says how long the file is when the range starts past its end', async () => {

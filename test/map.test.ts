@@ -737,15 +737,15 @@ describe('the map of the code', () => {
     // src/server.ts: startServer 1-3, handleRequest 5-7, main_server 9-12; src/store.ts: openStore 1-3, readRecord 5-7,
     // main_store 9-11.
     const results = bridge.seen[1] ?? '';
-    assert.match(results, /=== RESULT NEED src\/server\.ts:10-11: lines 10-11 \(in main_server 9-12\) ===/, results);
+    assert.match(results, /=== RESULT NEED src\/server\.ts:10-11: lines 10-11 of 12 \(in main_server 9-12\) ===/, results);
     assert.match(
       results,
-      /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 \(cuts readRecord 5-7, main_store 9-11\) ===/,
+      /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 of 11 \(cuts readRecord 5-7, main_store 9-11\) ===/,
       results,
     );
     // A whole file, and a file the map does not read, are said as before.
     assert.match(results, /=== RESULT NEED src\/app\.ts: \d+ lines ===/, results);
-    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 ===/);
+    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 of 1 ===/);
   });
 
   it('sends the map in the first message only: later messages carry a line in its place', async () => {

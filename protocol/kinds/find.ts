@@ -127,9 +127,9 @@ export const find: Kind<FindRequest> = {
   teach: [
     '=== FIND: loadConfig( ===',
     '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition a line lies',
-    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, for up to ${AROUND_HITS} hits, two lines either`,
-    '  side of each (hits close together share them). The text is literal and case-sensitive; when it occurs nowhere, the',
-    '  hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask with IN:',
+    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are ${AROUND_HITS} hits or fewer, two`,
+    '  lines either side of each (hits close together share them). The text is literal and case-sensitive; when it occurs',
+    '  nowhere, the hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask with IN:',
     '  `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };

@@ -27,6 +27,8 @@ export type NeedResults = {
     encoding: string | undefined;
     // The range asked ran past the file's end, which is `last`.
     pastEnd?: boolean;
+    // The file's lines, for a range of a file that is not too large to count them.
+    of?: number;
     // Where the lines sent stand among the file's definitions, when the map has read the file (as FIND's hits):
     // `within`, the innermost definition holding them all; `cuts`, the definitions they hold only part of, which go on
     // before or after them, the outermost first.
@@ -66,7 +68,8 @@ export const need: Kind<NeedRequest> = {
   describe: (r) => `NEED ${r.paths.join(', ')}`,
   teach: [
     '=== NEED: src/app.js, package.json ===',
-    '  sends these files whole, each line after its number: `12 | code`. Lines only: `=== NEED: src/big.js:200-400 ===`.',
+    '  sends these files whole, each line after its number: `12 | code`. Part of a file: `=== NEED: src/big.js:200-400 ===`;',
+    '  several parts at once: `=== NEED: src/big.js:1-40, src/big.js:200-400 ===`.',
   ].join('\n'),
 };
 
@@ -81,7 +84,8 @@ export const needResults: ResultTexts<NeedResults> = {
       // Line numbers as the request syntax writes them (lines 1289-1335), so the model can ask with them as they are.
       const lines =
         r.ranged || !r.whole ? `lines ${r.first}-${r.last}` : `${formatCount(r.last)} line${r.last === 1 ? '' : 's'}`;
-      const ended = r.pastEnd === true ? `${lines}, the last of the file` : lines;
+      const ended =
+        r.pastEnd === true ? `${lines}, the last of the file` : r.of === undefined ? lines : `${lines} of ${r.of}`;
       const placed = placeOf(r);
       const span = r.encoding === undefined ? `${ended}${placed}` : `${ended}${placed}, read from ${r.encoding}`;
       const note = r.whole ? '' : `${cutNote(r)}\n`;

@@ -175,6 +175,9 @@ function sent(
     ranged: asked.ranged,
     encoding,
     ...(asked.ranged && lines.whole && to !== Infinity && lines.last < to ? { pastEnd: true } : {}),
+    // A range's file's length, where the file was read whole anyway: a player of the relay spent part of a step
+    // finding where a test file's block ended.
+    ...(asked.ranged && asked.size <= TEXT_READ_BYTES ? { of: total().lines } : {}),
     ...(languageOf(rel) === undefined ? {} : { outlined: true }),
   };
 }
