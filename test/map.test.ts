@@ -486,6 +486,27 @@ describe('the map of the code', () => {
     assert.equal(store.saves, 1, 'what it read is kept');
   });
 
+  it("takes no word of the question that is the project folder's name: it names the project", async () => {
+    // actions/checkout: "How does checkout decide whether to fetch tags …" put its checkout() method first, and the
+    // file that decides it out of the map.
+    const files: Record<string, string> = {
+      'checkout/src/manager.ts': [
+        'export function checkout() {\n  return 1;\n}\n',
+        'export function fetchTags() {\n  return 2;\n}\n',
+      ].join('\n'),
+    };
+    for (let i = 0; i < 8; i++) files[`checkout/src/part${i}.ts`] = `export const part${i} = ${i};\n`;
+    const root = path.join(tempFolder(files), 'checkout');
+    const executor = createExecutor(root, { mapStore: () => memoryStore() });
+    try {
+      const first = await firstMessage(executor, 'How does checkout fetch tags?');
+      const line = first.split('\n').find((l) => l.startsWith('src/manager.ts: ')) ?? first;
+      assert.match(line, /^src\/manager\.ts: fetchTags 5-7, checkout 1-3/, line);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it("shows a method with its body's lines, not its signature's in an interface before it", async () => {
     // actions/checkout's git-command-manager.ts: an interface of the methods, then the class that has them.
     const methods = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];
@@ -737,7 +758,11 @@ describe('the map of the code', () => {
     // src/server.ts: startServer 1-3, handleRequest 5-7, main_server 9-12; src/store.ts: openStore 1-3, readRecord 5-7,
     // main_store 9-11.
     const results = bridge.seen[1] ?? '';
-    assert.match(results, /=== RESULT NEED src\/server\.ts:10-11: lines 10-11 of 12 \(in main_server 9-12\) ===/, results);
+    assert.match(
+      results,
+      /=== RESULT NEED src\/server\.ts:10-11: lines 10-11 of 12 \(in main_server 9-12\) ===/,
+      results,
+    );
     assert.match(
       results,
       /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 of 11 \(cuts readRecord 5-7, main_store 9-11\) ===/,

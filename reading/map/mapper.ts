@@ -4,6 +4,7 @@
 // the likeliest chosen first when a folder has more. What it does in the background waits while a step is answered,
 // so that a step never shares its cores with the map.
 
+import path from 'node:path';
 import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
 import { MAP_WAIT_MS, onceEach } from '../../protocol/code-map.ts';
@@ -115,7 +116,7 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
   return {
     map(asked) {
       const run = ++generation;
-      const words = wordsOf(asked.question);
+      const words = wordsOf(asked.question, path.basename(box.root));
       const attached = new Set(
         asked.files.flatMap((f) => {
           const place = resolvePath(box, f.replace(/:\d+(-\d*)?$/, ''));
@@ -374,9 +375,17 @@ async function parsed(folder: Folder, c: Candidate): Promise<Entry | undefined> 
   return { ...empty, defs, refs: refsText(outcome.refs ?? []) };
 }
 
-// The identifiers and words of a question, three characters or more, but for the words every question has.
-function wordsOf(question: string): Set<string> {
-  return new Set((question.match(/[A-Za-z_$][\w$]{2,}/g) ?? []).filter((w) => !COMMON_WORDS.has(w.toLowerCase())));
+// The identifiers and words of a question, three characters or more, but for the words every question has and the
+// project folder's name, which names the project rather than a definition ("How does checkout decide …" in
+// actions/checkout put its checkout() method first, the files deciding it out of the map).
+function wordsOf(question: string, folderName: string): Set<string> {
+  const project = folderName.toLowerCase();
+  return new Set(
+    (question.match(/[A-Za-z_$][\w$]{2,}/g) ?? []).filter((w) => {
+      const lower = w.toLowerCase();
+      return !COMMON_WORDS.has(lower) && lower !== project;
+    }),
+  );
 }
 
 const COMMON_WORDS: ReadonlySet<string> = new Set(
