@@ -919,7 +919,10 @@ describe('NEED ranges', () => {
 
   it('writes line numbers in headers as the request syntax does, without thousands separators', async () => {
     const r = only(await ask(root, '=== NEED: long.js:1289-1335 ==='), 'file');
-    assert.match(renderResults([r]), /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 of 1500 ===\n1289 \| line 1289\n/);
+    assert.match(
+      renderResults([r]),
+      /^=== RESULT NEED long\.js:1289-1335: lines 1289-1335 of 1500 ===\n1289 \| line 1289\n/,
+    );
   });
 
   it('says that a range running past the end stops at the last line of the file', async () => {

@@ -173,7 +173,10 @@ describe('runLoop', () => {
       second.includes(`=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n${notes.join('\n\n')}\n\n=== RESULT NEED ask.mjs`),
       second.slice(-1500),
     );
-    assert.match(second, /=== RESULT NEED ask\.mjs:1-2: lines 1-2 of \d+ ===\n1 \| export async function waitForAnswer/);
+    assert.match(
+      second,
+      /=== RESULT NEED ask\.mjs:1-2: lines 1-2 of \d+ ===\n1 \| export async function waitForAnswer/,
+    );
     assert.match(second, /=== RESULT FIND pult: /);
     assert.match(second, /=== RESULT FIND waitFor: /);
     assert.match(second, /=== RESULT LIST \*\.html: 1 path ===\nui\.html\n/);
