@@ -1124,6 +1124,23 @@ describe('the map of the code', () => {
     assert.ok(three.shown.includes('tools/run.py') && !three.shown.includes('scripts/build.sh'), three.shown.join());
   });
 
+  it('on a first question, waits for no map of its main language when files past what is parsed soon were not looked at', async () => {
+    // Linux's source: C files past 512 KB, a Python and a shell script among the first looked at. Its C files looked
+    // at before the bytes ran past 512 KB are less: the map waited the whole second, for them and the rest.
+    const files: Record<string, string> = {
+      'tools/gen.py': `def gen():\n    pass\n${'# note\n'.repeat(14_000)}`,
+      'scripts/run.sh': `run() {\n  echo go\n}\n${'# note\n'.repeat(14_000)}`,
+    };
+    for (let i = 0; i < 40; i++)
+      files[`src/core/part${i}.c`] = `int part${i}(void) { return ${i}; }\n${'// note\n'.repeat(2_200)}`;
+    const executor = createExecutor(tempFolder(files), { mapStore: () => memoryStore() });
+    try {
+      assert.equal(executor.map?.({ question: 'q', files: [] })?.soon, false);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it("pauses FIND's reading ahead while the first message waits for the map, until the map is made", async () => {
     // Ten small files: a map expected soon. Their parses come when the test lets them.
     const files: Record<string, string> = {};

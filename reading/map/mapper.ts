@@ -146,7 +146,9 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       }
       // And the files of a language past the main ones, when those can be parsed soon and all cannot: a TypeScript
       // project's shell scripts and `eslint.config.mjs` (actions/checkout: three languages, and no map until step 2).
-      if (!parsedSoon(now)) {
+      // Not when some files were left unlooked at: their bytes alone are past what is parsed soon (with it, a first
+      // question in Linux's source waited the whole second for a map of its C files).
+      if (!parsedSoon(now) && unseen.length === 0) {
         const main = mainLanguages(now);
         if (main.length > 0) {
           after = [...after, ...now.filter((c) => !main.includes(c.language))];
