@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createExecutor, type ExecutorOptions } from '../reading/executor.ts';
-import { createParsers } from '../reading/outline/parsers.ts';
+import { createParsers, type ParseOutcome, type Parsers } from '../reading/outline/parsers.ts';
 import { languageOf } from '../reading/outline/languages.ts';
 import { parseReply } from '../protocol/parse.ts';
 import { renderResults } from '../protocol/results.ts';
@@ -431,6 +431,39 @@ describe('OUTLINE on hostile input', () => {
       ),
       ['a', 'b', 'c', 'the parser stopped (exit 3)', 'd', 'e', 'f', 'g'],
     );
+  });
+
+  it('ends a parser left with nothing to parse, and parses the next file with a fresh one', async () => {
+    // A parser that names each definition after its thread: a fresh worker is a new thread id.
+    const naming = path.join(modules, 'naming.mjs');
+    fs.writeFileSync(
+      naming,
+      [
+        "import { parentPort, threadId } from 'node:worker_threads';",
+        "parentPort.on('message', (j) => {",
+        '  const def = { name: String(threadId), kind: "function", depth: 0, local: false, first: 1, last: 1, header: "" };',
+        "  parentPort.postMessage({ kind: 'parsed', id: j.id, lines: 1, defs: [def], errors: false, capped: false });",
+        '});',
+      ].join('\n'),
+    );
+    const threadOf = (outcome: ParseOutcome) => (outcome.kind === 'parsed' ? outcome.defs[0]?.name : outcome.kind);
+    const parse = (parsers: Parsers, text: string) => parsers.parse('javascript', text, { refs: false });
+
+    const eager = createParsers({ module: pathToFileURL(naming), idleMs: 0 });
+    after(() => eager.close());
+    // Files waiting behind each other keep their worker; the next file after it had nothing left goes to a new one.
+    const batch = await Promise.all(['a', 'b', 'c'].map((text) => parse(eager, text)));
+    const first = threadOf(batch[0] ?? { kind: 'ended' });
+    assert.deepEqual(batch.map(threadOf), [first, first, first]);
+    const later = threadOf(await parse(eager, 'd'));
+    assert.notEqual(later, first);
+    assert.match(later ?? '', /^\d+$/);
+
+    // Within its idle time the same worker takes the next file.
+    const patient = createParsers({ module: pathToFileURL(naming), idleMs: 60_000 });
+    after(() => patient.close());
+    const one = threadOf(await parse(patient, 'a'));
+    assert.equal(threadOf(await parse(patient, 'b')), one);
   });
 
   it('keeps the process alive until a parser ended while its answer was on the way has exited', () => {

@@ -115,9 +115,9 @@ describe('readAhead', () => {
   });
 
   it('stops when its memory is spent, leaving the chunks after it to whoever comes', async () => {
-    // 8 KB files in 64 KB: a few fit, then the room left is too small to go on.
-    const { root, files } = folderOf(3 * CHUNK_FILES, 8 << 10);
-    const keeper = keeperOf(root, files, 64 << 10);
+    // 4 KB files in 32 KB: a few fit, then the room left is too small to go on.
+    const { root, files } = folderOf(3 * CHUNK_FILES, 4 << 10);
+    const keeper = keeperOf(root, files, 32 << 10);
     const owner = new Int8Array(newOwners(files.length));
     const ahead = readAhead(keeper, { count: files.length, owner, me: 0 }, noHold());
     assert.equal(await ahead.idle(), 'done');

@@ -3,7 +3,7 @@
 // the map's (whose mapper asks for none while a step's requests are answered), so building the map in the background
 // takes little from a step. Every failure — a worker that does not start, dies, or runs past its time — is one file's
 // failed parse, and the files sent after it go to a fresh worker; a worker that parsed a big file is ended after it,
-// so the memory its WebAssembly heap grew to is given back.
+// and one left with nothing to parse is ended after a while, so the memory its WebAssembly heap grew to is given back.
 
 import type { Worker } from 'node:worker_threads';
 import type { Language } from './languages.ts';
@@ -27,13 +27,19 @@ export type Parsers = {
 };
 
 // `module`: the worker's compiled module (default: parse-worker.js beside this file). `ms`: the time a parse may take,
-// and its query as much again, before the worker gives up on it; `hardMs`: past this the worker is ended.
-export type ParsersOptions = { module?: URL; ms?: number; hardMs?: number };
+// and its query as much again, before the worker gives up on it; `hardMs`: past this the worker is ended. `idleMs`: a
+// worker with nothing sent or waiting is ended after this long (0: at once).
+export type ParsersOptions = { module?: URL; ms?: number; hardMs?: number; idleMs?: number };
 
 // A text this long leaves the worker's heap grown by hundreds of MB (a 9 MB file: about 280 MB): the worker is ended
 // after it, and nothing is sent behind it.
 const BIG_TEXT = 4 << 20;
 export const PARSE_MS = 15_000;
+// A worker holds what its heap grew to for as long as it lives: on the Linux source, about 75 MB more than the process
+// had before its first parse, after the map's 1,000 files (issue 30). Once the map is built it is ended, and a later
+// OUTLINE starts a fresh one (a C++ file's first parse from cold: about 300 ms). Two seconds outlast the pauses of a
+// map built in the background, which waits while a step's requests are answered.
+const IDLE_MS = 2_000;
 // Files sent to the worker before their answers come, at most, and their characters (past the first file): the worker
 // takes the next as soon as it answers one, rather than after the answer has crossed to the main thread and the next
 // file has been read and crossed back. A thousand files of 60 bytes took 275-420 ms one at a time, against 95 ms
@@ -43,12 +49,20 @@ const OUT_CHARS = 64 << 10;
 
 type Waiting = { job: ParseJob; later: boolean; resolve: (outcome: ParseOutcome) => void };
 // The worker in use and what it has been sent, in order: it answers them in that order.
-type Current = { thread: Worker; out: Waiting[]; chars: number; timer: NodeJS.Timeout | undefined; last: boolean };
+type Current = {
+  thread: Worker;
+  out: Waiting[];
+  chars: number;
+  timer: NodeJS.Timeout | undefined;
+  last: boolean;
+  idle: NodeJS.Timeout | undefined;
+};
 
 export function createParsers(options: ParsersOptions = {}): Parsers {
   const module = options.module ?? new URL('./parse-worker.js', import.meta.url);
   const ms = options.ms ?? PARSE_MS;
   const hardMs = options.hardMs ?? ms * 2 + 30_000;
+  const idleMs = options.idleMs ?? IDLE_MS;
   const now: Waiting[] = [];
   const background: Waiting[] = [];
   let current: Current | undefined;
@@ -83,9 +97,12 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
       return;
     }
     const c = current;
+    clearTimeout(c.idle);
+    c.idle = undefined;
     while (!c.last && c.out.length < OUT_FILES) {
       const queue = now.length > 0 ? now : background;
       const next = queue[0];
+      if (next === undefined && c.out.length === 0) return rest(c);
       if (next === undefined || (c.out.length > 0 && c.chars + next.job.text.length > OUT_CHARS)) return;
       queue.shift();
       c.out.push(next);
@@ -97,6 +114,15 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
     }
   };
 
+  // A worker with nothing to do is ended after `idleMs`, unless given a file by then.
+  const rest = (c: Current) => {
+    if (idleMs === 0) return retire(c);
+    c.idle = setTimeout(() => {
+      if (current === c && c.out.length === 0) retire(c);
+    }, idleMs);
+    c.idle.unref();
+  };
+
   // The file at the head of what is out gets `hardMs` from when the worker reached it.
   const arm = (c: Current) => {
     clearTimeout(c.timer);
@@ -105,7 +131,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
   };
 
   const attach = (thread: Worker): Current => {
-    const c: Current = { thread, out: [], chars: 0, timer: undefined, last: false };
+    const c: Current = { thread, out: [], chars: 0, timer: undefined, last: false, idle: undefined };
     thread.on('message', (raw: unknown) => {
       const head = c.out[0];
       const answer = head === undefined ? undefined : readAnswer(raw, head.job.id);
@@ -142,6 +168,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
   const retire = (c: Current) => {
     if (current === c) current = undefined;
     clearTimeout(c.timer);
+    clearTimeout(c.idle);
     for (const w of c.out.splice(0).reverse()) {
       holdFor(c.thread, -1);
       (w.later ? background : now).unshift(w);
@@ -169,6 +196,7 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
       if (begun !== undefined) await begun.then(end, () => undefined);
       if (c === undefined) return;
       clearTimeout(c.timer);
+      clearTimeout(c.idle);
       for (const _ of out) holdFor(c.thread, -1);
       await end(c.thread);
     },
