@@ -21,6 +21,7 @@ import { loadTexts } from '../protocol/transcript.ts';
 import type { Bridge, MapFile, Reader } from '../protocol/contract.ts';
 import { scriptedBridge, tempFolder } from './helpers.ts';
 import { createMapper } from '../reading/map/mapper.ts';
+import { candidates, MAX_FILES } from '../reading/map/candidates.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { walk } from '../reading/walk.ts';
 import type { Folder } from '../reading/answer/step.ts';
@@ -1418,5 +1419,27 @@ describe("the map's cache in the state folder", () => {
     assert.equal(store.loadTies(key(2)), undefined);
     for (const n of [1, 3, TIES_KEPT, 99]) assert.ok(store.loadTies(key(n)) !== undefined, `set ${n}`);
     assert.throws(() => store.loadTies('../../escape'), /not a key of ties/);
+  });
+});
+
+describe('the files the map reads in a folder with more than it reads', () => {
+  it('chooses by a word naming few files, by the first part of a name, and not by a word naming half of them', () => {
+    // "kernel" names 600 files, more than half of the 1,000 the map reads; "tcp" names two, by their first parts.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) files[`kernel/k${i}.c`] = 'int k;\n';
+    for (let i = 0; i < 500; i++) files[`lib/l${i}.c`] = 'int l;\n';
+    files['net/ipv4/tcp_input.c'] = 'int tcp_init_cwnd;\n';
+    files['net/ipv4/tcp-diag.c'] = 'int diag;\n';
+    files['net/ipv4/route.c'] = 'int route;\n';
+    const box = createSandbox(tempFolder(files));
+    const folder = fakeFolder(box, () => Promise.resolve({ kind: 'ended' }));
+    const chosen = (candidates(box, folder, new Set(['kernel', 'TCP']), new Set()) ?? []).map((c) => c.rel);
+    assert.equal(chosen.length, MAX_FILES);
+    // The named files first; then the shallowest in walk order, kernel's and lib's alike; net/ipv4's other file, deeper,
+    // is left out.
+    assert.deepEqual(chosen.slice(0, 2).sort(), ['net/ipv4/tcp-diag.c', 'net/ipv4/tcp_input.c']);
+    assert.ok(!chosen.includes('net/ipv4/route.c'));
+    assert.equal(chosen.filter((rel) => rel.startsWith('kernel/')).length, 600);
+    assert.equal(chosen.filter((rel) => rel.startsWith('lib/')).length, MAX_FILES - 602);
   });
 });

@@ -16,9 +16,10 @@ export const MAX_FILE_BYTES = 1 << 20;
 
 // Minified and bundled files define much and say little.
 const BUNDLED = /\.min\.[cm]?js$|[.-]bundle\.[cm]?js$/i;
-// What candidates() marks a folder with: named by the question, built output.
-const NAMED = 1;
-const BUILT = 2;
+// What candidates() marks a folder with: built output.
+const BUILT = 1;
+// The question's words a path can be told to name, each a bit of a mask (the 31st and any after it share the last).
+const WORD_BITS = 31;
 
 // What a path's score for the question comes to at most: attached (4), beside an attached file (2), named by it (2).
 const MAX_SCORE = 8;
@@ -33,10 +34,14 @@ export type Candidate = Chosen & { size: number; mtime: number };
 // shallowest, then in walk order. Undefined when there are fewer than MIN_FILES. Not looked at yet: lookedAt() leaves
 // out those empty or over MAX_FILE_BYTES.
 //
-// One pass over the walk's entries, each folder's depth and whether its path names a word of the question taken from
-// its parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on
-// 200,000 files, the files' list, a case-blind search of every path and a shelf per score and depth took 90 ms of the
-// first message (issue 30).
+// One pass over the walk's entries, each folder's depth and the words of the question its path names taken from its
+// parent's (a folder comes before what it holds), so that no path is split, searched or lower-cased whole: on 200,000
+// files, the files' list, a case-blind search of every path and a shelf per score and depth took 90 ms of the first
+// message (issue 30).
+//
+// A word that names more files than half of what the map reads does not choose among them: in Linux's source,
+// "kernel" of "where does the kernel decide the initial congestion window" named the 1,700 files of its kernel/
+// folders, which filled the map's 1,000 with files of arch/*/kernel/ and none of net/ipv4/tcp_*.c.
 export function candidates(
   box: Sandbox,
   folder: Folder,
@@ -44,16 +49,20 @@ export function candidates(
   attached: ReadonlySet<string>,
 ): Chosen[] | undefined {
   const entries = folder.entries();
-  const says = stemSays(words);
+  const says = wordsNamed(words);
   const folders = new Set([...attached].map((rel) => rel.slice(0, rel.lastIndexOf('/') + 1)));
   // Typed arrays, as small as will do: on this machine a first touch of fresh memory costs about 11 µs a 4 KB page, and
   // a growing array of 200,000 numbers took 20-40 ms of it, where typed arrays reuse what was freed.
   const depth = new Uint16Array(entries.length);
-  // Per folder: NAMED when its path names a word of the question, BUILT when it is or lies in one of built output.
+  // Per folder: BUILT when it is or lies in one of built output, and the words of the question its path names.
   const inside = new Uint8Array(entries.length);
-  // The source files' indexes and scores, in walk order from the start; those in built output from the end, backwards.
+  const named = new Uint32Array(entries.length);
+  // The source files' indexes, scores and the words their paths name, in walk order from the start; those in built
+  // output from the end, backwards. How many files each word names.
   const source = new Int32Array(entries.length);
   const scores = new Uint8Array(entries.length);
+  const masks = new Uint32Array(entries.length);
+  const naming = new Uint32Array(WORD_BITS);
   let count = 0;
   let built = entries.length;
   let deepest = 0;
@@ -64,10 +73,10 @@ export function candidates(
     const d = Math.min(0xffff, up === -1 ? depthOf(e.rel) : (depth[up] ?? 0) + 1);
     depth[i] = d;
     const above = up === -1 ? 0 : (inside[up] ?? 0);
+    const aboveNamed = up === -1 ? 0 : (named[up] ?? 0);
     if (e.kind === 'folder') {
-      inside[i] =
-        ((above & NAMED) !== 0 || says(e.name) ? NAMED : 0) |
-        ((above & BUILT) !== 0 || isBuiltFolder(box.root, e) ? BUILT : 0);
+      inside[i] = (above & BUILT) !== 0 || isBuiltFolder(box.root, e) ? BUILT : 0;
+      named[i] = aboveNamed | says(e.name);
       continue;
     }
     // Only JavaScript is bundled: the expression is not run on the names of the rest (50,000 C files on Linux).
@@ -77,8 +86,13 @@ export function candidates(
     const at = (above & BUILT) === 0 ? count++ : --built;
     scores[at] =
       (attached.size > 0 && attached.has(e.rel) ? 4 : 0) +
-      (folders.size > 0 && folders.has(e.rel.slice(0, e.rel.length - e.name.length)) ? 2 : 0) +
-      ((above & NAMED) !== 0 || says(e.name) ? 2 : 0);
+      (folders.size > 0 && folders.has(e.rel.slice(0, e.rel.length - e.name.length)) ? 2 : 0);
+    const mask = aboveNamed | says(e.name);
+    masks[at] = mask;
+    for (let m = mask; m !== 0; m &= m - 1) {
+      const bit = 31 - Math.clz32(m & -m);
+      naming[bit] = (naming[bit] ?? 0) + 1;
+    }
     source[at] = i;
     if (d > deepest) deepest = d;
   }
@@ -87,9 +101,15 @@ export function candidates(
     for (let at = entries.length - 1; at >= built; at--, count++) {
       source[count] = source[at] ?? 0;
       scores[count] = scores[at] ?? 0;
+      masks[count] = masks[at] ?? 0;
     }
   }
   if (count < MIN_FILES) return undefined;
+  // The words naming more than half of what the map reads, when there is more than it reads.
+  let common = 0;
+  if (count > MAX_FILES)
+    for (let bit = 0; bit < WORD_BITS; bit++) if ((naming[bit] ?? 0) > MAX_FILES / 2) common |= 1 << bit;
+  for (let k = 0; k < count; k++) if (((masks[k] ?? 0) & ~common) !== 0) scores[k] = (scores[k] ?? 0) + 2;
   // The highest score first, then the shallowest, then walk order.
   const keyOf = (k: number) => (MAX_SCORE - (scores[k] ?? 0)) * (deepest + 1) + (depth[source[k] ?? 0] ?? 0);
   const chosen =
@@ -143,33 +163,48 @@ function likeliest(items: Int32Array, keyOf: (k: number) => number, keys: number
   return [...shelves.keys()].sort((a, b) => a - b).flatMap((key) => shelves.get(key) ?? []);
 }
 
-// Whether a file or folder name is a word of the question, blind to case, its last extension aside (`login.ts` and
-// `auth/` for "login" and "auth"), or a part of it between dots is (`res.redirect.js`, `login.test.ts`), as the
-// ranking takes it (graph.ts). Most names cannot be by their length, so they are not lower-cased: lower-casing keeps
-// a string's length but for U+0130 (İ, which becomes i and a combining dot).
-function stemSays(words: ReadonlySet<string>): (name: string) => boolean {
-  const lowered = new Set([...words].map((w) => w.toLowerCase()));
-  if (lowered.size === 0) return () => false;
-  const lengths = new Set([...lowered].map((w) => w.length));
+// The words of the question a file or folder name is, as a mask of their bits: blind to case, its last extension aside
+// (`login.ts` and `auth/` for "login" and "auth"), or a part of it between dots (`res.redirect.js`, `login.test.ts`),
+// or its first part before an underscore or a hyphen (`tcp_input.c`, `date-utils.js`). Most names cannot be a word by their length,
+// so they are not lower-cased whole: lower-casing keeps a string's length but for U+0130 (İ, which becomes i and a
+// combining dot). The ranking (graph.ts) takes only parts between dots: this choice only decides which files are read.
+function wordsNamed(words: ReadonlySet<string>): (name: string) => number {
+  const bits = new Map<string, number>();
+  for (const word of words) {
+    const lowered = word.toLowerCase();
+    if (!bits.has(lowered)) bits.set(lowered, 1 << Math.min(bits.size, WORD_BITS - 1));
+  }
+  if (bits.size === 0) return () => 0;
+  const lengths = new Set([...bits.keys()].map((w) => w.length));
   const longest = Math.max(...lengths);
+  // The words' first characters, an ASCII letter's case set aside.
+  const starts = new Set([...bits.keys()].map((w) => w.charCodeAt(0) | 32));
   return (name) => {
     // The last dot, found by hand: String's lastIndexOf is a call into the runtime, for every name of the folder.
     let length = name.length - 1;
     while (length >= 0 && name.charCodeAt(length) !== 46 /* . */) length--;
     if (length === -1) length = name.length;
-    if (
-      (lengths.has(length) || (length < longest && name.includes('\u0130'))) &&
-      lowered.has(name.slice(0, length).toLowerCase())
-    )
-      return true;
+    let mask = 0;
+    if (lengths.has(length) || (length < longest && name.includes('\u0130')))
+      mask = bits.get(name.slice(0, length).toLowerCase()) ?? 0;
+    // A part between dots (`redirect` of res.redirect.js), or the first part before an underscore or a hyphen (`tcp` of
+    // tcp_input.c, `date` of date-utils.js), looked for only when the name starts as a word does.
     const dot = name.indexOf('.');
-    return dot > 0 && dot < length && stemNamed(name.slice(0, length).toLowerCase(), lowered);
+    if (dot > 0 && dot < length)
+      for (const part of name.slice(0, length).toLowerCase().split('.')) mask |= bits.get(part) ?? 0;
+    if (!starts.has(name.charCodeAt(0) | 32)) return mask;
+    let first = name.indexOf('_');
+    const hyphen = name.indexOf('-');
+    if (hyphen !== -1 && (first === -1 || hyphen < first)) first = hyphen;
+    if (first > 0 && first < length && (dot === -1 || first < dot) && lengths.has(first))
+      mask |= bits.get(name.slice(0, first).toLowerCase()) ?? 0;
+    return mask;
   };
 }
 
 // Whether a file's name without its last extension (`stem`, lower-cased) is one of `words`, or a part of it between
-// dots is: `res.redirect` and `login.test` are named by "redirect" and "login". The map's choice of files (stemSays)
-// and its ranking (graph.ts) both take a name so.
+// dots is: `res.redirect` and `login.test` are named by "redirect" and "login". The ranking (graph.ts) takes a name
+// so; the map's choice of files (wordsNamed) takes underscores and hyphens as parting it too.
 export function stemNamed(stem: string, words: ReadonlySet<string>): boolean {
   return words.has(stem) || (stem.includes('.') && stem.split('.').some((part) => words.has(part)));
 }
