@@ -38,6 +38,20 @@ describe('placeHits', () => {
       '-',
     ]);
   });
+
+  it('does not name a one-line definition for a hit on its own line, but the definition around it', () => {
+    const defs = [
+      { name: 'Session', first: 1, last: 100, depth: 0 },
+      { name: 'Session.MAX', first: 5, last: 5, depth: 1 },
+      { name: 'LIMIT', first: 120, last: 120, depth: 0 },
+    ];
+    const hit = (line: number) => ({ path: 'a.py', line, text: 'x' });
+    const [placed] = placeHits(
+      [{ kind: 'find', request: 'FIND x', text: 'x', hits: [hit(5), hit(120)], cut: false, folded: false }],
+      () => defs,
+    );
+    assert.deepEqual(placed?.kind === 'find' ? placed.hits.map((h) => h.within?.name ?? '-') : [], ['Session', '-']);
+  });
 });
 
 describe('indexOfNeedle', () => {

@@ -169,8 +169,10 @@ export function placeHits(
     if (!known.has(rel)) known.set(rel, definitionsOf(rel));
     return known.get(rel) ?? [];
   };
+  // A definition of one line is not named for a hit on that line, which it is: "in TCP_INIT_CWND 236-236" told a
+  // player nothing (issue 30); the definition around it, when there is one, is named instead.
   const place = (hit: FindHit): FindHit => {
-    const best = innermost(defsOf(hit.path), hit.line, hit.line);
+    const best = innermost(defsOf(hit.path), hit.line, hit.line, hit.line);
     return best === undefined ? hit : { ...hit, within: spanOf(best) };
   };
   return results.map((r) => {
@@ -202,10 +204,17 @@ export function placeHits(
 const MAX_CUTS = 2;
 
 // The deepest definition holding lines `first` to `last`.
-function innermost(defs: readonly MapDef[], first: number, last: number): MapDef | undefined {
+// The deepest definition holding lines first to last, but for one that is the single line `own`.
+function innermost(defs: readonly MapDef[], first: number, last: number, own = 0): MapDef | undefined {
   let best: MapDef | undefined;
   for (const d of defs)
-    if (d.first <= first && last <= d.last && (best === undefined || d.depth > best.depth)) best = d;
+    if (
+      d.first <= first &&
+      last <= d.last &&
+      (best === undefined || d.depth > best.depth) &&
+      !(d.first === own && d.last === own)
+    )
+      best = d;
   return best;
 }
 
