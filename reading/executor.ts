@@ -16,7 +16,7 @@ import { createPathIndex, type PathIndex } from './similar.ts';
 import type { Answerer, Folder, Step } from './answer/step.ts';
 import { answerNeeds } from './answer/need.ts';
 import { answerLists } from './answer/list.ts';
-import { answerFinds, placeHits } from './answer/find.ts';
+import { answerFinds, placeHits, unplaced } from './answer/find.ts';
 import { answerOutlines } from './answer/outline.ts';
 import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
 import { createMapper } from './map/mapper.ts';
@@ -175,12 +175,16 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       mapper.stepStarted();
       finder.hold();
       answering = true;
+      let placed: Result[] = [];
       try {
-        return placeHits(await answer(box, limits, folder, requests, earlier ?? new Map()), mapper.definitions);
+        placed = placeHits(await answer(box, limits, folder, requests, earlier ?? new Map()), mapper.definitions);
+        return placed;
       } finally {
         answering = false;
         finder.release();
         mapper.stepEnded();
+        // What the map could not place is parsed while the model reads, for the steps after.
+        mapper.learn(unplaced(placed)).catch(() => {});
       }
     },
     text: (wanted) => textOf(box, wanted),

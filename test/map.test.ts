@@ -1176,6 +1176,35 @@ describe('the map of the code', () => {
     }
   });
 
+  it('learns the definitions of files a step named that it does not know as they are, for the steps after', async () => {
+    // Ten files, all mapped; then one changes, and the definitions kept of it no longer hold until it is learnt again.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`src/f${i}.ts`] = `export function f${i}() {}\n`;
+    const root = tempFolder(files);
+    const box = createSandbox(root);
+    const parsed: string[] = [];
+    const parse = (_language: string, text: string): Promise<ParseOutcome> => {
+      const name = /function (\w+)/.exec(text)?.[1] ?? '?';
+      parsed.push(name);
+      const def = { name, kind: 'function' as const, depth: 0, local: false, first: 1, last: 3, header: '' };
+      return Promise.resolve({ ...PARSED, lines: 3, defs: [def] });
+    };
+    const mapper = createMapper(box, fakeFolder(box, parse), undefined);
+    try {
+      await mapper.map({ question: 'q', files: [] })?.files;
+      assert.equal(mapper.definitions('src/f1.ts')?.[0]?.name, 'f1');
+      fs.writeFileSync(path.join(root, 'src', 'f1.ts'), 'export function renamed() {\n  return 1;\n}\n');
+      assert.equal(mapper.definitions('src/f1.ts'), undefined);
+      parsed.length = 0;
+      // Known files as they are, paths that lead nowhere or outside, and files of no grammar are not parsed.
+      await mapper.learn(['src/f1.ts', 'src/f2.ts', 'src/f1.ts', 'src/none.ts', '../outside.ts', 'README.md']);
+      assert.deepEqual(parsed, ['renamed']);
+      assert.equal(mapper.definitions('src/f1.ts')?.[0]?.name, 'renamed');
+    } finally {
+      mapper.close();
+    }
+  });
+
   it('on a first question, looks at only as many files as tell it the map is not soon, and maps them all after', async (t) => {
     // Forty files of 32 KB (1.25 MB): past the 512 KB the first message waits for by the seventeenth. The cache holds
     // nothing, so the rest are looked at once the message is out, and all forty are parsed.

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';

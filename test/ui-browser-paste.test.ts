@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { pultOptions } from './pult-options.ts';
 import { createExecutor } from '../reading/executor.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startPult, type Pult } from '../ui/server.ts';
 import { launchPult } from '../ui/launch.ts';
 import { CODE_LIFE_MS, newCode } from '../ui/security.ts';

@@ -204,6 +204,18 @@ export function placeHits(
 const MAX_CUTS = 2;
 
 // The deepest definition holding lines `first` to `last`.
+// The files of `results` with lines placeHits could not place: FIND's hits and NEED's parts named in no definition,
+// in the order they came (the map learns them for the steps after, reading/map/mapper.ts).
+export function unplaced(results: readonly Result[]): string[] {
+  const rels: string[] = [];
+  for (const r of results) {
+    if (r.kind === 'find') for (const h of r.hits) if (h.within === undefined) rels.push(h.path);
+    if (r.kind === 'file' && (!r.whole || r.ranged) && r.within === undefined && r.cuts === undefined)
+      rels.push(r.path);
+  }
+  return rels;
+}
+
 // The deepest definition holding lines first to last, but for one that is the single line `own`.
 function innermost(defs: readonly MapDef[], first: number, last: number, own = 0): MapDef | undefined {
   let best: MapDef | undefined;

@@ -17,6 +17,7 @@ import { readTies, tiesBytes, tiesKey, tying, type Ties, type TiedFile } from '.
 import { createBackground } from './background.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import { candidates, lookedAt, MAX_FILE_BYTES, type Candidate, type Chosen } from './candidates.ts';
+import { languageOf } from '../outline/languages.ts';
 
 export type Mapper = {
   // A map for the question; undefined when the folder has too few source files for one to help.
@@ -31,7 +32,14 @@ export type Mapper = {
   // The definitions of a file the map knows, once a map of this run has read its cache, while the file is unchanged
   // (its size and time as read); undefined for one it does not.
   definitions(rel: string): readonly MapDef[] | undefined;
+  // Parses, in the background and after a map of this run has read its cache, the files of `rels` it does not know as
+  // they are now, so that the steps after name the definitions their lines lie in (FIND's hits, NEED's parts). Resolves
+  // when they are done (or the run ended); nothing waits for it but tests.
+  learn(rels: readonly string[]): Promise<void>;
 };
+
+// Files learnt after one step, at most: a FIND's hundred hits lie in fewer files than this.
+const LEARNT_FILES = 32;
 
 // What the parser reads from cold within about a second here (its start, a grammar or two, the parse): measured on a
 // loaded 2-core machine, psf/requests' 407 KB of Python took 544–738 ms, ky's 497 KB of TypeScript 763–1,051 ms.
@@ -232,6 +240,31 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
     stepEnded: background.stepEnded,
     flush,
     close: background.close,
+    async learn(rels) {
+      const known = cache;
+      if (known === undefined) return;
+      const list: Candidate[] = [];
+      for (const rel of new Set(rels)) {
+        if (list.length >= LEARNT_FILES) break;
+        const language = languageOf(rel);
+        const place = language === undefined ? undefined : resolvePath(box, rel);
+        if (language === undefined || place?.kind !== 'file') continue;
+        const c = lookedAt({ rel, real: place.real, language });
+        if (c !== undefined && !known.fresh(rel, c.size, c.mtime)) list.push(c);
+      }
+      if (list.length === 0) return;
+      await background.pause(UNHURRIED_MS);
+      await ahead(list, (c) =>
+        background
+          .run(() => (background.closed() ? undefined : parsed(folder, c)))
+          .then((entry) => {
+            if (entry === undefined) return false;
+            known.set(c.rel, entry);
+            dirty = true;
+            return true;
+          }),
+      );
+    },
     definitions(rel) {
       // Only what a map of this run has read: a FIND does not load the cache for this.
       const entry = cache?.get(rel);
