@@ -18,7 +18,20 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
 const bundleDir = path.join(dist, 'bundle');
 
-fs.rmSync(dist, { recursive: true, force: true });
+// dist/ is made again from nothing, but for the bundle's chunks. A deepwork still running — the pult, a run whose model
+// is thinking — loads a command's chunk when it is first used, by the name it was built with: a build meanwhile (`npm
+// install` after a pull, `npm test`) took it away, and a run with --apply ended in "ENOENT … apply-BfHLRLX-.cjs" as it
+// was about to write. A chunk's name holds its content's hash, so an old one is the old code whole; those this build
+// does not write again are removed once they are a day old.
+const KEEP_OLD_CHUNKS_MS = 24 * 60 * 60 * 1000;
+const CHUNK = /-[\w-]{8}\.(cjs|js)(\.v8)?$/;
+const oldChunks = fs.existsSync(bundleDir) ? fs.readdirSync(bundleDir).filter((name) => CHUNK.test(name)) : [];
+for (const name of fs.existsSync(dist) ? fs.readdirSync(dist) : []) {
+  if (name !== 'bundle') fs.rmSync(path.join(dist, name), { recursive: true, force: true });
+}
+for (const name of fs.existsSync(bundleDir) ? fs.readdirSync(bundleDir) : []) {
+  if (!CHUNK.test(name)) fs.rmSync(path.join(bundleDir, name), { recursive: true, force: true });
+}
 // typescript's package exports no path to its command line; it sits where npm puts the package.
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
@@ -35,17 +48,25 @@ const onwarn = (warning) => {
 // with no requests 1.65× `node -e 0` against 2.3×). Dynamic imports become requires, still made only when needed,
 // those of Node's own modules included: bin/code-cache.js compiles the files as scripts, which have no import().
 const cli = await rollup({ input: { deepwork: path.join(dist, 'deepwork.js') }, external, onwarn });
-await cli.write({
-  dir: bundleDir,
-  format: 'cjs',
-  entryFileNames: '[name].cjs',
-  chunkFileNames: '[name]-[hash].cjs',
-  dynamicImportInCjs: false,
-});
+const written = new Set();
+const wrote = ({ output }) => {
+  for (const file of output) written.add(file.fileName);
+};
+wrote(
+  await cli.write({
+    dir: bundleDir,
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name]-[hash].cjs',
+    dynamicImportInCjs: false,
+  }),
+);
 await cli.close();
 // The search worker, which reading/search/finder.ts starts from `./worker.js` beside itself: one ES module file.
 const worker = await rollup({ input: { worker: path.join(dist, 'reading', 'search', 'worker.js') }, external, onwarn });
-await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'worker-[hash].js' });
+wrote(
+  await worker.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'worker-[hash].js' }),
+);
 await worker.close();
 // The parser's worker, which reading/outline/parsers.ts starts from `./parse-worker.js` beside itself (OUTLINE, the map).
 const parser = await rollup({
@@ -53,7 +74,17 @@ const parser = await rollup({
   external,
   onwarn,
 });
-await parser.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'parse-[hash].js' });
+wrote(
+  await parser.write({ dir: bundleDir, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'parse-[hash].js' }),
+);
+// The chunks of earlier builds, with their code caches, once a day old.
+const now = Date.now();
+for (const name of oldChunks) {
+  if (written.has(name.replace(/\.v8$/, ''))) continue;
+  const file = path.join(bundleDir, name);
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat !== undefined && now - stat.mtimeMs > KEEP_OLD_CHUNKS_MS) fs.rmSync(file, { force: true });
+}
 await parser.close();
 
 // The page: its HTML, its style and every module of its script (ui/server.ts serves each .js of the folder by name).
