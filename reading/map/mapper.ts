@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import type { MapFile, MapFocus, MapJob } from '../../protocol/contract.ts';
 import { MAP_WAIT_MS, onceEach } from '../../protocol/code-map.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
-import { readText } from '../text.ts';
 import type { Folder } from '../answer/step.ts';
-import { KEPT_FILES, readCache, refsText, type Entries, type Entry, type MapStore } from './cache.ts';
+import { KEPT_FILES, readCache, type Entries, type MapStore } from './cache.ts';
 import { finished, rankingOf, type MapDef, type MapSource, type RankedFile } from './graph.ts';
 import { readTies, tiesBytes, tiesKey, tying, type Ties, type TiedFile } from './ties.ts';
 import { createBackground } from './background.ts';
+import { parseInto } from './parse-files.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
-import { candidates, lookedAt, MAX_FILE_BYTES, type Candidate, type Chosen } from './candidates.ts';
+import { candidates, lookedAt, type Candidate, type Chosen } from './candidates.ts';
 import { languageOf } from '../outline/languages.ts';
 
 export type Mapper = {
@@ -201,19 +201,12 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
         if (awaited) return finished(ranking());
         return background.inSlices(ranking(), ended);
       };
-      // Parses `list` into the cache, a few files read and sent ahead of the parser's answers; false when the run or
-      // the question ended first.
+      // Parses `list` into the cache; false when the run or the question ended first.
       const parseAll = (list: readonly Candidate[]): Promise<boolean> =>
-        ahead(list, (c) =>
-          background
-            .run(() => (ended() ? undefined : parsed(folder, c)))
-            .then((entry) => {
-              if (entry === undefined) return false;
-              known.set(c.rel, entry);
-              dirty = true;
-              return true;
-            }),
-        );
+        parseInto(list, { folder, background, ended }, (rel, entry) => {
+          known.set(rel, entry);
+          dirty = true;
+        });
       const files = (async (): Promise<MapFile[]> => {
         if (!soon && now.length > 0) await background.pause(UNHURRIED_MS);
         if (unseen.length > 0) {
@@ -254,16 +247,10 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       }
       if (list.length === 0) return;
       await background.pause(UNHURRIED_MS);
-      await ahead(list, (c) =>
-        background
-          .run(() => (background.closed() ? undefined : parsed(folder, c)))
-          .then((entry) => {
-            if (entry === undefined) return false;
-            known.set(c.rel, entry);
-            dirty = true;
-            return true;
-          }),
-      );
+      await parseInto(list, { folder, background, ended: background.closed }, (rel, entry) => {
+        known.set(rel, entry);
+        dirty = true;
+      });
     },
     definitions(rel) {
       // Only what a map of this run has read: a FIND does not load the cache for this.
@@ -358,57 +345,6 @@ function mainLanguages(list: readonly Candidate[]): string[] {
 
 // A question about tests, whose map waits for the tests too.
 const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
-
-// Files read and sent to the parser ahead of its answers (reading/outline/parsers.ts), at most, and their bytes past
-// the first: enough that the parser never waits for the main thread between two small files.
-const AHEAD_FILES = 16;
-const AHEAD_BYTES = 256 << 10;
-
-// Runs `each` over `list` with up to AHEAD_FILES of them (AHEAD_BYTES) going at once, in order; false as soon as one
-// gives false (nothing more is begun), true when all gave true.
-function ahead(list: readonly Candidate[], each: (c: Candidate) => Promise<boolean>): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    let next = 0;
-    let going = 0;
-    let bytes = 0;
-    let stopped = false;
-    const fill = () => {
-      for (let c = list[next]; c !== undefined && !stopped; c = list[next]) {
-        if (going >= AHEAD_FILES || (going > 0 && bytes + c.size > AHEAD_BYTES)) return;
-        next++;
-        going++;
-        bytes += c.size;
-        const size = c.size;
-        each(c).then((ok) => {
-          going--;
-          bytes -= size;
-          stopped ||= !ok;
-          if (going === 0 && (stopped || next >= list.length)) resolve(!stopped);
-          else fill();
-        }, reject);
-      }
-      if (going === 0) resolve(!stopped);
-    };
-    fill();
-  });
-}
-
-// A file's entry, parsed in the background; one that cannot be read or parsed is kept as defining nothing, so that it
-// is not tried again while it is unchanged. Undefined when the run ended meanwhile.
-async function parsed(folder: Folder, c: Candidate): Promise<Entry | undefined> {
-  const empty: Entry = { size: c.size, mtime: c.mtime, defs: [], refs: '' };
-  const read = readText(c.real, MAX_FILE_BYTES);
-  if (read.kind !== 'text') return empty;
-  const outcome = await folder.parsers().parse(c.language, read.text, { refs: true, background: true });
-  if (outcome.kind === 'ended') return undefined;
-  if (outcome.kind === 'failed') return empty;
-  // What other files may name: definitions at the top or in a class, not a function's helpers, nor `impl` blocks
-  // (which name a type defined elsewhere), nor a test file's `describe` and `it` blocks (named by nobody).
-  const defs: MapDef[] = outcome.defs
-    .filter((d) => d.kind !== 'impl' && d.kind !== 'test' && !d.local)
-    .map(({ name, first, last, depth }) => ({ name, first, last, depth }));
-  return { ...empty, defs, refs: refsText(outcome.refs ?? []) };
-}
 
 // The identifiers and words of a question, three characters or more, but for the words every question has and the
 // project folder's name, which names the project rather than a definition ("How does checkout decide …" in
