@@ -7,7 +7,9 @@ import { createFinder, type SearchFile } from '../reading/search/finder.ts';
 import { placesOf } from '../reading/search/places.ts';
 import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
 import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
-import { placeHits } from '../reading/answer/find.ts';
+import { placeHits, wholeDefinitions } from '../reading/answer/find.ts';
+import { createSandbox } from '../reading/sandbox.ts';
+import type { Result } from '../protocol/results.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('placeHits', () => {
@@ -51,6 +53,45 @@ describe('placeHits', () => {
       () => defs,
     );
     assert.deepEqual(placed?.kind === 'find' ? placed.hits.map((h) => h.within?.name ?? '-') : [], ['Session', '-']);
+  });
+});
+
+describe('wholeDefinitions', () => {
+  it('shows a short definition a hit begins whole, in a FIND of three hits or fewer', () => {
+    // short() is lines 3-10, long() 12-81; a hit on each, and one inside short().
+    const lines = ['import os', '', 'def short():', ...Array.from({ length: 7 }, (_, i) => `    s${i} = ${i}`)];
+    lines.push('', 'def long():', ...Array.from({ length: 69 }, (_, i) => `    l${i} = ${i}`));
+    const root = tempFolder({ 'a.py': `${lines.join('\n')}\n` });
+    const box = createSandbox(root);
+    const around = (line: number) => ({ first: line - 2, lines: lines.slice(line - 3, line + 2) });
+    const hit = (line: number, name: string, first: number, last: number) => ({
+      path: 'a.py',
+      line,
+      text: lines[line - 1] ?? '',
+      within: { name, first, last },
+      around: around(line),
+    });
+    const find = (hits: ReturnType<typeof hit>[]): Result[] => [
+      { kind: 'find', request: 'FIND def', text: 'def', hits, cut: false, folded: false },
+    ];
+    const shown = (results: Result[]) =>
+      results.flatMap((r) =>
+        r.kind === 'find' ? r.hits.map((h) => [h.line, h.around?.first, h.around?.lines.length]) : [],
+      );
+
+    const three = [hit(3, 'short', 3, 10), hit(12, 'long', 12, 81), hit(5, 'short', 3, 10)];
+    // short() from the two lines before it to its last; long() (70 lines) and the hit inside short() as they were.
+    assert.deepEqual(shown(wholeDefinitions(box, find(three), 200)), [
+      [3, 1, 10],
+      [12, 10, 5],
+      [5, 3, 5],
+    ]);
+    // Four hits: each keeps its two lines either side.
+    const four = [...three, hit(4, 'short', 3, 10)];
+    assert.deepEqual(
+      shown(wholeDefinitions(box, find(four), 200)).map((h) => h[2]),
+      [5, 5, 5, 5],
+    );
   });
 });
 

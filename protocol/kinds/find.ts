@@ -21,6 +21,11 @@ export type HitAround = { first: number; lines: string[] };
 // main.py, each flag's name two lines above: a NEED of 230 lines, 5,000 tokens). Sixteen hits' lines, 80 at most, cost
 // about what one NEED of a function does, and a step costs the whole message again.
 export const AROUND_HITS = 16;
+// A FIND of this many hits or fewer shows a definition its hit begins, of at most WHOLE_LINES lines, whole: a player
+// FINDing `def init_private_attributes` got its signature and the docstring's first line, and spent a step on a NEED of
+// the 22 lines the label already named (issue 30).
+export const WHOLE_HITS = 3;
+export const WHOLE_LINES = 60;
 
 export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
@@ -127,10 +132,10 @@ export const find: Kind<FindRequest> = {
   teach: [
     '=== FIND: loadConfig( ===',
     '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition a line lies',
-    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are ${AROUND_HITS} hits or fewer, two`,
-    '  lines either side of each (hits close together share them). The text is literal and case-sensitive; when it occurs',
-    '  nowhere, the hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask with IN:',
-    '  `=== FIND: loadConfig( IN src/ ===`.',
+    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are ${AROUND_HITS} hits or fewer, two lines either`,
+    `  side of each (hits close together share them); with ${WHOLE_HITS} hits or fewer, a definition of up to ${WHOLE_LINES} lines that a hit`,
+    '  begins is shown whole. The text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are',
+    '  shown and marked so. Keep a search to a file, a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 

@@ -2,7 +2,7 @@
 // its files alone.
 
 import type { FindRequest } from '../../protocol/requests.ts';
-import { AROUND_HITS, type FindHit, type HitWithin } from '../../protocol/kinds/find.ts';
+import { AROUND_HITS, WHOLE_HITS, WHOLE_LINES, type FindHit, type HitWithin } from '../../protocol/kinds/find.ts';
 import { readText, shownText } from '../text.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
@@ -130,6 +130,27 @@ function withAround(box: Sandbox, hits: readonly FindHit[], lineChars: number): 
       .slice(first - 1, last)
       .map((line) => (line.length > lineChars ? `${line.slice(0, lineChars)} …` : line));
     return { ...hit, around: { first, lines: shown } };
+  });
+}
+
+// Each hit that begins a short definition (placeHits named it), in a FIND of few hits, with the whole definition and
+// the lines before it as the lines about it.
+export function wholeDefinitions(box: Sandbox, results: readonly Result[], lineChars: number): Result[] {
+  return results.map((r) => {
+    if (r.kind !== 'find' || r.hits.length > WHOLE_HITS) return r;
+    const hits = r.hits.map((hit) => {
+      const d = hit.within;
+      if (d === undefined || hit.around === undefined || d.first !== hit.line || d.last - d.first >= WHOLE_LINES)
+        return hit;
+      const lines = fileLines(box, hit.path);
+      if (lines === undefined || d.last > lines.length) return hit;
+      const first = hit.around.first;
+      const shown = lines
+        .slice(first - 1, d.last)
+        .map((line) => (line.length > lineChars ? `${line.slice(0, lineChars)} …` : line));
+      return { ...hit, around: { first, lines: shown } };
+    });
+    return { ...r, hits };
   });
 }
 
