@@ -508,6 +508,35 @@ describe('the map of the code', () => {
     }
   });
 
+  it('takes no word of asking for an edit, nor a literal or type every file uses', async () => {
+    // pydantic: "Add a keyword-only parameter validate: bool = False to model_copy …" put validate_bool, bool_schema and
+    // BOOL_TRUE in the map; Linux's "what would I change" put audit_rule_change there.
+    const files: Record<string, string> = {
+      'src/copy.ts': 'export function modelCopy() {\n  return 1;\n}\n',
+      'src/bools.ts': [
+        'export function bool() {\n  return true;\n}\n',
+        'export function add() {\n  return 2;\n}\n',
+        'export function change() {\n  return 3;\n}\n',
+        'export function next() {\n  return 4;\n}\n',
+        'export const TRUE = 1;\n',
+      ].join('\n'),
+    };
+    for (let i = 0; i < 8; i++) files[`src/part${i}.ts`] = `export const part${i} = ${i};\n`;
+    const executor = createExecutor(tempFolder(files), { mapStore: () => memoryStore() });
+    try {
+      const first = await firstMessage(
+        executor,
+        'Add a bool parameter to modelCopy next to the existing one; what would I change? It is True or False.',
+      );
+      assert.equal(mapOf(first)[0], 'src/copy.ts', mapOf(first).join());
+      // Taking those words, bools.ts's line led with them: bool, change, next, add, TRUE. Now in the file's order.
+      const line = first.split('\n').find((l) => l.startsWith('src/bools.ts: ')) ?? first;
+      assert.equal(line, 'src/bools.ts: bool 1-3, add 5-7, change 9-11, next 13-15, TRUE 17');
+    } finally {
+      await executor.close();
+    }
+  });
+
   it("shows a method with its body's lines, not its signature's in an interface before it", async () => {
     // actions/checkout's git-command-manager.ts: an interface of the methods, then the class that has them.
     const methods = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta'];

@@ -348,7 +348,10 @@ const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
 
 // The identifiers and words of a question, three characters or more, but for the words every question has and the
 // project folder's name, which names the project rather than a definition ("How does checkout decide …" in
-// actions/checkout put its checkout() method first, the files deciding it out of the map).
+// actions/checkout put its checkout() method first, the files deciding it out of the map). Every question has the
+// words of asking for an edit too ("add … next to the existing tests", "what would I change"), and the literals and
+// types every file uses ("validate: bool = False"): in pydantic they brought validate_bool, bool_schema and BOOL_TRUE
+// into the map, in Linux's source audit_rule_change.
 function wordsOf(question: string, folderName: string): Set<string> {
   const project = folderName.toLowerCase();
   return new Set(
@@ -360,7 +363,7 @@ function wordsOf(question: string, folderName: string): Set<string> {
 }
 
 const COMMON_WORDS: ReadonlySet<string> = new Set(
-  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point line lines show tell explain involved happen happens exactly please cite cited function functions method methods made turn turns defined'.split(
+  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point line lines show tell explain involved happen happens exactly please cite cited function functions method methods made turn turns defined add adds adding change changes changing existing both again next case cases true false none null nil undefined bool boolean'.split(
     ' ',
   ),
 );
