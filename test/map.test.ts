@@ -795,7 +795,7 @@ describe('the map of the code', () => {
     );
     assert.match(
       results,
-      /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 of 11 \(cuts readRecord 5-7, main_store 9-11\) ===/,
+      /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 of 11 \(only part of readRecord 5-7, main_store 9-11\) ===/,
       results,
     );
     // A whole file, and a file the map does not read, are said as before.

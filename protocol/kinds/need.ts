@@ -154,12 +154,13 @@ export const needResults: ResultTexts<NeedResults> = {
 };
 
 // What a file cut at the step's limit says of the rest, and the request that gets it.
-// ` (in start 120-188; cuts parse 150-230)`: what the model asks next for a whole definition rather than guessing.
+// ` (in start 120-188; only part of parse 150-230)`: what the model asks next for a whole definition rather than
+// guessing. "cuts parse 150-230", as it was, took a player a moment to read (issue 30).
 function placeOf(r: NeedResults['file']): string {
   const span = (d: HitWithin) => `${d.name} ${d.first}-${d.last}`;
   const said = [
     ...(r.within === undefined ? [] : [`in ${span(r.within)}`]),
-    ...(r.cuts === undefined || r.cuts.length === 0 ? [] : [`cuts ${r.cuts.map(span).join(', ')}`]),
+    ...(r.cuts === undefined || r.cuts.length === 0 ? [] : [`only part of ${r.cuts.map(span).join(', ')}`]),
   ];
   return said.length === 0 ? '' : ` (${said.join('; ')})`;
 }
