@@ -71,7 +71,7 @@ function fakeFolder(
       close: () => Promise.resolve(),
       ...finder,
     },
-    parsers: () => ({ parse, close: () => Promise.resolve() }),
+    parsers: () => ({ parse, expect: () => () => {}, close: () => Promise.resolve() }),
   };
 }
 

@@ -433,7 +433,7 @@ describe('OUTLINE on hostile input', () => {
     );
   });
 
-  it('ends a parser left with nothing to parse, and parses the next file with a fresh one', async () => {
+  it('ends a parser left with nothing to parse and no more files expected, and parses the next file with a fresh one', async () => {
     // A parser that names each definition after its thread: a fresh worker is a new thread id.
     const naming = path.join(modules, 'naming.mjs');
     fs.writeFileSync(
@@ -464,6 +464,18 @@ describe('OUTLINE on hostile input', () => {
     after(() => patient.close());
     const one = threadOf(await parse(patient, 'a'));
     assert.equal(threadOf(await parse(patient, 'b')), one);
+
+    // While more files are expected (the map's, paused for a step), the worker is kept however long it waits; once
+    // nothing more is, it is ended as before.
+    const expecting = createParsers({ module: pathToFileURL(naming), idleMs: 0 });
+    after(() => expecting.close());
+    const done = expecting.expect();
+    const kept = threadOf(await parse(expecting, 'a'));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(threadOf(await parse(expecting, 'b')), kept);
+    done();
+    done();
+    assert.notEqual(threadOf(await parse(expecting, 'c')), kept);
   });
 
   it('keeps the process alive until a parser ended while its answer was on the way has exited', () => {

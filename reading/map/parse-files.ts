@@ -9,20 +9,27 @@ import { MAX_FILE_BYTES, type Candidate } from './candidates.ts';
 import type { MapDef } from './graph.ts';
 
 // Parses `list`, each file's entry handed to `keep` as it comes; false as soon as `ended()` says so, or the run ended.
-export function parseInto(
+// The parser is told more files are coming until then, so that it keeps its worker through a step's pause.
+export async function parseInto(
   list: readonly Candidate[],
   { folder, background, ended }: { folder: Folder; background: Background; ended: () => boolean },
   keep: (rel: string, entry: Entry) => void,
 ): Promise<boolean> {
-  return ahead(list, (c) =>
-    background
-      .run(() => (ended() ? undefined : parsed(folder, c)))
-      .then((entry) => {
-        if (entry === undefined) return false;
-        keep(c.rel, entry);
-        return true;
-      }),
-  );
+  if (list.length === 0) return true;
+  const done = folder.parsers().expect();
+  try {
+    return await ahead(list, (c) =>
+      background
+        .run(() => (ended() ? undefined : parsed(folder, c)))
+        .then((entry) => {
+          if (entry === undefined) return false;
+          keep(c.rel, entry);
+          return true;
+        }),
+    );
+  } finally {
+    done();
+  }
 }
 
 // Files read and sent to the parser ahead of its answers (reading/outline/parsers.ts), at most, and their bytes past

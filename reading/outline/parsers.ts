@@ -22,13 +22,16 @@ export type Parsers = {
     text: string,
     options: { refs: boolean; rows?: { from: number; to: number }; background?: boolean },
   ): Promise<ParseOutcome>;
+  // Says more files are coming (the map's, paused while a step is answered): until the returned function is called, a
+  // worker with nothing to parse is not ended for it.
+  expect(): () => void;
   // Ends the worker; parses still waiting fail.
   close(): Promise<void>;
 };
 
 // `module`: the worker's compiled module (default: parse-worker.js beside this file). `ms`: the time a parse may take,
 // and its query as much again, before the worker gives up on it; `hardMs`: past this the worker is ended. `idleMs`: a
-// worker with nothing sent or waiting is ended after this long (0: at once).
+// worker with nothing sent or waiting, and no more files expected, is ended after this long (0: at once).
 export type ParsersOptions = { module?: URL; ms?: number; hardMs?: number; idleMs?: number };
 
 // A text this long leaves the worker's heap grown by hundreds of MB (a 9 MB file: about 280 MB): the worker is ended
@@ -38,7 +41,9 @@ export const PARSE_MS = 15_000;
 // A worker holds what its heap grew to for as long as it lives: on the Linux source, about 75 MB more than the process
 // had before its first parse, after the map's 1,000 files (issue 30). Once the map is built it is ended, and a later
 // OUTLINE starts a fresh one (a C++ file's first parse from cold: about 300 ms). Two seconds outlast the pauses of a
-// map built in the background, which waits while a step's requests are answered.
+// map built in the background, which waits while a step's requests are answered; and the map says it has more files to
+// send (expect()), so a step that takes longer (a FIND over all of Linux: up to about 4 s) does not end the worker in
+// the middle of it, to start another for the map's next file.
 const IDLE_MS = 2_000;
 // Files sent to the worker before their answers come, at most, and their characters (past the first file): the worker
 // takes the next as soon as it answers one, rather than after the answer has crossed to the main thread and the next
@@ -69,6 +74,8 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
   let starting: Promise<Worker> | undefined;
   let closed = false;
   let nextId = 1;
+  // How many are expecting more files (expect()).
+  let expected = 0;
 
   // Sends what waits while the worker has room, starting one when there is none.
   const pump = () => {
@@ -114,8 +121,9 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
     }
   };
 
-  // A worker with nothing to do is ended after `idleMs`, unless given a file by then.
+  // A worker with nothing to do is ended after `idleMs`, unless given a file by then, or more files are expected.
   const rest = (c: Current) => {
+    if (expected > 0) return;
     if (idleMs === 0) return retire(c);
     c.idle = setTimeout(() => {
       if (current === c && c.out.length === 0) retire(c);
@@ -185,6 +193,18 @@ export function createParsers(options: ParsersOptions = {}): Parsers {
         (later ? background : now).push({ job, later, resolve });
         pump();
       });
+    },
+    expect() {
+      expected++;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        expected--;
+        // Nothing more coming: an idle worker is ended as it would have been.
+        const c = current;
+        if (expected === 0 && c !== undefined && c.out.length === 0 && c.idle === undefined && !closed) rest(c);
+      };
     },
     async close() {
       closed = true;
