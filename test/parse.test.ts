@@ -453,6 +453,25 @@ describe('parseReply: where FILE blocks stand', () => {
   });
 });
 
+describe('parseReply: one reply after another', () => {
+  // Every parse reads its lines into the same store (protocol/markup-lines.ts), kept from one reply to the next up to
+  // a size, and given back past it: nothing of a reply may show in the next.
+  it('reads a short reply right after a longer one as it reads it alone', () => {
+    const short = '```\n=== NEED: a.js ===\n```\n=== FILE: b.js ===\nconst b = 1;\n=== END ===';
+    const alone = parseReply(short);
+    for (const fences of [50, 100_000]) {
+      const long = `${'=== FIND: x ===\n```js\n'.repeat(fences)}=== FILE: c.js ===\n`;
+      assert.equal(parseReply(long).requests.length, fences);
+      assert.deepEqual(parseReply(short), alone);
+    }
+    assert.deepEqual(alone.requests.map(requestLine), ['=== NEED: a.js ===']);
+    assert.deepEqual(
+      alone.files.map((f) => [f.path, f.content, f.complete]),
+      [['b.js', 'const b = 1;\n', true]],
+    );
+  });
+});
+
 describe('parseReply: linear time', () => {
   // Not a speed test: two sizes 32x apart take about 32x the time when the work is linear and about 1,024x when it is
   // quadratic. The bound, 512x (half of quadratic), leaves a factor of 16 over linear for a loaded machine: at 181x
