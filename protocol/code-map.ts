@@ -111,7 +111,7 @@ export function startMap(
   executor: Reader,
   question: string,
   files: readonly string[],
-  found?: () => readonly string[],
+  found?: () => Promise<readonly string[]>,
 ): MapJob | undefined {
   try {
     return executor.map?.(found === undefined ? { question, files } : { question, files, found });

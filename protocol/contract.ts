@@ -61,9 +61,10 @@ export type Reader = {
 };
 
 // What a map is made for: the question and the files the user attached (as given).
-// `found`: the files where the texts the question quotes were found outside tests, as far as known when the map is
-// ranked (protocol/quoted.ts): the code that makes an error message, or a flag, is where the map should start.
-export type MapFocus = { question: string; files: readonly string[]; found?: () => readonly string[] };
+// `found`: the files where the texts the question quotes were found outside tests, once that search is done
+// (protocol/quoted.ts): the code that makes an error message, or a flag, is where the map should start. The map waits
+// for them before it ranks, as long as it can without keeping a message waiting longer.
+export type MapFocus = { question: string; files: readonly string[]; found?: () => Promise<readonly string[]> };
 
 // A map being made. `soon`: what it needs is at hand (its files read in an earlier run, or few to read), so it is
 // expected within about a second, and the first message waits for it that long; else it follows in a later message.

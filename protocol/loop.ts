@@ -129,7 +129,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share,
   // starting from where the texts the question quotes were found, when that is known as it ranks.
   let quoted: QuotedLookup | undefined;
-  const job = startMap(executor, input.question, input.files ?? [], () => quoted?.files() ?? []);
+  const job = startMap(executor, input.question, input.files ?? [], () => quoted?.found() ?? Promise.resolve([]));
   const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
   const tree = executor.tree(Math.round(treeChars));
   // The texts the question quotes, looked for beside the map, within the same wait.

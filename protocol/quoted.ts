@@ -66,6 +66,8 @@ export type QuotedLookup = {
   // The files outside tests where the texts were found, once the search is done (none before): of each text found
   // in few such files.
   files(): string[];
+  // The same files, when the search is done.
+  found(): Promise<string[]>;
 };
 
 // The most files outside tests a text is found in for the map to start from them (protocol/code-map.ts): where a
@@ -88,6 +90,18 @@ export function lookForQuoted(reader: Reader, question: string): QuotedLookup | 
       results = [];
     },
   );
+  // The files outside tests where the texts were found (none before the search is done).
+  const files = (): string[] => {
+    const found = new Set<string>();
+    for (const r of results ?? []) {
+      // A search cut at its hit limit counts too: a message is made in one file and said in a hundred tests'
+      // expectations (mypy's "Incompatible return value type"), and the hits outside tests come first.
+      if (r.kind !== 'find') continue;
+      const code = new Set(r.hits.filter((h) => !TEST_PATH.test(h.path)).map((h) => h.path));
+      if (code.size <= FOUND_FILES) for (const f of code) found.add(f);
+    }
+    return [...found];
+  };
   return {
     async within(ms) {
       let timer: NodeJS.Timeout | undefined;
@@ -105,17 +119,8 @@ export function lookForQuoted(reader: Reader, question: string): QuotedLookup | 
       await done;
       return (results ?? []).filter((r) => !asked.includes(r.request));
     },
-    files() {
-      const files = new Set<string>();
-      for (const r of results ?? []) {
-        // A search cut at its hit limit counts too: a message is made in one file and said in a hundred tests'
-        // expectations (mypy's "Incompatible return value type"), and the hits outside tests come first.
-        if (r.kind !== 'find') continue;
-        const code = new Set(r.hits.filter((h) => !TEST_PATH.test(h.path)).map((h) => h.path));
-        if (code.size <= FOUND_FILES) for (const f of code) files.add(f);
-      }
-      return [...files];
-    },
+    files,
+    found: () => done.then(files),
   };
 }
 

@@ -116,6 +116,20 @@ describe('rankFiles', () => {
     );
   });
 
+  it('shares the point of a word that names several files among them', () => {
+    // Linux's "where does fork() copy the file descriptor table of the parent process": one fork.c, many process.c.
+    const arches = ['alpha', 'arm', 'mips', 'riscv'].map((arch) =>
+      source(`arch/${arch}/kernel/process.c`, ['copy_thread'], { schedule: 1 }),
+    );
+    const files = [
+      ...arches,
+      source('kernel/fork.c', ['copy_files'], { schedule: 1 }),
+      source('kernel/sched.c', ['schedule'], {}),
+    ];
+    const ranked = rankFiles(files, { words: new Set(['fork', 'process']), attached: new Set() }).map((f) => f.rel);
+    assert.equal(ranked[0], 'kernel/fork.c');
+  });
+
   it('ranks what the question lifts above the hub every file uses', () => {
     const hubbed = [
       source('src/nodes.ts', ['Node', 'Expression'], {}),
@@ -715,17 +729,31 @@ describe('the map of the code', () => {
     }
   });
 
-  it('starts from the file where the text the question quotes is made', async () => {
+  it('starts from the file where the text the question quotes is made, the map read or in its cache', async () => {
     const said = graphFolder({ 'src/report.ts': 'export const FULL = "the disk is full";\n' });
     for (const [question, top] of [
       ['Why do I get "the disk is full"?', 'src/report.ts'],
       ['Why do I get the disk is full?', 'src/logger.ts'],
     ] as const) {
-      const executor = createExecutor(said, { mapStore: () => memoryStore() });
-      try {
-        assert.equal(mapOf(await firstMessage(executor, question))[0], top, question);
-      } finally {
-        await executor.close();
+      // Asked twice in the folder: the second time the map's files are all in its cache and it is ready at once,
+      // before the search for the quoted text ends, and ranked without it (mypy's "--strict" map after the first
+      // question, which left out main.py).
+      // The search is held back a moment here, as a search of a big folder takes one.
+      const store = memoryStore();
+      for (const time of ['first', 'again']) {
+        const executor = createExecutor(said, { mapStore: () => store });
+        const slow: Reader = {
+          ...executor,
+          answer: async (requests) => {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return executor.answer(requests);
+          },
+        };
+        try {
+          assert.equal(mapOf(await firstMessage(slow, question))[0], top, `${question} (${time})`);
+        } finally {
+          await executor.close();
+        }
       }
     }
   });

@@ -202,11 +202,12 @@ function wordsNamed(words: ReadonlySet<string>): (name: string) => number {
   };
 }
 
-// Whether a file's name without its last extension (`stem`, lower-cased) is one of `words`, or a part of it between
-// dots is: `res.redirect` and `login.test` are named by "redirect" and "login". The ranking (graph.ts) takes a name
-// so; the map's choice of files (wordsNamed) takes underscores and hyphens as parting it too.
-export function stemNamed(stem: string, words: ReadonlySet<string>): boolean {
-  return words.has(stem) || (stem.includes('.') && stem.split('.').some((part) => words.has(part)));
+// The word of `words` a file's name without its last extension (`stem`, lower-cased) is, or a part of it between dots
+// is: `res.redirect` and `login.test` are named by "redirect" and "login"; undefined for none. The ranking (graph.ts)
+// takes a name so; the map's choice of files (wordsNamed) takes underscores and hyphens as parting it too.
+export function stemWord(stem: string, words: ReadonlySet<string>): string | undefined {
+  if (words.has(stem)) return stem;
+  return stem.includes('.') ? stem.split('.').find((part) => words.has(part)) : undefined;
 }
 
 function depthOf(rel: string): number {

@@ -7,7 +7,7 @@
 
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import { keyOf, TOO_COMMON, tying, type Plain, type Ties } from './ties.ts';
-import { stemNamed } from './candidates.ts';
+import { stemWord } from './candidates.ts';
 
 // A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
 export type MapDef = { name: string; first: number; last: number; depth: number };
@@ -288,13 +288,16 @@ function* personalisation(
   // A folder the question names points at its files, unless it holds most of the project: "where does mypy report"
   // names the project, not a part of it, and mypy/ holds most of mypy's files (every file of it came first with it).
   const named = new Map<string, number[]>();
+  const byName = new Map<string, number[]>();
   sources.forEach((s, i) => {
     const parts = s.rel.toLowerCase().split('/');
     // The name without its extension, or a part of it between dots (express's redirect tests, res.redirect.js, were not
     // in the map of a question about them).
-    const name = parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '';
-    if (stemNamed(name, lowered)) {
-      p[i] = (p[i] ?? 0) + 1;
+    const word = stemWord(parts.at(-1)?.replace(/\.[^.]*$/, '') ?? '', lowered);
+    if (word !== undefined) {
+      const files = byName.get(word);
+      if (files === undefined) byName.set(word, [i]);
+      else files.push(i);
       return;
     }
     const folder = parts.slice(0, -1).find((part) => lowered.has(part));
@@ -305,6 +308,10 @@ function* personalisation(
   });
   for (const files of named.values())
     if (files.length <= sources.length * MOST_FILES) for (const i of files) p[i] = (p[i] ?? 0) + 1;
+  // A word that names files shares its point among them: in Linux's source, "where does fork() copy the file
+  // descriptor table of the parent process" named kernel/fork.c, three rtlwifi table.h files and arch/*/process.c
+  // files, a point each, and the map led with the table.h files, kernel/fork.c 24th (now 8th).
+  for (const files of byName.values()) for (const i of files) p[i] = (p[i] ?? 0) + 1 / files.length;
   // A plain word as the name it is (`type`, `render`) points there as much as it is rare among the folder's names,
   // against the question's rarest word.
   let rarest = 0;

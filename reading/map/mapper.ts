@@ -38,6 +38,9 @@ export type Mapper = {
   learn(rels: readonly string[]): Promise<void>;
 };
 
+// How long a map made in the background waits for the files of the texts the question quotes (foundBy): a search over a
+// big folder takes seconds, and a map that follows later is later by as much.
+const FOUND_WAIT_MS = 3_000;
 // Files learnt after one step, at most: a FIND's hundred hits lie in fewer files than this.
 const LEARNT_FILES = 32;
 
@@ -171,14 +174,13 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       // What is known written, then the files ranked: at once while the first message waits, else in slices.
       // The files' ties are those kept when they are of the same files, else made and kept (unless an entry was found
       // damaged meanwhile: its file tied nothing this time, and would not the next).
-      const rank = (): RankedFile[] | Promise<RankedFile[] | undefined> => {
+      const rank = (found: ReadonlySet<string>): RankedFile[] | Promise<RankedFile[] | undefined> => {
         // The cache is written before the ranking, so that a ranking cut short loses nothing; after it when the first
         // message waits, where its look at every walked path (25-40 ms of 200,000 files) held the message back.
         const awaited = performance.now() < awaitedUntil;
         if (awaited) void background.pause(UNHURRIED_MS).then(() => background.run(flush));
         else flush();
         const { sources, files } = sourcesOf(chosen, known);
-        const found = new Set(asked.found?.() ?? []);
         const focus = { words, attached, found };
         const key = tiesKey(files);
         function* ranking(): Generator<void, RankedFile[]> {
@@ -217,7 +219,8 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
           now.push(...rest);
         }
         if (!(await parseAll(now))) return [];
-        const top = await background.run(() => (ended() ? undefined : rank()));
+        const found = await foundBy(asked.found, awaitedUntil > 0 ? awaitedUntil : performance.now() + FOUND_WAIT_MS);
+        const top = await background.run(() => (ended() ? undefined : rank(found)));
         if (after.length > 0)
           // Nothing waits for it: what it parses is for the next question, and a failure costs that one a cold map.
           (async () => {
@@ -273,6 +276,29 @@ export function createMapper(box: Sandbox, folder: Folder, store: MapStore | und
       }
     },
   };
+}
+
+// The files where the texts the question quotes were found, once that search is done, or none when it is not done by
+// `until` (performance.now()) or fails: the map ranks from them, and a map ready before them (its files all in the
+// cache) ranked without them, a race the search lost on every question after a folder's first (mypy's "--strict" map
+// led by docs' html_builder.py, main.py, which makes the flag's list, left out).
+async function foundBy(
+  found: (() => Promise<readonly string[]>) | undefined,
+  until: number,
+): Promise<ReadonlySet<string>> {
+  if (found === undefined) return new Set();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<readonly string[]>((resolve) => {
+    timer = setTimeout(() => resolve([]), Math.max(0, until - performance.now()));
+    timer.unref();
+  });
+  try {
+    return new Set(await Promise.race([found(), late]));
+  } catch {
+    return new Set();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // While the first message waits for a map with files to parse, FIND's warm-up waits too, as it does while a step is
