@@ -134,6 +134,8 @@ describe('applyEdit: matching', () => {
     assert.equal(text(applyEdit('a\n', [{ search: '', replace: 'b\n' }])), 'a\nb\n');
     assert.equal(text(applyEdit('a', [{ search: '\n', replace: 'b' }])), 'a\nb\n');
     assert.equal(text(applyEdit('', [{ search: '', replace: 'new\n' }])), 'new\n');
+    // No blank line between, unless the REPLACE starts with one (as the instructions say).
+    assert.equal(text(applyEdit('a\n', [{ search: '', replace: '\nb\n' }])), 'a\n\nb\n');
   });
 
   it('matches an LF SEARCH in a CRLF file (the result is LF; the file conventions restore CRLF)', () => {
