@@ -127,7 +127,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       ? await executor.answer([{ kind: 'need', paths: [...input.files], line: 0 }])
       : []);
   // The map of the code beside the tree (on a big folder, in a third of the tree's room), within its own small share,
-  // starting from where the texts the question quotes were found, when that is known as it ranks.
+  // starting from where the texts the question quotes were found, once that search is done (within the wait).
   let quoted: QuotedLookup | undefined;
   const job = startMap(executor, input.question, input.files ?? [], () => quoted?.found() ?? Promise.resolve([]));
   const treeChars = treeBudget(window, executor.limits.treeChars) * (job?.big === true ? 2 / 3 : 1);
