@@ -72,10 +72,16 @@ export class Lines {
     return (role === ROLE.request || role === ROLE.attempt) && this.joined[i] === 1;
   }
 
-  // Emptied for the next reply; arrays grown past KEPT_LINES are given back.
+  // Emptied for the next reply.
   reset(): this {
     this.length = 0;
-    if (this.start.length > KEPT_LINES) {
+    return this;
+  }
+
+  // Arrays grown past KEPT_LINES given back; whether there were any.
+  shrink(): boolean {
+    const grown = this.start.length > KEPT_LINES;
+    if (grown) {
       this.start = new Int32Array(64);
       this.end = new Int32Array(64);
       this.next = new Int32Array(64);
@@ -85,7 +91,7 @@ export class Lines {
       this.closes = new Uint8Array(64);
       this.bare = new Uint8Array(64);
     }
-    return this;
+    return grown;
   }
 
   private grow(): void {
@@ -101,13 +107,19 @@ export class Lines {
   }
 }
 
-// The lines of every reply are read into one Lines, its arrays kept from one reply to the next up to KEPT_LINES (about
-// 1.2 MB; a 10 MB reply of prose and code has 17,000 markup lines): a parse runs from start to end in one go and keeps
-// nothing of them. Kept for its shape too: optimized code holds a class's shape weakly, and once no Lines outlived a
-// collection every function that reads one was thrown out to be optimized again (47 deoptimizations in 15 parses of a
-// 10 MB reply with a collection between, each parse 1.3-1.6x as slow).
-const KEPT_LINES = 1 << 16;
+// The lines of every reply are read into one Lines, its arrays kept from one reply to the next (a parse runs from start
+// to end in one go and keeps nothing of them); past KEPT_LINES (about 1.2 MB; a 10 MB reply of prose and code has
+// 17,000 markup lines) only until the parser gives them back (protocol/parse.ts). Kept for its shape too: optimized code
+// holds a class's shape weakly, and once no Lines outlived a collection every function that reads one was thrown out
+// to be optimized again (47 deoptimizations in 15 parses of a 10 MB reply with a collection between, each parse
+// 1.3-1.6x as slow).
+export const KEPT_LINES = 1 << 16;
 const reused = new Lines();
+
+// Gives back the arrays grown past KEPT_LINES; whether there were any.
+export function shrinkLines(): boolean {
+  return reused.shrink();
+}
 
 function into<T extends Int32Array | Uint8Array>(wider: T, from: T): T {
   wider.set(from);

@@ -18,7 +18,7 @@
 // model is told how to write it.
 
 import { attemptOf, fenceOf, markerOf, type Fence } from './markers.ts';
-import { BARE, CLOSES, type Lines, markupLines, ROLE } from './markup-lines.ts';
+import { BARE, CLOSES, KEPT_LINES, type Lines, markupLines, ROLE, shrinkLines } from './markup-lines.ts';
 import { isRequestKind, kindOf, requestLine, type Request } from './requests.ts';
 import { tidyPath } from './paths.ts';
 import { withoutLineNumbers } from './line-numbers.ts';
@@ -95,8 +95,19 @@ type Ahead = {
 };
 
 function parse(text: string, spans: Span[] | undefined): Reply {
+  clearTimeout(giveBack);
   const lines = markupLines(text);
   const ahead = lookAhead(lines);
+  // What grew past its kept size is given back once no reply has come for a while: a reply of many markup lines after
+  // another reuses what the first grew (fresh memory cost a 4 MB reply of unclosed fences as much again per page as
+  // a 0.5 MB one, its parse 2.23-2.25x the time for twice the input; reused, 2.05-2.11x).
+  if (lines.start.length > KEPT_LINES || kept.end.length > KEPT_LINES + 1) {
+    giveBack = setTimeout(() => {
+      shrinkLines();
+      kept = { ...small };
+    }, GIVE_BACK_MS);
+    giveBack.unref();
+  }
   const blocks: Block[] = [];
   const unclear: Unclear[] = [];
   const slips: Slip[] = [];
@@ -207,18 +218,35 @@ function fenceFrom(
   return { start: i, end, quoted: notAlone > 0 || !lines.isJoined(end) };
 }
 
+// The look-ahead's tables, kept from one reply to the next as the lines are (protocol/markup-lines.ts), and how long
+// after a reply of more than KEPT_LINES markup lines they and the lines' arrays are given back.
+const small: Ahead = {
+  end: new Int32Array(64),
+  fencedEnd: new Int32Array(64),
+  backtick: new Int32Array(64),
+  tilde: new Int32Array(64),
+  notAloneBefore: new Int32Array(64),
+};
+let kept: Ahead = { ...small };
+const GIVE_BACK_MS = 1_000;
+let giveBack: NodeJS.Timeout | undefined;
+
 function lookAhead(lines: Lines): Ahead {
   const n = lines.length;
   // Typed arrays, not arrays of numbers: outside the heap the collector walks, and filled from the end without holes to
   // check. On 4 MB replies of many markup lines (600,000 fence lines), the whole parse 8-14% faster (medians of 9,
-  // alternated; issue 30).
-  const ahead: Ahead = {
-    end: new Int32Array(n + 1),
-    fencedEnd: new Int32Array(n + 1),
-    backtick: new Int32Array(n + 1),
-    tilde: new Int32Array(n + 1),
-    notAloneBefore: new Int32Array(n + 1),
-  };
+  // alternated; issue 30). Only the first n + 1 of each are written and read.
+  if (kept.end.length < n + 1) {
+    const size = Math.max(n + 1, kept.end.length * 2);
+    kept = {
+      end: new Int32Array(size),
+      fencedEnd: new Int32Array(size),
+      backtick: new Int32Array(size),
+      tilde: new Int32Array(size),
+      notAloneBefore: new Int32Array(size),
+    };
+  }
+  const ahead = kept;
   ahead.end[n] = ahead.fencedEnd[n] = ahead.backtick[n] = ahead.tilde[n] = -1;
   for (let i = n - 1; i >= 0; i--) {
     const closes = lines.closes[i];

@@ -4,6 +4,7 @@ import { fileSpans, parseReply, type Request } from '../protocol/parse.ts';
 import { requestLine } from '../protocol/requests.ts';
 import { numberLines, withoutLineNumbers } from '../protocol/line-numbers.ts';
 import { adversarialReplies } from './replies.ts';
+import { shrinkLines } from '../protocol/markup-lines.ts';
 
 function requests(reply: string): Request[] {
   return parseReply(reply).requests.map((r) => ({ ...r, line: 0 }));
@@ -469,6 +470,23 @@ describe('parseReply: one reply after another', () => {
       alone.files.map((f) => [f.path, f.content, f.complete]),
       [['b.js', 'const b = 1;\n', true]],
     );
+  });
+});
+
+describe('parseReply: the memory a long reply grew', () => {
+  it('is held for the next reply, and given back a second after the last', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const long = '```js\n'.repeat(70_000);
+    parseReply(long);
+    assert.equal(shrinkLines(), true, 'held right after the reply');
+    parseReply(long);
+    t.mock.timers.tick(999);
+    parseReply('=== NEED: a.js ===');
+    t.mock.timers.tick(999);
+    assert.equal(shrinkLines(), true, 'a short reply after it does not end the wait');
+    parseReply(long);
+    t.mock.timers.tick(1_000);
+    assert.equal(shrinkLines(), false, 'given back');
   });
 });
 
