@@ -16,7 +16,7 @@ import { createPathIndex, type PathIndex } from './similar.ts';
 import type { Answerer, Folder, Step } from './answer/step.ts';
 import { answerNeeds } from './answer/need.ts';
 import { answerLists } from './answer/list.ts';
-import { answerFinds, placeHits, unplaced, wholeDefinitions } from './answer/find.ts';
+import { answerFinds, orSections, placeHits, unplaced, wholeDefinitions } from './answer/find.ts';
 import { answerOutlines } from './answer/outline.ts';
 import { createParsers, type Parsers, type ParsersOptions } from './outline/parsers.ts';
 import { createMapper } from './map/mapper.ts';
@@ -178,7 +178,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
       let placed: Result[] = [];
       try {
         const answered = await answer(box, limits, folder, requests, earlier ?? new Map());
-        placed = wholeDefinitions(box, placeHits(answered, mapper.definitions), limits.findLineChars);
+        placed = wholeDefinitions(box, placeHits(answered, orSections(box, mapper.definitions)), limits.findLineChars);
         return placed;
       } finally {
         answering = false;

@@ -9,6 +9,7 @@ import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
 import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
 import { placeHits, wholeDefinitions } from '../reading/answer/find.ts';
 import { createSandbox } from '../reading/sandbox.ts';
+import { createExecutor } from '../reading/executor.ts';
 import type { Result } from '../protocol/results.ts';
 import { tempFolder } from './helpers.ts';
 
@@ -53,6 +54,46 @@ describe('placeHits', () => {
       () => defs,
     );
     assert.deepEqual(placed?.kind === 'find' ? placed.hits.map((h) => h.within?.name ?? '-') : [], ['Session', '-']);
+  });
+});
+
+describe('FIND in text files deepwork has no grammar for', () => {
+  it("names the section a hit lies in: a Markdown heading, outside code fences, and an INI, TOML or data test's [name]", async () => {
+    const folder = tempFolder({
+      'test-data/cmdline.test':
+        '[case testOne]\n# cmd: mypy a.py\n[out]\n== Return code: 1\n\n[case testTwo]\nx\n== Return code: 2\n',
+      'docs/guide.md': [
+        '# Guide',
+        'intro',
+        '## Exit codes',
+        '```sh',
+        '# not a heading: Return code',
+        '```',
+        'Return code 1 means errors.',
+        '## Other',
+        'Return code 2.',
+      ].join('\n'),
+      'data.json': '[\n["Return code"]\n]\n',
+      'setup.toml': '# Return code comment\n[tool.x]\nkey = "Return code"\n',
+    });
+    const executor = createExecutor(folder);
+    try {
+      const [result] = await executor.answer([{ kind: 'find', text: 'Return code', scope: undefined, line: 0 }]);
+      const placed =
+        result?.kind === 'find' ? result.hits.map((h) => `${h.path}:${h.line} ${h.within?.name ?? '-'}`) : [];
+      assert.deepEqual(placed.sort(), [
+        'data.json:2 -',
+        'docs/guide.md:5 ## Exit codes',
+        'docs/guide.md:7 ## Exit codes',
+        'docs/guide.md:9 ## Other',
+        'setup.toml:1 -',
+        'setup.toml:3 [tool.x]',
+        'test-data/cmdline.test:4 [case testOne]',
+        'test-data/cmdline.test:8 [case testTwo]',
+      ]);
+    } finally {
+      await executor.close();
+    }
   });
 });
 

@@ -9,7 +9,8 @@ import type { Kind, ResultTexts } from './kind.ts';
 // `scope`: a folder or mask the search keeps to (`=== FIND: text IN lib/ ===`), or undefined for the whole folder.
 export type FindRequest = { kind: 'find'; line: number; text: string; scope: string | undefined };
 
-// `within`: the definition the line lies in (a function, a method, a class), when the map has read the file.
+// `within`: the definition the line lies in (a function, a method, a class), when the map has read the file; in a
+// Markdown, INI, TOML or data test file, its section (reading/answer/sections.ts).
 // `around`: the lines about it, from line `first`, when the result has few hits (reading/answer/find.ts); hits whose
 // lines about them overlap or touch are shown together (hitBlocks).
 export type FindHit = { path: string; line: number; text: string; within?: HitWithin; around?: HitAround };
@@ -131,11 +132,12 @@ export const find: Kind<FindRequest> = {
   describe: (r) => (r.scope === undefined ? `FIND ${r.text}` : `FIND ${r.text} IN ${r.scope}`),
   teach: [
     '=== FIND: loadConfig( ===',
-    '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition a line lies',
-    `  in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are ${AROUND_HITS} hits or fewer, two lines either`,
-    `  side of each (hits close together share them); with ${WHOLE_HITS} hits or fewer, a definition of up to ${WHOLE_LINES} lines that a hit`,
-    '  begins is shown whole. The text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are',
-    '  shown and marked so. Keep a search to a file, a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition (in docs a',
+    `  heading, a \`[section]\`) a line lies in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are`,
+    `  ${AROUND_HITS} hits or fewer, two lines either side of each (hits close together share them); with ${WHOLE_HITS} hits or`,
+    `  fewer, a definition of up to ${WHOLE_LINES} lines that a hit begins is shown whole. The text is literal and case-sensitive;`,
+    '  when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask',
+    '  with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 

@@ -6,6 +6,8 @@ import { AROUND_HITS, WHOLE_HITS, WHOLE_LINES, type FindHit, type HitWithin } fr
 import { readText, shownText } from '../text.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
+import { languageOf } from '../outline/languages.ts';
+import { hasSections, sectionsOf } from './sections.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
@@ -165,6 +167,25 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
   if (lines.at(-1) === '') lines.pop();
   return lines.map((line) => line.replace(/\r$/, ''));
 }
+
+// The definitions `definitionsOf` knows of a file, or, for a text file deepwork has no grammar for, its sections (its
+// Markdown headings, its `[name]` lines: answer/sections.ts), read from the file as NEED would send it, in at most
+// SECTIONED_FILES files a step.
+export function orSections(
+  box: Sandbox,
+  definitionsOf: (rel: string) => readonly MapDef[] | undefined,
+): (rel: string) => readonly MapDef[] | undefined {
+  let read = 0;
+  return (rel) => {
+    const known = definitionsOf(rel);
+    if (known !== undefined || languageOf(rel) !== undefined || !hasSections(rel) || read >= SECTIONED_FILES)
+      return known;
+    read++;
+    const lines = fileLines(box, rel);
+    return lines === undefined ? undefined : sectionsOf(rel, lines);
+  };
+}
+const SECTIONED_FILES = 32;
 
 // Which files a FIND's `IN` keeps to: a folder's, a file itself, or a mask's; or why none.
 function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | string {
