@@ -168,6 +168,9 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
   return lines.map((line) => line.replace(/\r$/, ''));
 }
 
+// The most files a step reads for their sections (orSections): a common text's hundred hits may lie in a hundred docs.
+const SECTIONED_FILES = 32;
+
 // The definitions `definitionsOf` knows of a file, or, for a text file deepwork has no grammar for, its sections (its
 // Markdown headings, its `[name]` lines: answer/sections.ts), read from the file as NEED would send it, in at most
 // SECTIONED_FILES files a step.
@@ -185,7 +188,6 @@ export function orSections(
     return lines === undefined ? undefined : sectionsOf(rel, lines);
   };
 }
-const SECTIONED_FILES = 32;
 
 // Which files a FIND's `IN` keeps to: a folder's, a file itself, or a mask's; or why none.
 function scopeOf(box: Sandbox, scope: string): ((rel: string) => boolean) | string {
