@@ -826,9 +826,9 @@ describe('the map of the code', () => {
       /=== RESULT NEED src\/store\.ts:6-10: lines 6-10 of 11 \(only part of readRecord 5-7, main_store 9-11\) ===/,
       results,
     );
-    // A whole file, and a file the map does not read, are said as before.
+    // A whole file is said as before; a part of a Markdown file, which the map does not read, says its heading.
     assert.match(results, /=== RESULT NEED src\/app\.ts: \d+ lines ===/, results);
-    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 of 1 ===/);
+    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 of 1 \(in # a project 1-1\) ===/);
   });
 
   it('sends the map in the first message only: later messages carry a line in its place', async () => {
