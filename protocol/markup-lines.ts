@@ -81,29 +81,28 @@ export class Lines {
   // Arrays grown past KEPT_LINES given back; whether there were any.
   shrink(): boolean {
     const grown = this.start.length > KEPT_LINES;
-    if (grown) {
-      this.start = new Int32Array(64);
-      this.end = new Int32Array(64);
-      this.next = new Int32Array(64);
-      this.number = new Int32Array(64);
-      this.joined = new Uint8Array(64);
-      this.role = new Uint8Array(64);
-      this.closes = new Uint8Array(64);
-      this.bare = new Uint8Array(64);
-    }
+    if (grown) this.resize(64, false);
     return grown;
   }
 
   private grow(): void {
-    const size = this.start.length * 2;
-    this.start = into(new Int32Array(size), this.start);
-    this.end = into(new Int32Array(size), this.end);
-    this.next = into(new Int32Array(size), this.next);
-    this.number = into(new Int32Array(size), this.number);
-    this.joined = into(new Uint8Array(size), this.joined);
-    this.role = into(new Uint8Array(size), this.role);
-    this.closes = into(new Uint8Array(size), this.closes);
-    this.bare = into(new Uint8Array(size), this.bare);
+    this.resize(this.start.length * 2, true);
+  }
+
+  // Arrays of `size` lines, holding what these hold when `keep`.
+  private resize(size: number, keep: boolean): void {
+    const sized = <T extends Int32Array | Uint8Array>(fresh: T, from: T): T => {
+      if (keep) fresh.set(from);
+      return fresh;
+    };
+    this.start = sized(new Int32Array(size), this.start);
+    this.end = sized(new Int32Array(size), this.end);
+    this.next = sized(new Int32Array(size), this.next);
+    this.number = sized(new Int32Array(size), this.number);
+    this.joined = sized(new Uint8Array(size), this.joined);
+    this.role = sized(new Uint8Array(size), this.role);
+    this.closes = sized(new Uint8Array(size), this.closes);
+    this.bare = sized(new Uint8Array(size), this.bare);
   }
 }
 
@@ -119,11 +118,6 @@ const reused = new Lines();
 // Gives back the arrays grown past KEPT_LINES; whether there were any.
 export function shrinkLines(): boolean {
   return reused.shrink();
-}
-
-function into<T extends Int32Array | Uint8Array>(wider: T, from: T): T {
-  wider.set(from);
-  return wider;
 }
 
 // The lines whose first non-blank character can start markup: = * _ ` ~ - + # > < [ { or a digit, or a request keyword
