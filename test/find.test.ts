@@ -10,7 +10,7 @@ import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
 import { placeHits, wholeDefinitions } from '../reading/answer/find.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { createExecutor } from '../reading/executor.ts';
-import type { Result } from '../protocol/results.ts';
+import { renderResult, type Result } from '../protocol/results.ts';
 import { tempFolder } from './helpers.ts';
 
 describe('placeHits', () => {
@@ -91,6 +91,12 @@ describe('FIND in text files deepwork has no grammar for', () => {
         'test-data/cmdline.test:4 [case testOne]',
         'test-data/cmdline.test:8 [case testTwo]',
       ]);
+      // A part of the file says the sections it lies in, holds whole, and holds only part of.
+      const [part] = await executor.answer([{ kind: 'need', paths: ['docs/guide.md:3-8'], line: 0 }]);
+      assert.match(
+        part === undefined ? '' : renderResult(part),
+        /^=== RESULT NEED docs\/guide\.md:3-8: lines 3-8 of 9 \(in # Guide 1-9; holds ## Exit codes 3-7 whole; only part of ## Other 8-9\) ===/,
+      );
     } finally {
       await executor.close();
     }

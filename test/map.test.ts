@@ -798,7 +798,7 @@ describe('the map of the code', () => {
     const executor = createExecutor(folder, { mapStore: () => memoryStore() });
     const bridge = scriptedBridge([
       '=== NEED: src/server.ts:10-11, src/store.ts:6-10, src/app.ts ===',
-      '=== NEED: README.md:1-1 ===',
+      '=== NEED: README.md:1-1, src/server.ts:1-6, src/store.ts:1-10 ===',
       'The answer.',
     ]);
     try {
@@ -828,7 +828,19 @@ describe('the map of the code', () => {
     );
     // A whole file is said as before; a part of a Markdown file, which the map does not read, says its heading.
     assert.match(results, /=== RESULT NEED src\/app\.ts: \d+ lines ===/, results);
-    assert.match(bridge.seen[2] ?? '', /=== RESULT NEED README\.md:1-1: lines 1-1 of 1 \(in # a project 1-1\) ===/);
+    const later = bridge.seen[2] ?? '';
+    assert.match(later, /=== RESULT NEED README\.md:1-1: lines 1-1 of 1 \(in # a project 1-1\) ===/);
+    // A part that cuts through a definition and lies in none says too what it holds whole.
+    assert.match(
+      later,
+      /=== RESULT NEED src\/server\.ts:1-6: lines 1-6 of 12 \(holds startServer 1-3 whole; only part of handleRequest 5-7\) ===/,
+      later,
+    );
+    assert.match(
+      later,
+      /=== RESULT NEED src\/store\.ts:1-10: lines 1-10 of 11 \(holds openStore 1-3, readRecord 5-7 whole; only part of main_store 9-11\) ===/,
+      later,
+    );
   });
 
   it('sends the map in the first message only: later messages carry a line in its place', async () => {

@@ -32,7 +32,11 @@ export type NeedResults = {
     // Where the lines sent stand among the file's definitions, when the map has read the file (as FIND's hits):
     // `within`, the innermost definition holding them all; `cuts`, the definitions they hold only part of, which go on
     // before or after them, the outermost first.
+    // `holds`, when it cuts through definitions: the outermost it holds whole, the first few, and `alsoHolds` how many
+    // more.
     within?: HitWithin;
+    holds?: HitWithin[];
+    alsoHolds?: number;
     cuts?: HitWithin[];
     // OUTLINE gives the file's definitions (deepwork has its language's grammar).
     outlined?: true;
@@ -154,12 +158,17 @@ export const needResults: ResultTexts<NeedResults> = {
 };
 
 // What a file cut at the step's limit says of the rest, and the request that gets it.
-// ` (in start 120-188; only part of parse 150-230)`: what the model asks next for a whole definition rather than
-// guessing. "cuts parse 150-230", as it was, took a player a moment to read (issue 30).
+// ` (in start 120-188; only part of parse 150-230)`, ` (holds ## Setup 1-40 whole; only part of ## Usage 41-90)`:
+// what the model asks next for a whole definition rather than guessing. "cuts parse 150-230", as it was, took a player a moment to read (issue 30).
 function placeOf(r: NeedResults['file']): string {
   const span = (d: HitWithin) => `${d.name} ${d.first}-${d.last}`;
   const said = [
     ...(r.within === undefined ? [] : [`in ${span(r.within)}`]),
+    ...(r.holds === undefined || r.holds.length === 0
+      ? []
+      : [
+          `holds ${r.holds.map(span).join(', ')}${(r.alsoHolds ?? 0) > 0 ? ` and ${formatCount(r.alsoHolds ?? 0)} more` : ''} whole`,
+        ]),
     ...(r.cuts === undefined || r.cuts.length === 0 ? [] : [`only part of ${r.cuts.map(span).join(', ')}`]),
   ];
   return said.length === 0 ? '' : ` (${said.join('; ')})`;

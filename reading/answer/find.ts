@@ -236,9 +236,16 @@ export function placeHits(
       .slice(0, MAX_CUTS)
       .sort((a, b) => a.first - b.first)
       .map(spanOf);
+    // A part that cuts through definitions also says the outermost it holds whole: "only part of ## Validators" alone,
+    // for a range holding one whole section and the next one's first two lines, read to a player as the wrong section
+    // (issue 30).
+    const holds = cuts.length > 0 ? held(defs, r.first, r.last) : [];
     return {
       ...r,
       ...(within === undefined ? {} : { within: spanOf(within) }),
+      ...(holds.length === 0
+        ? {}
+        : { holds: holds.slice(0, MAX_HELD).map(spanOf), alsoHolds: holds.length - MAX_HELD }),
       ...(cuts.length === 0 ? {} : { cuts }),
     };
   });
@@ -246,6 +253,21 @@ export function placeHits(
 
 // Definitions a part of a file is said to cut through, at most: the outermost, which are what to ask for whole.
 const MAX_CUTS = 2;
+// Definitions a part is said to hold whole, at most; past them it says how many more.
+const MAX_HELD = 2;
+
+// The definitions lying whole in lines `first` to `last` and in no other that does, in the order they come.
+function held(defs: readonly MapDef[], first: number, last: number): MapDef[] {
+  const inside = defs
+    .filter((d) => d.first >= first && d.last <= last)
+    .sort((a, b) => a.first - b.first || b.last - a.last);
+  const outer: MapDef[] = [];
+  for (const d of inside) {
+    const up = outer.at(-1);
+    if (up === undefined || d.first > up.last) outer.push(d);
+  }
+  return outer;
+}
 
 // The deepest definition holding lines `first` to `last`.
 // The files of `results` with lines placeHits could not place: FIND's hits and NEED's parts named in no definition,
