@@ -7,6 +7,7 @@ import type { MapFile, MapJob, Reader } from './contract.ts';
 import type { Window } from './conversation.ts';
 import type { ResultTexts } from './kinds/kind.ts';
 import { heading } from './wire.ts';
+import { formatCount } from '../common/text.ts';
 
 // How long the first message waits for a map that is expected soon.
 export const MAP_WAIT_MS = 1_000;
@@ -60,10 +61,14 @@ export function mapLines(files: readonly MapFile[], maxChars: number): string | 
     if (f.defs.length === 0) continue;
     const shown = lines.length - 1;
     if (shown >= MIN_FILES && f.rank < TAIL_RANK) break;
-    const defs = onceEach(f.defs)
+    const named = onceEach(f.defs);
+    const defs = named
       .slice(0, shown < LEADING_FILES ? DEFS_PER_FILE : DEFS_PER_LATER_FILE)
       .map((d) => `${d.name} ${d.first === d.last ? d.first : `${d.first}-${d.last}`}`);
-    const line = `${f.path}: ${defs.join(', ')}`;
+    // The count of the names not shown: a line that ended at `TestTreeFindPattern 419-447` read to a player as the
+    // file's end, and it asked for lines 419-447 to add a test after them in a file of 715 lines (issue 30).
+    const more = Math.max(f.names, named.length) - defs.length;
+    const line = `${f.path}: ${defs.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
     if (used + line.length + 1 > maxChars) break;
     used += line.length + 1;
     lines.push(line);

@@ -72,8 +72,13 @@ export type MapFocus = { question: string; files: readonly string[]; found?: () 
 export type MapJob = { soon: boolean; big: boolean; files: Promise<MapFile[]> };
 
 // A file of the map, most likely to matter first, with its main definitions, the most used first. `rank`: its rank as a
-// share of the first file's (1 for the first).
-export type MapFile = { path: string; rank: number; defs: Array<{ name: string; first: number; last: number }> };
+// share of the first file's (1 for the first). `names`: how many names the file defines in all, `defs` among them.
+export type MapFile = {
+  path: string;
+  rank: number;
+  defs: Array<{ name: string; first: number; last: number }>;
+  names: number;
+};
 
 // A file's text for an EDIT's check, or why there is none.
 export type FileText = { kind: 'text'; text: string } | { kind: 'missing' } | { kind: 'refused'; reason: string };

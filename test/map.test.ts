@@ -389,8 +389,9 @@ describe('the map in the message', () => {
           { name: 'fetch', first: 20, last: 20 },
           { name: 'fetch', first: 40, last: 60 },
         ],
+        names: 3,
       },
-      { path: 'src/b.ts', rank: 0.5, defs: [{ name: 'other', first: 5, last: 7 }] },
+      { path: 'src/b.ts', rank: 0.5, defs: [{ name: 'other', first: 5, last: 7 }], names: 1 },
     ];
     const text = mapLines(files, 1_000) ?? '';
     assert.ok(text.endsWith('\nsrc/a.ts: run 3-9, LIMIT 1, fetch 40-60\nsrc/b.ts: other 5-7'), text);
@@ -405,17 +406,19 @@ describe('the map in the message', () => {
       last: i * 10 + 5,
     }));
     const ranks = [1, 0.9, 0.5, 0.3, 0.2, 0.05, 0.3, 0.01];
-    const files: MapFile[] = ranks.map((rank, i) => ({ path: `src/f${i}.py`, rank, defs }));
+    const files: MapFile[] = ranks.map((rank, i) => ({ path: `src/f${i}.py`, rank, defs, names: 30 }));
     const lines = (mapLines(files, 10_000) ?? '').split('\n').slice(1);
     // Five files at least, whatever their rank; past them, the first file ranked below the tail's share ends the map.
     assert.deepEqual(
       lines.map((l) => l.split(':')[0]),
       ['src/f0.py', 'src/f1.py', 'src/f2.py', 'src/f3.py', 'src/f4.py'],
     );
-    assert.equal(lines[0], 'src/f0.py: one 1-5, two 11-15, three 21-25, four 31-35, five 41-45, six 51-55');
-    assert.equal(lines[3], 'src/f3.py: one 1-5, two 11-15, three 21-25');
-    const low = ranks.map((_, i) => ({ path: `src/g${i}.py`, rank: 0.01, defs }));
-    assert.equal((mapLines([{ path: 'src/top.py', rank: 1, defs }, ...low], 10_000) ?? '').split('\n').length - 1, 5);
+    // The names not shown are counted, those the map was not given too: the line is not taken for the file's last.
+    assert.equal(lines[0], 'src/f0.py: one 1-5, two 11-15, three 21-25, four 31-35, five 41-45, six 51-55 and 24 more');
+    assert.equal(lines[3], 'src/f3.py: one 1-5, two 11-15, three 21-25 and 27 more');
+    const low = ranks.map((_, i) => ({ path: `src/g${i}.py`, rank: 0.01, defs, names: 7 }));
+    const top = { path: 'src/top.py', rank: 1, defs, names: 7 };
+    assert.equal((mapLines([top, ...low], 10_000) ?? '').split('\n').length - 1, 5);
   });
 });
 
@@ -1316,7 +1319,8 @@ describe('the map of the code', () => {
     const executor = createExecutor(root);
     const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
     const bridge = scriptedBridge(['=== NEED: src/app.ts ===', 'The answer.']);
-    bridge.onFirst = () => ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'sendMail', first: 1, last: 3 }] }]);
+    bridge.onFirst = () =>
+      ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'sendMail', first: 1, last: 3 }], names: 1 }]);
     try {
       await runLoop({ bridge, executor: reader, texts: loadTexts(executor.limits), question: 'q', steps: 3 });
     } finally {
@@ -1351,7 +1355,7 @@ describe('the map of the code', () => {
       ...scripted,
       chat: (message: string, options: Parameters<Bridge['chat']>[1]) => {
         if (scripted.seen.length === 1)
-          ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'send', first: 1, last: 3 }] }]);
+          ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'send', first: 1, last: 3 }], names: 1 }]);
         return scripted.chat(message, options);
       },
     };

@@ -434,15 +434,14 @@ class KeptSource implements MapSource {
   }
 }
 
-// The ranked files as the map shows them: each rank a share of the first's, the leading definitions.
+// The ranked files as the map shows them: each rank a share of the first's, the leading definitions, and how many names
+// the file defines. A name once before the cut, so that a method's signature in an interface does not take its body's
+// place.
 function mapFiles(files: readonly RankedFile[]): MapFile[] {
   const top = files[0]?.rank || 1;
-  return files.map((f) => ({
-    path: f.rel,
-    rank: f.rank / top,
-    // A name once before the cut, so that a method's signature in an interface does not take its body's place.
-    defs: onceEach(f.defs)
-      .slice(0, DEFS_PER_FILE)
-      .map(({ name, first, last }) => ({ name, first, last })),
-  }));
+  return files.map((f) => {
+    const named = onceEach(f.defs);
+    const defs = named.slice(0, DEFS_PER_FILE).map(({ name, first, last }) => ({ name, first, last }));
+    return { path: f.rel, rank: f.rank / top, defs, names: named.length };
+  });
 }
