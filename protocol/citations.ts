@@ -47,6 +47,12 @@ const NEAR_BEFORE = 6;
 const KEYWORDS = new Set(
   'None True False null nil true false undefined self this super NaN void return await async'.split(' '),
 );
+// The names examples use for anything (`foo`, `bar`, Python's `spam`): one the cited file never writes is the
+// example's, not the file's. "nested objects such as `bar` are the same objects in both models (pydantic/main.py:451)"
+// cited the line for the copy, `bar` coming from the docs' example, and was flagged (issue 30).
+const PLACEHOLDERS = new Set(
+  'foo bar baz qux quux corge grault garply waldo fred plugh xyzzy thud spam eggs ham'.split(' '),
+);
 // A word before a name that says the line lacks it.
 const NEGATION = /(?:^|[^\p{L}])(no|not|without|never|nor|нет|без|не|ни)\s+$/iu;
 // Characters between a citation and a name on the same line for the name to count as cited beside it.
@@ -254,6 +260,7 @@ function judge(
   // Nor a name said as the words of one on the line: `Infinity` for `Number.POSITIVE_INFINITY`, `maxRetries` for
   // `max_retries` (a relay player's `backoffLimit` "defaults to `Infinity`" was flagged, and cost a step).
   if (spans.some(([first, last]) => saidIn(lines.slice(Math.max(0, first - 1), last), name))) return undefined;
+  if (PLACEHOLDERS.has(name.toLowerCase())) return undefined;
   return { problem: 'name-absent' };
 }
 

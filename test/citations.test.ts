@@ -282,6 +282,27 @@ describe('checkCitations', () => {
     );
   });
 
+  it("does not judge an example's placeholder name the file never writes, but judges one it defines", () => {
+    // pydantic's model_copy, cited for the shallow copy, `bar` being the docs' example's.
+    assert.deepEqual(check('so nested objects such as `bar` are the same in both models (src/constants.ts:8).'), []);
+    assert.deepEqual(
+      check('`Session.foo()` is at src/index.ts:1.').map((m) => [m.name, m.problem]),
+      [],
+      'foo: an example',
+    );
+    assert.deepEqual(
+      check('`Sessionfoo()` is at src/index.ts:1.').map((m) => [m.name, m.problem]),
+      [['Sessionfoo', 'name-absent']],
+    );
+    // A file that defines `foo` has it judged as any name.
+    const text = ['def foo():', '    return 1', '', '', '', '', '', '', '', '', '', 'x = 2', ''].join('\n');
+    const defined = checkCitations('`foo` is at a.py:12.', () => ({ kind: 'text', text }));
+    assert.deepEqual(
+      defined.map((m) => [m.name, m.problem, m.problem === 'name-elsewhere' && m.at]),
+      [['foo', 'name-elsewhere', 1]],
+    );
+  });
+
   it('takes a name said as the words of one on the line, blind to case and underscores', () => {
     // ky's `backoffLimit: Number.POSITIVE_INFINITY`, which a relay player said "defaults to `Infinity`".
     assert.deepEqual(check('`backoffLimit` defaults to `Infinity` (`src/constants.ts:10`).'), []);
