@@ -135,7 +135,7 @@ export const find: Kind<FindRequest> = {
     '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition (in docs a',
     `  heading, a \`[section]\`) a line lies in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are`,
     `  ${AROUND_HITS} hits or fewer, two lines either side of each (hits close together share them); with ${WHOLE_HITS} hits or`,
-    `  fewer, a definition of up to ${WHOLE_LINES} lines that a hit begins is shown whole. The text is literal and case-sensitive;`,
+    `  fewer, a definition of up to ${WHOLE_LINES} lines whose first line is a hit is shown whole. The text is literal and case-sensitive;`,
     '  when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask',
     '  with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
