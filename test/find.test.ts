@@ -57,6 +57,37 @@ describe('placeHits', () => {
   });
 });
 
+describe('placeHits on a part of a file', () => {
+  it('says the outermost definitions it holds whole, two and how many more, only when it cuts through another', () => {
+    const defs = [
+      { name: 'A', first: 1, last: 10, depth: 0 },
+      { name: 'A.inner', first: 2, last: 5, depth: 1 },
+      { name: 'B', first: 11, last: 20, depth: 0 },
+      { name: 'C', first: 21, last: 30, depth: 0 },
+      { name: 'D', first: 31, last: 40, depth: 0 },
+    ];
+    const part = (first: number, last: number): Result => ({
+      kind: 'file',
+      request: `NEED a.py:${first}-${last}`,
+      path: 'a.py',
+      key: `a.py:${first}-${last}`,
+      text: 'x',
+      first,
+      last,
+      whole: false,
+      rest: { lines: 0, chars: 0, exact: true },
+      ranged: true,
+      encoding: undefined,
+    });
+    const head = (r: Result | undefined) => (r === undefined ? '' : (renderResult(r).split('\n')[0] ?? ''));
+    const [three, one, none] = placeHits([part(1, 35), part(11, 25), part(11, 30)], () => defs);
+    assert.match(head(three), /\(holds A 1-10, B 11-20 and 1 more whole; only part of D 31-40\)/);
+    assert.match(head(one), /\(holds B 11-20 whole; only part of C 21-30\)/);
+    // Whole definitions and nothing cut: nothing to say.
+    assert.doesNotMatch(head(none), /holds|only part/);
+  });
+});
+
 describe('FIND in text files deepwork has no grammar for', () => {
   it("names the section a hit lies in: a Markdown heading, outside code fences, and an INI, TOML or data test's [name]", async () => {
     const folder = tempFolder({

@@ -159,16 +159,14 @@ export const needResults: ResultTexts<NeedResults> = {
 
 // What a file cut at the step's limit says of the rest, and the request that gets it.
 // ` (in start 120-188; only part of parse 150-230)`, ` (holds ## Setup 1-40 whole; only part of ## Usage 41-90)`:
-// what the model asks next for a whole definition rather than guessing. "cuts parse 150-230", as it was, took a player a moment to read (issue 30).
+// what the model asks next for a whole definition rather than guessing. "cuts parse 150-230", as it was, took a player
+// a moment to read (issue 30).
 function placeOf(r: NeedResults['file']): string {
   const span = (d: HitWithin) => `${d.name} ${d.first}-${d.last}`;
+  const more = r.alsoHolds === undefined ? '' : ` and ${formatCount(r.alsoHolds)} more`;
   const said = [
     ...(r.within === undefined ? [] : [`in ${span(r.within)}`]),
-    ...(r.holds === undefined || r.holds.length === 0
-      ? []
-      : [
-          `holds ${r.holds.map(span).join(', ')}${(r.alsoHolds ?? 0) > 0 ? ` and ${formatCount(r.alsoHolds ?? 0)} more` : ''} whole`,
-        ]),
+    ...(r.holds === undefined ? [] : [`holds ${r.holds.map(span).join(', ')}${more} whole`]),
     ...(r.cuts === undefined || r.cuts.length === 0 ? [] : [`only part of ${r.cuts.map(span).join(', ')}`]),
   ];
   return said.length === 0 ? '' : ` (${said.join('; ')})`;

@@ -243,9 +243,8 @@ export function placeHits(
     return {
       ...r,
       ...(within === undefined ? {} : { within: spanOf(within) }),
-      ...(holds.length === 0
-        ? {}
-        : { holds: holds.slice(0, MAX_HELD).map(spanOf), alsoHolds: holds.length - MAX_HELD }),
+      ...(holds.length === 0 ? {} : { holds: holds.slice(0, MAX_HELD).map(spanOf) }),
+      ...(holds.length > MAX_HELD ? { alsoHolds: holds.length - MAX_HELD } : {}),
       ...(cuts.length === 0 ? {} : { cuts }),
     };
   });
@@ -269,7 +268,6 @@ function held(defs: readonly MapDef[], first: number, last: number): MapDef[] {
   return outer;
 }
 
-// The deepest definition holding lines `first` to `last`.
 // The files of `results` with lines placeHits could not place: FIND's hits and NEED's parts named in no definition,
 // in the order they came (the map learns them for the steps after, reading/map/mapper.ts).
 export function unplaced(results: readonly Result[]): string[] {
