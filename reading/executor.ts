@@ -196,6 +196,7 @@ export function createExecutor(root: string, options: ExecutorOptions = {}): Exe
         {
           maxChars: Math.min(maxChars ?? limits.treeChars, limits.treeChars),
           maxEntriesPerFolder: limits.folderEntries,
+          root: box.root,
         },
         finish().notes,
       ),

@@ -5,11 +5,13 @@
 
 import type { WalkEntry, WalkNote } from './walk.ts';
 import { RULE_LIMITS } from './gitignore.ts';
+import { relativeTo } from './sandbox.ts';
 import { counted, formatCount } from '../common/text.ts';
 
 type Folder = { name: string; folders: Folder[]; files: string[]; total: number };
 
-export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number };
+// `root`: the folder's real path, which a symlinked file's target is shown from (`README.rst -> doc/index.rst`).
+export type TreeOptions = { maxChars: number; maxEntriesPerFolder: number; root?: string };
 
 // `notes`: what the walk left out or matched wider than written, said once at the end.
 export function buildTree(
@@ -18,7 +20,7 @@ export function buildTree(
   options: TreeOptions,
   notes: readonly WalkNote[] = [],
 ): string {
-  const root = collect(entries, rootName);
+  const root = collect(entries, rootName, options.root);
   // The top folder is always open, but its entries count against the budget too: 5,000 files with long names in it
   // show as many as fit, and the rest as a count.
   const topShown = entriesThatFit(root, options);
@@ -30,6 +32,12 @@ export function buildTree(
   render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root))
     lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');
+  // A player edited README.rst, a link to doc/source/index.rst, as a file of its own, and its answer said the docs did
+  // not hold what it had just written into them (issue 30).
+  if (lines.some((line) => line.includes(LINK)))
+    lines.push(
+      `(a name${LINK}a path is a link to that file: it reads as that file, and a change to it is written there)`,
+    );
   for (const note of notes) lines.push(`(${noteText(note)})`);
   return lines.join('\n');
 }
@@ -51,7 +59,10 @@ function noteText(note: WalkNote): string {
   }
 }
 
-function collect(entries: readonly WalkEntry[], rootName: string): Folder {
+// Between a symlinked file's name and its target's path.
+const LINK = ' -> ';
+
+function collect(entries: readonly WalkEntry[], rootName: string, real: string | undefined): Folder {
   const root: Folder = { name: rootName, folders: [], files: [], total: 0 };
   const folders: Array<Folder | undefined> = new Array(entries.length);
   entries.forEach((entry, i) => {
@@ -62,7 +73,8 @@ function collect(entries: readonly WalkEntry[], rootName: string): Folder {
       parent.folders.push(folder);
       folders[i] = folder;
     } else {
-      parent.files.push(entry.name);
+      const link = entry.target === undefined || real === undefined ? '' : `${LINK}${relativeTo(real, entry.target)}`;
+      parent.files.push(entry.name + link);
     }
   });
   sum(root);

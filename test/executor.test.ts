@@ -728,6 +728,19 @@ describe('tree', () => {
     );
   });
 
+  it('shows a symlinked file with the path it leads to, and says once what that means', () => {
+    const root = tempFolder({ 'doc/index.rst': 'Tenacity\n========\n', 'src/a.py': '' });
+    fs.symlinkSync(path.join('doc', 'index.rst'), path.join(root, 'README.rst'));
+    const tree = createExecutor(root).tree();
+    assert.match(tree, /\n {2}README\.rst -> doc\/index\.rst\n/, tree);
+    assert.match(
+      tree,
+      /\(a name -> a path is a link to that file: it reads as that file, and a change to it is written there\)$/,
+    );
+    // No link, no note.
+    assert.doesNotMatch(createExecutor(tempFolder({ 'a.py': '' })).tree(), / -> /);
+  });
+
   it('stays a few KB on a 30,000-file folder, with counts where it elides', async () => {
     const root = thirtyThousandFiles('deepwork-tree-');
     writeFiles(root, { 'README.md': '' });
