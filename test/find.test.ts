@@ -134,6 +134,58 @@ describe('FIND in text files deepwork has no grammar for', () => {
   });
 });
 
+describe('FIND in reStructuredText', () => {
+  it('names the section a hit lies in: titles underlined, or overlined too, levels in the order their styles come', async () => {
+    const folder = tempFolder({
+      'README.rst': [
+        '========',
+        'Tenacity',
+        '========',
+        '',
+        'Retrying, with waits.',
+        '',
+        'Waiting before retry',
+        '--------------------',
+        '',
+        '.. code-block:: python',
+        '',
+        '    @retry(wait=wait_random_exponential(max=60))',
+        '    def flaky(): pass',
+        '',
+        'Jitter',
+        '~~~~~~',
+        '',
+        'wait_random_exponential adds jitter.',
+        '',
+        'Stopping',
+        '--------',
+        'Not a title',
+        '---',
+        '',
+        '----',
+        '',
+        'wait_random_exponential again.',
+      ].join('\n'),
+    });
+    const executor = createExecutor(folder);
+    try {
+      const [result] = await executor.answer([
+        { kind: 'find', text: 'wait_random_exponential', scope: undefined, line: 0 },
+      ]);
+      const placed = result?.kind === 'find' ? result.hits.map((h) => `${h.line} ${h.within?.name ?? '-'}`) : [];
+      // A line under text that is shorter than it is no title, and a transition (a line between blank lines) neither.
+      assert.deepEqual(placed, ['12 Waiting before retry', '18 Jitter', '27 Stopping']);
+      const [part] = await executor.answer([{ kind: 'need', paths: ['README.rst:7-17'], line: 0 }]);
+      assert.match(
+        part === undefined ? '' : renderResult(part),
+        /^=== RESULT NEED README\.rst:7-17: lines 7-17 of 27 \(in Waiting before retry 7-19; only part of Jitter 15-19\) ===/,
+      );
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
 describe('wholeDefinitions', () => {
   it('shows a short definition a hit begins whole, in a FIND of three hits or fewer', () => {
     // short() is lines 3-10, long() 12-81; a hit on each, and one inside short().
