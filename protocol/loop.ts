@@ -7,7 +7,7 @@ import { renderResult, type Result } from './results.ts';
 import { describeRequest, type Request } from './requests.ts';
 import type { Texts } from './transcript.ts';
 import { createConversation, type Turn, type Window } from './conversation.ts';
-import { checkProposals, proposalBook, type Misses } from './proposals.ts';
+import { checkProposals, keptFiles, proposalBook, type Misses } from './proposals.ts';
 import { heardStop } from '../common/errors.ts';
 import { estimateTokens, warmWhileWaiting } from '../common/tokens.ts';
 import { checkCitations, type Miscitation } from './citations.ts';
@@ -244,8 +244,10 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     );
     for (const { edit } of checked) if (edit !== undefined) edits[edit]++;
     for (const { block, kept } of checked) proposals.add(block, kept);
+    const files = keptFiles(checked);
     const told = [
       ...checked.flatMap((c) => (c.result === undefined ? [] : [c.result])),
+      ...(files === undefined ? [] : [files]),
       ...(leftOut === undefined ? [] : [leftOut]),
     ];
     // An EDIT kept with some of its pairs counts as not kept for the pairs that were not: the model is told.

@@ -78,13 +78,34 @@ const LEFT_OUT_NAMED = 20;
 // `edit`: for an EDIT the model wrote whole, whether its pairs applied (what the per-model tally counts; a block cut
 // short or refused for its path is not the model's matching).
 // `partial`: an EDIT kept with only the pairs that applied (`block` holds those), the others told to the model.
+// `file`: a FILE kept, its lines and whether it makes a new file (keptFiles says so).
 type Checked = {
   block: Proposal;
   kept: boolean;
   result: Result | undefined;
   edit?: 'applied' | 'missed';
   partial?: boolean;
+  file?: { lines: number; new: boolean };
 };
+
+// The FILE blocks a reply with requests had kept, said in one result as EDITs are said kept: a player unsure its new
+// file had been taken could only trust the rules (issue 30). Undefined when it kept none.
+export function keptFiles(checked: readonly Checked[]): Result | undefined {
+  const files = checked.flatMap((c) =>
+    c.file === undefined || !c.kept ? [] : [{ path: c.block.path, lines: c.file.lines, new: c.file.new }],
+  );
+  if (files.length === 0) return undefined;
+  const named = files.slice(0, KEPT_FILES_NAMED).map((f) => f.path);
+  const more = files.length - named.length;
+  return {
+    kind: 'files-kept',
+    request: `FILE ${named.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}`,
+    kept: files,
+  };
+}
+
+// Paths a kept-files result names, at most; the rest are counted.
+const KEPT_FILES_NAMED = 5;
 
 // The run's EDITs that did not apply, per path: from the second on, the model is shown more of the file and, for a
 // short file, told to send it whole.
@@ -96,12 +117,6 @@ const WHOLE_CHARS = 10_000;
 // Lines shown either side of the closest match from the second miss on, and at most in all.
 const WIDER_MARGIN = 10;
 const WIDER_MAX = 60;
-
-// A file's text now, when it is one the EDIT check may read; undefined for a new file or one that cannot be read.
-function textNow(executor: Reader, path: string): string | undefined {
-  const now = executor.text(path);
-  return now.kind === 'text' ? now.text : undefined;
-}
 
 // `cut`: the server cut the reply at its output limit, so a block without END was cut by it. The blocks past what
 // one reply may propose are left out, and the model is told with `leftOut`. A Stop is heard after each block.
@@ -174,7 +189,8 @@ function checkProposal(
     return failed(`${ended}, so it is never written`, fix);
   }
   if (block.kind === 'file') {
-    const before = proposed.get(block.path) ?? textNow(executor, block.path);
+    const now = proposed.has(block.path) ? undefined : executor.text(block.path);
+    const before = proposed.get(block.path) ?? (now?.kind === 'text' ? now.text : undefined);
     const elided = before === undefined ? undefined : elisionOf(before, block.content);
     if (elided !== undefined) {
       return failed(
@@ -183,7 +199,12 @@ function checkProposal(
       );
     }
     proposed.set(block.path, block.content);
-    return done(true, undefined);
+    const lines = block.content === '' ? 0 : block.content.replace(/\n$/, '').split('\n').length;
+    return {
+      kind: 'checked',
+      checked: { block, kept: true, result: undefined, file: { lines, new: now?.kind === 'missing' } },
+      spent: 0,
+    };
   }
   if (block.problem !== undefined) {
     misses.set(block.path, (misses.get(block.path) ?? 0) + 1);

@@ -36,6 +36,9 @@ type SharedResults = {
         more?: PairMiss[];
         places?: true;
       };
+  // The FILE blocks of a reply with requests that were kept (protocol/proposals.ts, keptFiles): each one's lines, and
+  // whether it makes a new file.
+  'files-kept': { kind: 'files-kept'; request: string; kept: Array<{ path: string; lines: number; new: boolean }> };
   // FILE and EDIT blocks of a reply past what one reply may propose (protocol/caps.ts): never kept. `blocks`: the first
   // of them, as `FILE path`; `more`: how many more. `why`: past the number of blocks, or an EDIT that would take the
   // reply past the characters of files its EDITs may go through (`chars`: its file's; `pairs`: its pairs).
@@ -64,6 +67,19 @@ const UNCLEAR_CHARS = 200;
 
 const sharedResults: ResultTexts<SharedResults> = {
   refused: { render: (r) => heading.result(r.request, `refused: ${r.reason}`) },
+  'files-kept': {
+    render: (r) => {
+      const one = r.kept.length === 1 ? r.kept[0] : undefined;
+      const what =
+        one === undefined
+          ? `${counted(r.kept.length, 'file')}, ${formatCount(r.kept.filter((f) => f.new).length)} of them new`
+          : `${one.new ? 'a new file' : 'the whole file, in place of what it holds now'} of ${counted(one.lines, 'line')}`;
+      return heading.result(
+        r.request,
+        `kept (${what}), for the user to write after your final answer (do not send ${one === undefined ? 'them' : 'it'} again)`,
+      );
+    },
+  },
   edit: {
     render: (r) => {
       if (r.ok)

@@ -304,6 +304,27 @@ describe('runLoop', () => {
     );
   });
 
+  it('says the FILE blocks of a reply with requests are kept, in one result: new or in place of a file, and lines', async () => {
+    const bridge = scripted([
+      '=== FILE: new.js ===\nconst a = 1;\nconst b = 2;\n=== END ===\n=== FIND: zz ===',
+      '=== FILE: a.js ===\nx\n=== END ===\n=== FILE: ask.mjs ===\nexport const y = 1;\n=== END ===\n=== FIND: yy ===',
+      'done',
+    ]);
+    await loop(bridge, 'q');
+    assert.ok(
+      bridge.seen[1]?.includes(
+        '=== RESULT FILE new.js: kept (a new file of 2 lines), for the user to write after your final answer (do not send it again) ===',
+      ),
+      bridge.seen[1],
+    );
+    assert.ok(
+      bridge.seen[2]?.includes(
+        '=== RESULT FILE a.js, ask.mjs: kept (2 files, 1 of them new), for the user to write after your final answer (do not send them again) ===',
+      ),
+      bridge.seen[2],
+    );
+  });
+
   it('tells the model a FILE cut off before its END, pointing to EDIT', async () => {
     const bridge = scripted(['=== FILE: big.js ===\nconst a = 1;\n', 'done']);
     await loop(bridge, 'q');
