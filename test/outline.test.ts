@@ -226,10 +226,10 @@ describe('OUTLINE', () => {
 
   it('answers a file it has no grammar for, a missing path, a secret, a key and a binary file as NEED does', async () => {
     const text = await ask(
-      '=== OUTLINE: src/notes.md, src/stor.ts, .env.ts, keys/deploy.ts, logo.js, ../outside.ts ===',
+      '=== OUTLINE: src/data.json, src/stor.ts, .env.ts, keys/deploy.ts, logo.js, ../outside.ts ===',
     );
     for (const line of [
-      '=== RESULT OUTLINE src/notes.md: no outline for .md files; use FIND or NEED ===',
+      '=== RESULT OUTLINE src/data.json: no outline for .json files; use FIND or NEED ===',
       '=== RESULT OUTLINE src/stor.ts: no such file; closest existing paths: src/store.ts',
       '=== RESULT OUTLINE .env.ts: withheld: looks like a secret ===',
       '=== RESULT OUTLINE keys/deploy.ts: withheld: it holds a private key (line 2) ===',
@@ -237,6 +237,20 @@ describe('OUTLINE', () => {
       '=== RESULT OUTLINE ../outside.ts: refused: ".." leads out of the project folder ===',
     ])
       assert.ok(text.includes(line), `${line}\n---\n${text}`);
+  });
+
+  it('outlines a Markdown or reStructuredText file named alone by its sections, and a range of it', async () => {
+    const folder = tempFolder({
+      'README.rst': '=====\nTitle\n=====\n\nIntro\n\nUsage\n-----\n\ntext\n\nWaiting\n~~~~~~~\n\nmore\n',
+      'docs/a.md': '# Guide\n\n## Install\n\nx\n',
+    });
+    const text = await ask('=== OUTLINE: README.rst, docs/a.md, README.rst:12-13 ===', {}, folder);
+    for (const part of [
+      '=== RESULT OUTLINE README.rst: 15 lines, 3 definitions ===\nREADME.rst:1-15 Title\n  README.rst:7-15 Usage\n    README.rst:12-15 Waiting\n',
+      '=== RESULT OUTLINE docs/a.md: 5 lines, 2 definitions ===\ndocs/a.md:1-5 # Guide\n  docs/a.md:3-5 ## Install\n',
+      '=== RESULT OUTLINE README.rst:12-13: lines 12-13, 3 definitions ===',
+    ])
+      assert.ok(text.includes(part), `${part}\n---\n${text}`);
   });
 
   it('keeps a mask to the walk (no ignored or secret files), and to the one reader (no key)', async () => {

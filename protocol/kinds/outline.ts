@@ -65,7 +65,8 @@ export const outline: Kind<OutlineRequest> = {
   teach: [
     '=== OUTLINE: src/app.ts ===',
     "  lists a file's definitions (classes, functions, methods, types, exported constants), nested, each with the lines",
-    '  to NEED: `src/app.ts:120-188 export function start(port: number)`. A mask outlines many files at once:',
+    '  to NEED: `src/app.ts:120-188 export function start(port: number)`; a Markdown, reStructuredText, INI or TOML file',
+    '  named alone, its sections. A mask outlines many source files at once:',
     '  `=== OUTLINE: src/**/*.ts ===`; a range outlines part of a big file: `=== OUTLINE: src/big.js:2000-4000 ===`.',
   ].join('\n'),
 };

@@ -20,6 +20,7 @@ import { readPathOf } from '../walk.ts';
 import { readText, shownText, unfitReason } from '../text.ts';
 import { extensionOf, languageOf } from '../outline/languages.ts';
 import type { Parsed } from '../outline/symbols.ts';
+import { hasSections, sectionsOf } from './sections.ts';
 import { splitRange } from './need.ts';
 import type { Step } from './step.ts';
 
@@ -136,6 +137,18 @@ async function outlineFiles(
   let topChars = 0;
   for (const [i, file] of files.entries()) {
     const language = languageOf(file.rel);
+    // A text file named alone, which has no grammar but may have sections (a Markdown or reStructuredText file's
+    // headings, an INI or TOML file's `[name]` lines): they are its outline. A player asked OUTLINE README.rst for
+    // the section to add a link to, and got "no outline for .rst files" (issue 30). A mask keeps to code.
+    if (language === undefined && !mask && hasSections(file.rel) && budget.files > 0) {
+      const read = readText(file.real);
+      if (read.kind === 'text' && read.bytes.length <= budget.bytes) {
+        budget.files--;
+        budget.bytes -= read.bytes.length;
+        outlined.push(fileOf(file.rel, sectionsParsed(file.rel, shownText(read.text)), range));
+        continue;
+      }
+    }
     if (language === undefined) {
       skipped.push({ path: file.rel, why: { kind: 'language', ext: extensionOf(file.rel) } });
       continue;
@@ -191,6 +204,15 @@ async function outlineFiles(
   if (fitted.dropped.length > 0) why = `over this step's ${formatCount(limits.outlineChars)} characters`;
   const left = leftOut.length === 0 ? undefined : { paths: leftOut.slice(0, 10), count: leftOut.length, why };
   return { files: fitted.files, nested: fitted.nested, skipped, left };
+}
+
+// A text file's sections as a parse's definitions, each named as FIND names it (`## Exit codes`, `[tool.x]`).
+function sectionsParsed(rel: string, text: string): Parsed {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const clean = lines.map((line) => line.replace(/\r$/, ''));
+  const defs = sectionsOf(rel, clean).map((d) => ({ ...d, kind: 'section', local: false, header: d.name }));
+  return { lines: clean.length, defs, errors: false, gaveUp: undefined, capped: false, refs: undefined };
 }
 
 function fileOf(
