@@ -1383,7 +1383,8 @@ describe('the map of the code', () => {
     } finally {
       await executor.close();
     }
-    // A window the instructions, the tree and the question nearly fill: the map gives way, and the message fits.
+    // A window the instructions, the tree and the question nearly fill: the map gives way, and the message fits. (The
+    // window grows with the instructions: what they leave must stay under the map's least, MIN_MAP_CHARS.)
     const tight = createExecutor(root);
     const bridge = scriptedBridge(['The answer.']);
     const sent: Array<{ tokens: number; budget: number }> = [];
@@ -1395,7 +1396,7 @@ describe('the map of the code', () => {
         texts,
         question: 'q',
         steps: 1,
-        contextTokens: 2_100,
+        contextTokens: 2_160,
         mapWait: 120_000,
         onEvent: (e) => {
           if (e.kind === 'sending') sent.push({ tokens: e.tokens, budget: e.budget });
