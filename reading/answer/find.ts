@@ -7,7 +7,7 @@ import { readText, shownText } from '../text.ts';
 import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import type { MapDef } from '../map/graph.ts';
 import { languageOf } from '../outline/languages.ts';
-import { hasSections, sectionsOf } from './sections.ts';
+import { hasSections, sectionsOf, textLines } from './sections.ts';
 import type { Result } from '../../protocol/results.ts';
 import { resolvePath, type Sandbox } from '../sandbox.ts';
 import { compileMask, isPlainPath } from '../mask.ts';
@@ -163,9 +163,7 @@ function fileLines(box: Sandbox, rel: string): string[] | undefined {
   if (place.kind !== 'file' || place.size > AROUND_FILE_BYTES) return undefined;
   const read = readText(place.real, AROUND_FILE_BYTES);
   if (read.kind !== 'text') return undefined;
-  const lines = shownText(read.text).split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((line) => line.replace(/\r$/, ''));
+  return textLines(shownText(read.text));
 }
 
 // The most files a step reads for their sections (orSections): a common text's hundred hits may lie in a hundred docs.

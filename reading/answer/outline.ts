@@ -20,7 +20,7 @@ import { readPathOf } from '../walk.ts';
 import { readText, shownText, unfitReason } from '../text.ts';
 import { extensionOf, languageOf } from '../outline/languages.ts';
 import type { Parsed } from '../outline/symbols.ts';
-import { hasSections, sectionsOf } from './sections.ts';
+import { hasSections, sectionsOf, textLines } from './sections.ts';
 import { splitRange } from './need.ts';
 import type { Step } from './step.ts';
 
@@ -208,11 +208,9 @@ async function outlineFiles(
 
 // A text file's sections as a parse's definitions, each named as FIND names it (`## Exit codes`, `[tool.x]`).
 function sectionsParsed(rel: string, text: string): Parsed {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const clean = lines.map((line) => line.replace(/\r$/, ''));
-  const defs = sectionsOf(rel, clean).map((d) => ({ ...d, kind: 'section', local: false, header: d.name }));
-  return { lines: clean.length, defs, errors: false, gaveUp: undefined, capped: false, refs: undefined };
+  const lines = textLines(text);
+  const defs = sectionsOf(rel, lines).map((d) => ({ ...d, kind: 'section', local: false, header: d.name }));
+  return { lines: lines.length, defs, errors: false, gaveUp: undefined, capped: false, refs: undefined };
 }
 
 function fileOf(

@@ -24,6 +24,13 @@ const BRACKETED = /^\[[^[\]]+\]\s*$/;
 const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+// A text's lines as sectionsOf takes them: no last empty line, no carriage returns.
+export function textLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => line.replace(/\r$/, ''));
+}
+
 // Whether a file at `rel` may have sections.
 export function hasSections(rel: string): boolean {
   return MARKDOWN.test(rel) || RST.test(rel) || SECTIONED.test(rel) || CASES.test(rel);
