@@ -223,6 +223,49 @@ describe('wholeDefinitions', () => {
       [5, 5, 5, 5],
     );
   });
+
+  it('shows a definition whole from a hit on its own header, past the decorators it begins with', () => {
+    // @cached (line 3) and def slow(): (line 4), lines 3-9.
+    const lines = [
+      'import os',
+      '',
+      '@cached',
+      'def slow():',
+      ...Array.from({ length: 5 }, (_, i) => `    s${i} = ${i}`),
+    ];
+    const root = tempFolder({ 'a.py': `${lines.join('\n')}\n` });
+    const box = createSandbox(root);
+    const shown = (line: number) => {
+      const [r] = wholeDefinitions(
+        box,
+        [
+          {
+            kind: 'find',
+            request: 'FIND x',
+            text: 'x',
+            hits: [
+              {
+                path: 'a.py',
+                line,
+                text: lines[line - 1] ?? '',
+                within: { name: 'slow', first: 3, last: 9, own: 4 },
+                around: { first: line - 2, lines: lines.slice(line - 3, line + 2) },
+              },
+            ],
+            cut: false,
+            folded: false,
+          },
+        ],
+        200,
+      );
+      return r?.kind === 'find' ? r.hits.map((h) => [h.around?.first, h.around?.lines.length]) : [];
+    };
+    // On the header, and on the decorator: from two lines before the hit to the definition's end.
+    assert.deepEqual(shown(4), [[2, 8]]);
+    assert.deepEqual(shown(3), [[1, 9]]);
+    // Inside the body: the two lines either side as before.
+    assert.deepEqual(shown(6), [[4, 5]]);
+  });
 });
 
 describe('indexOfNeedle', () => {

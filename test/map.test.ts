@@ -1097,7 +1097,11 @@ describe('the map of the code', () => {
     const good = (size: number) => ({
       size,
       mtime: 1,
-      defs: [{ name: 'f', first: 1, last: 2, depth: 1 }],
+      // g's own line, past its decorators, kept with it.
+      defs: [
+        { name: 'f', first: 1, last: 2, depth: 1 },
+        { name: 'g', first: 3, last: 6, depth: 0, own: 4 },
+      ],
       refs: `g ${size}`,
     });
     const made = readCache(undefined);

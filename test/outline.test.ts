@@ -188,6 +188,62 @@ describe('OUTLINE', () => {
     );
   });
 
+  // A test read by the lines the map gave it lacked its `#[test]` (walkdir): a definition's lines begin at the
+  // attributes and decorators written before it.
+  it("begins a definition's lines at its attributes and decorators, the header at its own line", async () => {
+    const folder = tempFolder({
+      'src/lib.rs': [
+        '#[derive(Debug, Clone)]',
+        '#[non_exhaustive]',
+        'pub struct Error {',
+        '    depth: usize,',
+        '}',
+        '',
+        '/// Not an attribute: a comment ends the run.',
+        '#[inline]',
+        'fn depth() -> usize {',
+        '    0',
+        '}',
+        '',
+        '#[cfg(test)]',
+        'mod tests {',
+        '    #[test]',
+        '    fn sym_loop_detect() {',
+        '        assert!(true);',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
+      'src/svc.ts': [
+        '@Injectable()',
+        'export class Service {',
+        '  @Get(":id")',
+        '  @Auth()',
+        '  find(id: string) {',
+        '    return id;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    assert.equal(
+      await ask('=== OUTLINE: src/lib.rs, src/svc.ts ===', {}, folder),
+      [
+        '=== RESULT OUTLINE src/lib.rs: 19 lines, 4 definitions ===',
+        'src/lib.rs:1-5 pub struct Error',
+        'src/lib.rs:8-11 fn depth() -> usize',
+        'src/lib.rs:13-19 mod tests',
+        '  src/lib.rs:15-18 fn sym_loop_detect()',
+        '=== END RESULT ===',
+        '',
+        '=== RESULT OUTLINE src/svc.ts: 8 lines, 2 definitions ===',
+        'src/svc.ts:1-8 @Injectable() export class Service',
+        '  src/svc.ts:3-7 find(id: string)',
+        '=== END RESULT ===',
+      ].join('\n'),
+    );
+  });
+
   it('reads Python (decorators, constants named so) and Go (receivers, type and const) as well', async () => {
     const text = await ask('=== OUTLINE: src/server.py, src/main.go ===');
     assert.ok(

@@ -14,7 +14,8 @@ export type FindRequest = { kind: 'find'; line: number; text: string; scope: str
 // `around`: the lines about it, from line `first`, when the result has few hits (reading/answer/find.ts); hits whose
 // lines about them overlap or touch are shown together (hitBlocks).
 export type FindHit = { path: string; line: number; text: string; within?: HitWithin; around?: HitAround };
-export type HitWithin = { name: string; first: number; last: number };
+// `own`: the line the definition's own header begins at, when its decorators or attributes come first.
+export type HitWithin = { name: string; first: number; last: number; own?: number };
 export type HitAround = { first: number; lines: string[] };
 
 // The most hits shown with the lines about each (reading/answer/find.ts). Sixteen: the relay's players asked for the
@@ -135,9 +136,9 @@ export const find: Kind<FindRequest> = {
     '  shows where this text occurs, as `path:line: text`, code before tests and docs, with the definition (in docs a',
     `  heading, a \`[section]\`) a line lies in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are`,
     `  ${AROUND_HITS} hits or fewer, two lines either side of each (hits close together share them); with ${WHOLE_HITS} hits or`,
-    `  fewer, a definition of up to ${WHOLE_LINES} lines whose first line is a hit is shown whole. The text is literal and case-sensitive;`,
-    '  when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a search to a file, a folder or a mask',
-    '  with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    `  fewer, a definition of up to ${WHOLE_LINES} lines whose first line (past its decorators) is a hit is shown whole. The`,
+    '  text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a',
+    '  search to a file, a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 

@@ -142,8 +142,9 @@ export function wholeDefinitions(box: Sandbox, results: readonly Result[], lineC
     if (r.kind !== 'find' || r.hits.length > WHOLE_HITS) return r;
     const hits = r.hits.map((hit) => {
       const d = hit.within;
-      if (d === undefined || hit.around === undefined || d.first !== hit.line || d.last - d.first >= WHOLE_LINES)
-        return hit;
+      // Its first line, or its header's past the decorators or attributes it begins with.
+      const begins = d !== undefined && d.first <= hit.line && hit.line <= (d.own ?? d.first);
+      if (d === undefined || !begins || hit.around === undefined || d.last - d.first >= WHOLE_LINES) return hit;
       const lines = fileLines(box, hit.path);
       if (lines === undefined || d.last > lines.length) return hit;
       const first = hit.around.first;
@@ -293,5 +294,7 @@ function innermost(defs: readonly MapDef[], first: number, last: number, own = 0
 }
 
 function spanOf(d: MapDef): HitWithin {
-  return { name: d.name, first: d.first, last: d.last };
+  return d.own === undefined
+    ? { name: d.name, first: d.first, last: d.last }
+    : { name: d.name, first: d.first, last: d.last, own: d.own };
 }

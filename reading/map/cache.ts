@@ -29,10 +29,11 @@ export type Entry = { size: number; mtime: number; defs: MapDef[]; refs: string 
 // Files kept at most: a cache past this keeps those of the latest map.
 export const KEPT_FILES = 10_000;
 
-// The cache's format and the queries that made it: either changed, every file is read again. Made when a cache is
+// The cache's format and the queries that made it: either changed, every file is read again (3: definitions begin at
+// their attributes, with their own line). Made when a cache is
 // first read or written, not when the module loads: hashing every query took 1.5 ms of every run, mapped or not.
 let format: string | undefined;
-export const cacheFormat = (): string => (format ??= `2:${hash(allQueries())}`);
+export const cacheFormat = (): string => (format ??= `3:${hash(allQueries())}`);
 
 // The cache as read. Each file's entry is checked and made when first asked for: a map reads the few hundred files it
 // chose of the thousands kept, and whether a file is fresh is told from the index. An entry that fails its check is as
@@ -104,7 +105,7 @@ export function readCache(bytes: Uint8Array | undefined): Entries {
       for (const [rel, value] of [...entries].filter(([rel]) => keep(rel)).slice(-max)) {
         const part = isUnread(value)
           ? buffer.subarray(value.from, value.to)
-          : Buffer.from(JSON.stringify([value.defs.map((d) => [d.name, d.first, d.last, d.depth]), value.refs]));
+          : Buffer.from(JSON.stringify([value.defs.map(tupleOf), value.refs]));
         index.push([rel, value.size, value.mtime, part.length]);
         parts.push(part);
       }
@@ -147,13 +148,19 @@ function entryOf(value: unknown): Entry | undefined {
     return undefined;
   const out: MapDef[] = [];
   for (const d of defs) {
-    if (!Array.isArray(d) || d.length !== 4) return undefined;
-    const [name, first, last, depth] = d as unknown[];
+    if (!Array.isArray(d) || (d.length !== 4 && d.length !== 5)) return undefined;
+    const [name, first, last, depth, own] = d as unknown[];
     if (typeof name !== 'string' || typeof first !== 'number' || typeof last !== 'number' || typeof depth !== 'number')
       return undefined;
-    out.push({ name, first, last, depth });
+    if (own !== undefined && typeof own !== 'number') return undefined;
+    out.push(own === undefined ? { name, first, last, depth } : { name, first, last, depth, own });
   }
   return { size, mtime, defs: out, refs };
+}
+
+// A definition as the cache keeps it: `[name, first, last, depth]`, and its own line after those when it has one.
+function tupleOf(d: MapDef): Array<string | number> {
+  return d.own === undefined ? [d.name, d.first, d.last, d.depth] : [d.name, d.first, d.last, d.depth, d.own];
 }
 
 export function refsText(refs: ReadonlyArray<readonly [string, number]>): string {

@@ -9,8 +9,9 @@ import { TEST_PATH } from '../../common/kinds-of-files.ts';
 import { keyOf, TOO_COMMON, tying, type Plain, type Ties } from './ties.ts';
 import { stemWord } from './candidates.ts';
 
-// A definition as the map keeps it: its name, lines, and depth (0 at the top of its file).
-export type MapDef = { name: string; first: number; last: number; depth: number };
+// A definition as the map keeps it: its name, lines, and depth (0 at the top of its file); `own`, the line its own
+// header begins at when attributes or decorators come first (reading/outline/symbols.ts).
+export type MapDef = { name: string; first: number; last: number; depth: number; own?: number };
 // One file of the graph: what it defines, and the words it uses with how often, as `word count word count`.
 export type MapSource = { rel: string; defs: readonly MapDef[]; refs: string };
 // What the question puts in play: the identifiers and words it holds, the attached files, and the files where the texts

@@ -254,3 +254,7 @@ export const HEADER_PREFIX: Readonly<Record<string, string>> = {
 // Parents whose start a definition's lines and header begin at: `export` in front of a declaration, Python's
 // decorators.
 export const WRAPPERS: ReadonlySet<string> = new Set(['export_statement', 'decorated_definition']);
+
+// Nodes written before a definition as its siblings that its lines begin at: Rust's attributes (`#[test]`,
+// `#[derive(…)]`), the decorators of a TypeScript or JavaScript class member.
+export const LEADING: ReadonlySet<string> = new Set(['attribute_item', 'decorator']);

@@ -56,7 +56,8 @@ function isDef(value: unknown): value is Def {
     typeof value.local === 'boolean' &&
     typeof value.first === 'number' &&
     typeof value.last === 'number' &&
-    typeof value.header === 'string'
+    typeof value.header === 'string' &&
+    (value.own === undefined || typeof value.own === 'number')
   );
 }
 

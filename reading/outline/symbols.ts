@@ -8,6 +8,8 @@ import { definitions, type Ask, type Found } from './tree-sitter.ts';
 
 // `depth` 0 at the top of the file; `first` and `last` are 1-based lines. `local`: it lies inside a function rather
 // than at the top of the file or in a class, module or the like (a helper of one function, not for other files).
+// `first`: the line it begins at, its decorators or attributes included; `own`: the line its own header begins at, when
+// they come before it.
 export type Def = {
   name: string;
   kind: string;
@@ -16,6 +18,7 @@ export type Def = {
   first: number;
   last: number;
   header: string;
+  own?: number;
 };
 
 // Definitions whose members other code names: a definition nested in one of these is not local.
@@ -83,11 +86,13 @@ function unique(found: Found[]): Found[] {
 type Nested = Found & { depth: number; start: number; local: boolean };
 
 // Depth by what lies inside what: sorted by start (the outer first when two start together), with a stack of the
-// definitions still open. A definition's start is its wrapper's when it has one (`export`, decorators).
+// definitions still open. A definition's start is its wrapper's when it has one (`export`, decorators), or its first
+// attribute's.
 function nest(found: Found[]): Nested[] {
   const started = found.map((f) => ({
     ...f,
-    start: f.parent !== undefined && WRAPPERS.has(f.parent.type) ? f.parent.place.start : f.place.start,
+    start:
+      f.lead?.start ?? (f.parent !== undefined && WRAPPERS.has(f.parent.type) ? f.parent.place.start : f.place.start),
     depth: 0,
     local: false,
   }));
@@ -105,10 +110,12 @@ function nest(found: Found[]): Nested[] {
 
 function defOf(n: Nested, text: string): Def {
   const wrapped = n.parent !== undefined && WRAPPERS.has(n.parent.type) ? n.parent.place : undefined;
-  const startRow = wrapped?.startRow ?? n.place.startRow;
+  const startRow = n.lead?.startRow ?? wrapped?.startRow ?? n.place.startRow;
   const end = n.place;
   const last = end.endColumn === 0 && end.endRow > startRow ? end.endRow : end.endRow + 1;
   const name = text.slice(n.name.start, n.name.end);
+  const own = n.place.startRow + 1;
+  // The header leaves out the attributes: a `#[derive(…)]` of a dozen traits would push the name past its end.
   return {
     name: oneLine(name, 80),
     kind: n.kind,
@@ -117,6 +124,7 @@ function defOf(n: Nested, text: string): Def {
     first: startRow + 1,
     last,
     header: headerOf(n, text, wrapped?.start ?? n.place.start),
+    ...(own > startRow + 1 ? { own } : {}),
   };
 }
 

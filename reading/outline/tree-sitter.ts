@@ -5,14 +5,15 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
-import { definitionsQuery, type Language } from './languages.ts';
+import { definitionsQuery, LEADING, WRAPPERS, type Language } from './languages.ts';
 
 // Where a node lies: string indexes (web-tree-sitter reads the text as UTF-16, so these index the JS string) and
 // zero-based rows; `endColumn` 0 means the node ends at the start of row `endRow`.
 export type Place = { start: number; end: number; startRow: number; endRow: number; endColumn: number };
 
 // One match of a language's definitions query. `parent`: the definition's parent when it is a wrapper that its lines
-// begin at (`export`, decorators).
+// begin at (`export`, decorators). `lead`: the first of the attributes or decorators written just before it (or its
+// wrapper) as nodes of their own, which its lines begin at too: Rust's `#[test]`, a decorator on a TypeScript method.
 export type Found = {
   kind: string;
   type: string;
@@ -20,6 +21,7 @@ export type Found = {
   name: Place;
   body: Place | undefined;
   parent: { type: string; place: Place } | undefined;
+  lead: Place | undefined;
 };
 
 // `gaveUp`: the time ran out while parsing or querying; `errors`: the tree holds code the grammar could not read;
@@ -159,6 +161,7 @@ function foundOf(match: TreeSitter.QueryMatch): Found | undefined {
     match.captures.find((c) => c.name === 'value')?.node.childForFieldName('body') ??
     undefined;
   const parent = def.node.parent;
+  const lead = leadOf(parent !== null && WRAPPERS.has(parent.type) ? parent : def.node);
   return {
     kind: def.name.slice('definition.'.length),
     type: def.node.type,
@@ -166,7 +169,17 @@ function foundOf(match: TreeSitter.QueryMatch): Found | undefined {
     name: placeOf(name.node),
     body: body === undefined || body === null ? undefined : placeOf(body),
     parent: parent === null ? undefined : { type: parent.type, place: placeOf(parent) },
+    lead,
   };
+}
+
+// The first of the attribute or decorator nodes right before `node`, with nothing else between: a test's `#[test]`
+// lay outside the lines the map and FIND gave for it, so a player who read a test by its range, to copy it, missed the
+// attribute and asked again (walkdir, issue 30). A comment between them ends the run.
+function leadOf(node: TreeSitter.Node): Place | undefined {
+  let lead: TreeSitter.Node | undefined;
+  for (let s = node.previousNamedSibling; s !== null && LEADING.has(s.type); s = s.previousNamedSibling) lead = s;
+  return lead === undefined ? undefined : placeOf(lead);
 }
 
 function placeOf(node: TreeSitter.Node): Place {
