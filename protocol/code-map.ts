@@ -40,8 +40,9 @@ const PENDING =
 // What stands in its place in later messages until it comes.
 const STILL_PENDING = `${heading.map}\n[The map of the code is still being made; it comes with the results of whichever step it is ready by.]`;
 const REQUEST = 'MAP OF THE CODE';
-// What stands in the map's place in the messages after the first.
-const LEFT_OUT = `${heading.map}\n[The map of the code was in the first message; it is left out of later ones to leave room for results. OUTLINE a file for its definitions.]`;
+// What stands in the map's place in the messages after the first. Each message is sent whole, so "the first message"
+// named one the model no longer sees: a player looked above for a map that was not there (walkdir, issue 30).
+const LEFT_OUT = `${heading.map}\n[The map of the code went with this question's first step only; it is left out now to leave room for results. OUTLINE a file for its definitions.]`;
 
 export const mapResults: ResultTexts<MapResults> = {
   map: {

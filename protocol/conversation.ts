@@ -113,11 +113,16 @@ export function createConversation(start: Start): Conversation {
     heads.set(after, made);
     return made;
   };
-  const question = `${texts.reminder}\n\n${heading.question}\n${start.question.trim()}`;
+  // Above the question, the reminder until the first results: from then on the closing lines carry it, and a player
+  // read it twice in every message of an 8,192-token window (walkdir, issue 30).
+  const asked = { text: `${heading.question}\n${start.question.trim()}`, tokens: 0 };
+  asked.tokens = estimateTokens(asked.text);
+  const question = `${texts.reminder}\n\n${asked.text}`;
   const questionTokens = estimateTokens(question);
+  const questionNow = () => (steps.length === 0 ? { text: question, tokens: questionTokens } : asked);
   const headOf = (step: number) => (step <= 1 ? first : laterOf());
   const headTokensOf = (step: number) => headOf(step).tokens;
-  const fixedTokensOf = (step: number) => headTokensOf(step) + questionTokens;
+  const fixedTokensOf = (step: number) => headTokensOf(step) + questionNow().tokens;
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
@@ -164,7 +169,7 @@ export function createConversation(start: Start): Conversation {
       }
       add(shown(turn.answer), shownTokens(turn.answer));
     }
-    add(question, questionTokens);
+    add(questionNow().text, questionNow().tokens);
     for (const s of steps) {
       add(shown(s.answer), shownTokens(s.answer));
       const results = s.results.map((r) => {

@@ -76,10 +76,13 @@ describe('runLoop', () => {
     const bridge = scripted(['Let me look.\n=== NEED: ask.mjs ===', 'It is waitForAnswer.']);
     const outcome = await loop(bridge, 'q');
     const [first, second] = bridge.seen;
+    const texts = loadTexts(createExecutor(root).limits);
     const question = '=== QUESTION ===\nq\n\n';
     const head = (first ?? '').slice(0, (first ?? '').indexOf(question) + question.length);
-    assert.ok(second?.startsWith(head));
-    const rest = second?.slice(head.length) ?? '';
+    // The same head, but for the reminder above the question: the closing lines carry it from now on, once.
+    assert.ok(second?.startsWith(head.replace(`${texts.reminder}\n\n`, '')));
+    assert.equal(second?.split(texts.reminder).length, 2, 'the reminder once');
+    const rest = second?.slice(head.length - texts.reminder.length - 2) ?? '';
     assert.match(
       rest,
       /^=== YOUR ANSWER AT STEP 1 ===\nLet me look\.\n=== NEED: ask\.mjs ===\n=== END OF YOUR ANSWER ===\n\n=== RESULTS OF YOUR REQUESTS AT STEP 1 ===\n=== RESULT NEED ask\.mjs: 3 lines ===\n1 \| export async function waitForAnswer/,
