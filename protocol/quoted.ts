@@ -134,6 +134,12 @@ export function quotedPart(results: readonly Result[] | undefined): string | und
 // tests first, so that the ten shown are those, and beside them two of tests'.
 function fewer(result: Result): Result {
   if (result.kind !== 'find') return result;
+  // A quote found nowhere is not looked for by the longest name in it, as a FIND is: the hits of a word of an error
+  // message would say nothing of where it is made, and the map would start from their files.
+  if (result.alone !== undefined) {
+    const { alone: _, ...nowhere } = result;
+    return { ...nowhere, hits: [], cut: false };
+  }
   // A flag's hits are those of the flag itself: `--strict`, not `--strict-optional`, when it has any.
   if (result.text.startsWith('--')) {
     const whole = new RegExp(`${escapeRegExp(result.text)}(?![\\w-])`);

@@ -7,7 +7,7 @@ import { createFinder, type SearchFile } from '../reading/search/finder.ts';
 import { placesOf } from '../reading/search/places.ts';
 import { createKeeper, KEEP_FILE_MAX } from '../reading/search/keeper.ts';
 import { indexOfNeedle, needleOf } from '../reading/search/needle.ts';
-import { placeHits, wholeDefinitions } from '../reading/answer/find.ts';
+import { nameIn, placeHits, wholeDefinitions } from '../reading/answer/find.ts';
 import { createSandbox } from '../reading/sandbox.ts';
 import { createExecutor } from '../reading/executor.ts';
 import { renderResult, type Result } from '../protocol/results.ts';
@@ -131,6 +131,51 @@ describe('FIND in text files deepwork has no grammar for', () => {
     } finally {
       await executor.close();
     }
+  });
+});
+
+describe('FIND of a text found nowhere', () => {
+  it("shows the hits of the longest name in it, kept to the FIND's folder, and says so", async () => {
+    const folder = tempFolder({
+      'source/core/Ky.ts': 'export class Ky {\n  #calculateDelay(): number {\n    return 1;\n  }\n}\n',
+      'test/retry.ts': '// calculateDelay is private\n',
+      'notes.md': 'Nothing here.\n',
+    });
+    const executor = createExecutor(folder);
+    const ask = async (text: string, scope?: string) => {
+      const [r] = await executor.answer([{ kind: 'find', text, scope, line: 0 }]);
+      return r === undefined ? '' : renderResult(r);
+    };
+    try {
+      const guessed = await ask('#calculateDelay() {');
+      assert.match(
+        guessed,
+        /^=== RESULT FIND #calculateDelay\(\) \{: no hits, also ignoring case; 2 hits of the name calculateDelay alone ===\n/,
+      );
+      assert.ok(guessed.includes('source/core/Ky.ts:2:   #calculateDelay(): number {'), guessed);
+      // Kept to a folder, the name is looked for there alone.
+      const kept = await ask('#calculateDelay() {', 'source/');
+      assert.match(kept, /: no hits, also ignoring case; 1 hit of the name calculateDelay alone ===/);
+      assert.ok(!kept.includes('test/retry.ts'), kept);
+      // No name in the text, a name found nowhere, a text that is its name: "no hits" as before.
+      for (const text of ['(((', 'missingName()', 'nothingAnywhere'])
+        assert.match(await ask(text), /: no hits, also ignoring case ===$/, text);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  it('takes the longest name of four characters or more that is no keyword', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['#calculateDelay() {', 'calculateDelay'],
+      ['self.check_loop(', 'check_loop'],
+      ['def init_private_attributes(self):', 'init_private_attributes'],
+      ['public static void main(', 'main'],
+      ['return this;', undefined],
+      ['a.b(c)', undefined],
+      ['loadConfig', undefined],
+    ];
+    for (const [text, name] of cases) assert.equal(nameIn(text), name, text);
   });
 });
 

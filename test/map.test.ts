@@ -863,7 +863,10 @@ describe('the map of the code', () => {
     }
     assert.equal(mapOf(bridge.seen[0] ?? '')[0], 'src/mailer.ts');
     const second = bridge.seen[1] ?? '';
-    assert.match(second, /=== MAP OF THE CODE ===\n\[The map of the code went with this question's first step only; it is left out now/);
+    assert.match(
+      second,
+      /=== MAP OF THE CODE ===\n\[The map of the code went with this question's first step only; it is left out now/,
+    );
     assert.ok(!second.includes('src/mailer.ts: renderTemplate'), second);
     assert.ok(second.includes('=== RESULT FIND renderTemplate'), second);
   });

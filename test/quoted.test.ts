@@ -127,6 +127,13 @@ describe('the hits of what the question quotes', () => {
     );
   });
 
+  it('are not looked for by the longest name in them, as a FIND found nowhere is', async () => {
+    const files = { 'src/messages.py': 'raise Error("Incompatible return value type")\n' };
+    const [first = ''] = await messagesOf(files, 'Why "Incompatible retrun value type"?', ['The answer.']);
+    assert.match(first, /=== RESULT FIND Incompatible retrun value type: no hits, also ignoring case ===/);
+    assert.ok(!first.includes('src/messages.py:1:'), first);
+  });
+
   it('come with the first results when the search ends after the first message went out', async () => {
     const second = await withLateSearch('=== LIST: src/*.py ===', (first) =>
       assert.ok(!first.includes('=== RESULT FIND'), 'not in the first message'),

@@ -33,7 +33,8 @@ export type FindResults = {
   // `folded`: the exact text had no hits, and these are its hits ignoring the case of ASCII letters.
   // `shown`: only the first hits are shown (the texts the question quotes, protocol/quoted.ts); `outside`: the hits
   // outside tests, which come first; `among`: the hits are those of a flag itself (`--strict`, not `--strict-optional`), picked from this
-  // many hits of the search; `longer`: one of the longer flags left out, to name it.
+  // many hits of the search; `longer`: one of the longer flags left out, to name it; `alone`: the text had no hits,
+  // even ignoring case, and these are the hits of this name in it (reading/answer/find.ts).
   find: {
     kind: 'find';
     request: string;
@@ -45,6 +46,7 @@ export type FindResults = {
     outside?: number;
     among?: number;
     longer?: string;
+    alone?: string;
   };
 };
 
@@ -137,8 +139,9 @@ export const find: Kind<FindRequest> = {
     `  heading, a \`[section]\`) a line lies in when known (\`src/app.ts:130 (in start 120-188): text\`) and, when there are`,
     `  ${AROUND_HITS} hits or fewer, two lines either side of each (hits close together share them); with ${WHOLE_HITS} hits or`,
     `  fewer, a definition of up to ${WHOLE_LINES} lines whose first line (past its decorators) is a hit is shown whole. The`,
-    '  text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so. Keep a',
-    '  search to a file, a folder or a mask with IN: `=== FIND: loadConfig( IN src/ ===`.',
+    '  text is literal and case-sensitive; when it occurs nowhere, the hits ignoring case are shown and marked so, or else',
+    '  those of the longest name in it. Keep a search to a file, a folder or a mask with IN:',
+    '  `=== FIND: loadConfig( IN src/ ===`.',
   ].join('\n'),
 };
 
@@ -179,7 +182,13 @@ export const findResults: ResultTexts<FindResults> = {
               : r.hits.length > AROUND_HITS && !r.hits.some((h) => h.around !== undefined)
                 ? `\n[over ${AROUND_HITS} hits, so none has the lines about it; NEED path:first-last for those you want to read]`
                 : '';
-      return `${heading.result(r.request, r.folded ? `no exact hits; ${hits} ignoring case` : hits)}\n${lines}${cut}\n${heading.resultEnd}`;
+      const says =
+        r.alone !== undefined
+          ? `no hits, also ignoring case; ${hits} of the name ${r.alone} alone`
+          : r.folded
+            ? `no exact hits; ${hits} ignoring case`
+            : hits;
+      return `${heading.result(r.request, says)}\n${lines}${cut}\n${heading.resultEnd}`;
     },
     dropped: (r, step) =>
       `[The ${formatCount(Math.min(r.hits.length, r.shown ?? r.hits.length))} hits of ${r.request} were sent at step ${step} and dropped to fit the window; ask again if needed.]`,

@@ -70,11 +70,8 @@ export async function answerFinds(
         results.push([{ kind: 'refused', request: name, path: request.scope, reason: scope }]);
         continue;
       }
-      const only: number[] = [];
       const files = folder.searchable();
-      files.forEach((f, i) => {
-        if (scope(f.rel)) only.push(i);
-      });
+      const only = indexesIn(files, scope);
       // "No hits" in no files would say the text is not there.
       if (only.length === 0) {
         const reason = `${request.scope} holds no file FIND searches; LIST it to see what it matches`;
@@ -83,7 +80,7 @@ export async function answerFinds(
       }
       await search(files, [request.text], () => name, only);
     }
-    const outcome = found.get(request.scope === undefined ? request.text : name);
+    const outcome = await orNameAlone(found.get(request.scope === undefined ? request.text : name), request);
     results.push(
       outcome === undefined
         ? []
@@ -95,11 +92,50 @@ export async function answerFinds(
               hits: withAround(box, outcome.hits, limits.findLineChars),
               cut: outcome.cut,
               folded: outcome.folded === true,
+              ...(outcome.alone === undefined ? {} : { alone: outcome.alone }),
             },
           ],
     );
   }
   return results;
+
+  // A text found nowhere, even ignoring case, whose longest name is found: that name's hits. A player guessed a
+  // signature (`#calculateDelay() {` for `#calculateDelay(): number {`), was told "no hits", and spent a step on the
+  // name alone (sindresorhus/ky, issue 30).
+  async function orNameAlone(
+    outcome: FindOutcome | undefined,
+    request: FindRequest,
+  ): Promise<(FindOutcome & { alone?: string }) | undefined> {
+    const alone = outcome === undefined || outcome.hits.length > 0 ? undefined : nameIn(request.text);
+    if (outcome === undefined || alone === undefined) return outcome;
+    const files = folder.searchable();
+    const scope = request.scope === undefined ? undefined : scopeOf(box, request.scope);
+    if (typeof scope === 'string') return outcome;
+    const [named] = await folder.finder.find(files, [alone], {
+      ...options,
+      fold: [false],
+      ...(scope === undefined ? {} : { only: indexesIn(files, scope) }),
+    });
+    if (named === undefined || named.hits.length === 0) return outcome;
+    return { ...named, text: outcome.text, alone, ...(outcome.folded === undefined ? {} : { folded: outcome.folded }) };
+  }
+}
+
+// Words that are a language's, not a program's: a text's longest name is never one of them.
+const KEYWORDS = new Set(
+  'async await break case catch class const continue default defer delete else enum export extends false final finally function impl import interface lambda let match module mut new none null private protected public pub return self static struct super switch this throw true type typeof undefined var void where while with yield'.split(
+    ' ',
+  ),
+);
+const NAME = /[A-Za-z_$][\w$]*/g;
+
+// The name a FIND's text is most likely after, when the text holds more than it: the longest of its names of four
+// characters or more that is not a keyword (`calculateDelay` in `#calculateDelay() {`); undefined when there is none.
+export function nameIn(text: string): string | undefined {
+  let best: string | undefined;
+  for (const [name] of text.matchAll(NAME))
+    if (name.length >= 4 && !KEYWORDS.has(name.toLowerCase()) && name.length > (best?.length ?? 0)) best = name;
+  return best === text ? undefined : best;
 }
 
 // A FIND of few hits shows the lines about each, in NEED's numbered form: a hit's own line seldom says enough
@@ -186,6 +222,15 @@ export function orSections(
     const lines = fileLines(box, rel);
     return lines === undefined ? undefined : sectionsOf(rel, lines);
   };
+}
+
+// The indexes of the files a FIND's `IN` keeps to.
+function indexesIn(files: readonly SearchFile[], scope: (rel: string) => boolean): number[] {
+  const only: number[] = [];
+  files.forEach((f, i) => {
+    if (scope(f.rel)) only.push(i);
+  });
+  return only;
 }
 
 // Which files a FIND's `IN` keeps to: a folder's, a file itself, or a mask's; or why none.
