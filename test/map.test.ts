@@ -116,6 +116,30 @@ describe('rankFiles', () => {
     );
   });
 
+  it("puts first the definitions the question says a verb of, without its ending: 'detected' says detect", () => {
+    // walkdir: "where the loop is detected" put sym_self_loop_no_error before sym_loop_detect.
+    const files = [
+      source('src/recursive.rs', ['sym_self_loop_no_error', 'sym_loop_detect', 'parse_tree', 'load_all'], {}),
+      source('src/lib.rs', ['walk'], { sym_loop_detect: 1 }),
+    ];
+    const order = (words: string[]) =>
+      rankFiles(files, { words: new Set(words), attached: new Set() })
+        .find((f) => f.rel === 'src/recursive.rs')
+        ?.defs.map((d) => d.name);
+    assert.deepEqual(order(['loop', 'detected']), [
+      'sym_loop_detect',
+      'sym_self_loop_no_error',
+      'parse_tree',
+      'load_all',
+    ]);
+    assert.deepEqual(order(['parsed', 'loading']), [
+      'parse_tree',
+      'load_all',
+      'sym_self_loop_no_error',
+      'sym_loop_detect',
+    ]);
+  });
+
   it('shares the point of a word that names several files among them', () => {
     // Linux's "where does fork() copy the file descriptor table of the parent process": one fork.c, many process.c.
     const arches = ['alpha', 'arm', 'mips', 'riscv'].map((arch) =>
@@ -527,7 +551,8 @@ describe('the map of the code', () => {
 
   it('takes no word of asking for an edit, nor a literal or type every file uses', async () => {
     // pydantic: "Add a keyword-only parameter validate: bool = False to model_copy …" put validate_bool, bool_schema and
-    // BOOL_TRUE in the map; Linux's "what would I change" put audit_rule_change there.
+    // BOOL_TRUE in the map; Linux's "what would I change" put audit_rule_change there; walkdir's `is_loop(&self)` the
+    // names with `self` in them.
     const files: Record<string, string> = {
       'src/copy.ts': 'export function modelCopy() {\n  return 1;\n}\n',
       'src/bools.ts': [
@@ -536,6 +561,7 @@ describe('the map of the code', () => {
         'export function change() {\n  return 3;\n}\n',
         'export function next() {\n  return 4;\n}\n',
         'export const TRUE = 1;\n',
+        'export function selfCheck() {\n  return 5;\n}\n',
       ].join('\n'),
     };
     for (let i = 0; i < 8; i++) files[`src/part${i}.ts`] = `export const part${i} = ${i};\n`;
@@ -543,12 +569,12 @@ describe('the map of the code', () => {
     try {
       const first = await firstMessage(
         executor,
-        'Add a bool parameter to modelCopy next to the existing one; what would I change? It is True or False.',
+        'Add a bool parameter to modelCopy(&self) next to the existing one; what would I change? It is True or False.',
       );
       assert.equal(mapOf(first)[0], 'src/copy.ts', mapOf(first).join());
       // Taking those words, bools.ts's line led with them: bool, change, next, add, TRUE. Now in the file's order.
       const line = first.split('\n').find((l) => l.startsWith('src/bools.ts: ')) ?? first;
-      assert.equal(line, 'src/bools.ts: bool 1-3, add 5-7, change 9-11, next 13-15, TRUE 17');
+      assert.equal(line, 'src/bools.ts: bool 1-3, add 5-7, change 9-11, next 13-15, TRUE 17, selfCheck 19-21');
     } finally {
       await executor.close();
     }

@@ -94,9 +94,19 @@ function* questionScores(
   };
 }
 
-// A word as written and in the singular, either way English makes it: `templates`, `template`; `classes`, `class`.
+// A word as written, in the singular either way English makes it (`templates`, `template`; `classes`, `class`), and
+// without a verb's ending (`detected`, `detect`; `parsed`, `parse`; `loading`, `load`), where three letters or more
+// are left: "where the loop is detected" named walkdir's `sym_loop_detect` no better than `sym_self_loop_no_error`.
 function forms(word: string): string[] {
-  return [word, word.replace(/s$/, ''), word.replace(/es$/, '')];
+  const out = [word, word.replace(/s$/, ''), word.replace(/es$/, '')];
+  for (const [ending, put] of [
+    ['ed', ''],
+    ['d', ''],
+    ['ing', ''],
+    ['ing', 'e'],
+  ] as const)
+    if (word.endsWith(ending) && word.length - ending.length >= 3) out.push(word.slice(0, -ending.length) + put);
+  return out;
 }
 
 // A word written as code: camelCase, PascalCase with a capital inside, snake_case, with digits (`runLoop`, `MAX_SIZE`).

@@ -384,7 +384,8 @@ const TESTS_ASKED = /\b(tests?|specs?|fixtures?|testing)\b/i;
 // actions/checkout put its checkout() method first, the files deciding it out of the map). Every question has the
 // words of asking for an edit too ("add … next to the existing tests", "what would I change"), and the literals and
 // types every file uses ("validate: bool = False"): in pydantic they brought validate_bool, bool_schema and BOOL_TRUE
-// into the map, in Linux's source audit_rule_change.
+// into the map, in Linux's source audit_rule_change; and the receivers methods are written with (`is_loop(&self)` in
+// walkdir put the tests with `self` in their names first).
 function wordsOf(question: string, folderName: string): Set<string> {
   const project = folderName.toLowerCase();
   return new Set(
@@ -396,7 +397,7 @@ function wordsOf(question: string, folderName: string): Set<string> {
 }
 
 const COMMON_WORDS: ReadonlySet<string> = new Set(
-  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point line lines show tell explain involved happen happens exactly please cite cited function functions method methods made turn turns defined add adds adding change changes changing existing both again next case cases true false none null nil undefined bool boolean'.split(
+  'the and for are but not you all any can had her was one our out has him his how its may new now see two who did get let put say she too use what when where which while with why does that this from have into more than then them they will would could should there their about after before other some such only also make like just been were your here want need code file files work works working doesn fail fails failing wrong point line lines show tell explain involved happen happens exactly please cite cited function functions method methods made turn turns defined add adds adding change changes changing existing both again next case cases true false none null nil undefined bool boolean self cls'.split(
     ' ',
   ),
 );
