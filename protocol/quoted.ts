@@ -36,6 +36,10 @@ const QUOTED = [
 // first ten hits are noise (on flask, 'path' found ten lines of CI workflows); a name with a capital, a digit or an
 // underscore, a message of words or a flag is looked for.
 const PLAIN_WORD = /^\p{Ll}+$/u;
+// Flags every command line has: a question that names them asks about the help or the version printed, not where the
+// flag is made, and their hundred hits are noise (on click, "where is the default's text in --help made?" sent ten
+// lines of examples' READMEs and docstrings with the question, 350 tokens of a 12,288-token window).
+const EVERY_PROGRAMS = new Set(['--help', '--version']);
 
 // The texts `question` quotes, in the order it says them, each once.
 export function quotedTexts(question: string): string[] {
@@ -47,7 +51,8 @@ export function quotedTexts(question: string): string[] {
         text.length >= MIN_CHARS &&
         text.length <= MAX_CHARS &&
         /[\p{L}\p{N}]/u.test(text) &&
-        !PLAIN_WORD.test(text)
+        !PLAIN_WORD.test(text) &&
+        !EVERY_PROGRAMS.has(text)
       ) {
         found.push({ at: m.index, text });
       }

@@ -335,9 +335,10 @@ function sourceFirst(root: string, entries: readonly WalkEntry[]): Ranking {
   };
 }
 
-// Prose: READMEs, changelogs, licences and the like by their names, and whatever lies in a folder of docs.
+// Prose: READMEs, changelogs, licences and the like by their names, and whatever lies in a folder of docs. A README
+// without an extension too: click's six `examples/*/README` came before its source in a FIND of `--help`.
 const PROSE =
-  /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|^(history|changelog|changes|news|authors|contributors|license|licence|copying|notice)/i;
+  /\.(md|markdown|mdx|rst|txt|adoc|textile|org)$|^(readme|history|changelog|changes|news|authors|contributors|license|licence|copying|notice)/i;
 const DOCS = /^docs?$/i;
 const IN_DOCS = 1;
 const IN_BUILT = 2;

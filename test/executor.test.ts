@@ -349,6 +349,18 @@ describe('FIND: case, scope and order', () => {
     ]);
   });
 
+  it('takes a README without an extension as prose', async () => {
+    // click: six examples/*/README came before src/click/core.py in a FIND of --help.
+    const folder = tempFolder({
+      'examples/aliases/README': '$ aliases handleRequest\n',
+      'examples/aliases/aliases.py': 'handleRequest(alias)\n',
+      'src/core.py': 'handleRequest(core)\n',
+      README: 'handleRequest\n',
+    });
+    const r = only(await ask(folder, '=== FIND: handleRequest ==='), 'find');
+    assert.deepEqual(hits(r), ['examples/aliases/aliases.py', 'src/core.py', 'README', 'examples/aliases/README']);
+  });
+
   it('searches tests after the rest of the code and before prose, by their folders and by their names', async () => {
     const folder = tempFolder({
       '__tests__/router.js': 'handleRequest(a);\n',

@@ -18,6 +18,8 @@ describe('quotedTexts', () => {
     );
     assert.deepEqual(quotedTexts('What does “max retries exceeded” mean?'), ['max retries exceeded']);
     assert.deepEqual(quotedTexts('Where is the --strict flag expanded?'), ['--strict']);
+    // Flags every program has are asked about for what they print, not where they are made.
+    assert.deepEqual(quotedTexts("Where is the default's text in --help made, and `--version`'s?"), []);
     assert.deepEqual(quotedTexts("The log says 'connection reset by peer'."), ['connection reset by peer']);
   });
 
