@@ -126,6 +126,8 @@ export function createConversation(start: Start): Conversation {
   const earlier = (start.earlier ?? []).map(earlierPieces);
   const steps: Step[] = [];
 
+  // The step line says what the room left is for: "2,048 are kept for your reply" read to two players as space set aside,
+  // and that their replies, carried in later messages, take from the room went unsaid (click, ky; issue 30).
   // The short reminder and the step line that close every message; before the first step's results, the reminder
   // is the one just above the question, and the step line closes the message alone. In the same chat the window was
   // told with the question, so the step line gives only what changed: the step and the room left.
@@ -134,7 +136,7 @@ export function createConversation(start: Start): Conversation {
     const left = formatCount(Math.max(0, room));
     const where = sameChat
       ? `This is step ${step} of ${total} for this question; about ${left} tokens are left for the results of what you ask next.`
-      : `This is step ${step} of ${total} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: ${formatCount(kept)} are kept for your reply, and after this message about ${left} are left for the results of what you ask next.`;
+      : `This is step ${step} of ${total} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: your reply may take up to ${formatCount(kept)}, and after this message about ${left} are left for your replies and the results of what you ask, as later messages carry them.`;
     const reminder = steps.length === 0 ? [] : [sameChat ? texts.sameChat : texts.reminder];
     return [...reminder, where, ...(step >= total ? [texts.lastStep] : [])].join('\n');
   };
