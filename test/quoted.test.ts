@@ -84,7 +84,7 @@ describe('the hits of what the question quotes', () => {
     const [first = ''] = await messagesOf(many, QUESTION, ['The answer.']);
     assert.match(first, /=== RESULT FIND Incompatible return value type: 17 hits ===\n/);
     assert.equal(first.match(/^src\/m\d+\.py:1: raise/gm)?.length, 10);
-    assert.match(first, /\n\[10 of 17 hits shown here, all outside tests \(12 of the hits are\); FIND the text/);
+    assert.match(first, /\n\[10 of 17 hits shown here: 10 of the 12 outside tests; FIND the text/);
   });
 
   it("show two of tests' hits beside fewer hits outside them", async () => {

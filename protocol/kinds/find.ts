@@ -50,10 +50,11 @@ export type FindResults = {
   };
 };
 
-// Which of the hits shown lie outside tests, when those come first: `: the one outside tests, then 2 in tests`.
+// Which of the hits shown lie outside tests, when those come first: `: the one outside tests, then 2 in tests`, or
+// `: 10 of the 12 outside tests` ("all outside tests (12 of the hits are)" left a player asking where the rest were).
 function outsideText(outside: number | undefined, shown: number): string {
   if (outside === undefined) return '';
-  if (outside >= shown) return `, all outside tests (${formatCount(outside)} of the hits are)`;
+  if (outside >= shown) return `: ${formatCount(shown)} of the ${formatCount(outside)} outside tests`;
   const code = outside === 1 ? 'the one hit' : `the ${formatCount(outside)} hits`;
   return `: ${code} outside tests, then ${formatCount(shown - outside)} in tests`;
 }
