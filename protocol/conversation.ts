@@ -17,6 +17,9 @@ import type { Texts } from './transcript.ts';
 const UNSENT_SHARE = 1 / 4;
 // What a dropped piece's note costs, about; and the closing reminder with the step line.
 const NOTE_TOKENS = 30;
+// Characters of code a token of the room stands for, told beside it: common/tokens.ts counts code at about 3.4 a
+// token, at or above the real count; 3 keeps the figure on the safe side.
+const CODE_CHARS_PER_TOKEN = 3;
 
 // A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
 // read it (`seen`), `unsent` when it gave way before the model ever saw it (a result of the latest step that did not
@@ -133,10 +136,13 @@ export function createConversation(start: Start): Conversation {
   // told with the question, so the step line gives only what changed: the step and the room left.
   const tail = (step: number, total: number, room: number, sameChat = false): string => {
     const kept = window.windowTokens - window.promptTokens;
-    const left = formatCount(Math.max(0, room));
+    // In characters too: NEED's limits are in characters, and two players could not tell how many lines fit.
+    const tokens = formatCount(Math.max(0, room));
+    const chars = `(some ${formatCount(Math.max(0, Math.floor((room * CODE_CHARS_PER_TOKEN) / 100) * 100))} characters of code)`;
+    const left = `${tokens} ${chars}`;
     const where = sameChat
-      ? `This is step ${step} of ${total} for this question; about ${left} tokens are left for the results of what you ask next.`
-      : `This is step ${step} of ${total} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: your reply may take up to ${formatCount(kept)}, and after this message about ${left} are left for your replies and the results of what you ask, as later messages carry them.`;
+      ? `This is step ${step} of ${total} for this question; about ${tokens} tokens ${chars} are left for the results of what you ask next.`
+      : `This is step ${step} of ${total} for this question. The window holds about ${formatCount(window.windowTokens)} tokens: your reply may take up to ${formatCount(kept)}, and after this message about ${left} are left for all later steps: your replies and the results of what you ask.`;
     const reminder = steps.length === 0 ? [] : [sameChat ? texts.sameChat : texts.reminder];
     return [...reminder, where, ...(step >= total ? [texts.lastStep] : [])].join('\n');
   };

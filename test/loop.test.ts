@@ -67,7 +67,7 @@ describe('runLoop', () => {
     assert.equal(first.split(texts.reminder).length, 2, 'the reminder once');
     assert.match(
       first,
-      /\n\nThis is step 1 of 4 for this question\. The window holds about 64,000 tokens: your reply may take up to 8,192, and after this message about [\d,]+ are left for your replies and the results of what you ask, as later messages carry them\.$/,
+      /\n\nThis is step 1 of 4 for this question\. The window holds about 64,000 tokens: your reply may take up to 8,192, and after this message about [\d,]+ \(some [\d,]+ characters of code\) are left for all later steps: your replies and the results of what you ask\.$/,
     );
     assert.ok(!first.includes(texts.lastStep));
   });
@@ -588,7 +588,7 @@ describe('the context window', () => {
     await run(bridge, 32_768);
     assert.match(
       bridge.seen[0] ?? '',
-      /This is step 1 of 5 for this question\. The window holds about 32,768 tokens: your reply may take up to 8,192, and after this message about [\d,]+ are left for your replies and the results of what you ask, as later messages carry them\.$/,
+      /This is step 1 of 5 for this question\. The window holds about 32,768 tokens: your reply may take up to 8,192, and after this message about [\d,]+ \(some [\d,]+ characters of code\) are left for all later steps: your replies and the results of what you ask\.$/,
     );
     assert.match(bridge.seen[1] ?? '', /This is step 2 of 5 for this question\./);
   });

@@ -1429,7 +1429,7 @@ describe('the map of the code', () => {
         texts,
         question: 'q',
         steps: 1,
-        contextTokens: 2_160,
+        contextTokens: 2_200,
         mapWait: 120_000,
         onEvent: (e) => {
           if (e.kind === 'sending') sent.push({ tokens: e.tokens, budget: e.budget });
