@@ -188,6 +188,52 @@ describe('OUTLINE', () => {
     );
   });
 
+  // sinatra: every FIND hit in routing_test.rb lay "in RoutingTest 18-1702", the whole file, and a player guessed where
+  // a test ended.
+  it("lists a Ruby test file's blocks: minitest's and RSpec's describe, context and it, a Rails test", async () => {
+    const folder = tempFolder({
+      'test/routing_test.rb': [
+        'class RoutingTest < Minitest::Test',
+        '  it "transitions to the next matching route on pass" do',
+        '    get("/foo") { pass }',
+        '  end',
+        '',
+        '  test "renders the index" do',
+        '    assert true',
+        '  end',
+        'end',
+        '',
+      ].join('\n'),
+      'spec/app_spec.rb': [
+        'RSpec.describe App do',
+        "  context 'when passed' do",
+        "    it('keeps params') { expect(1).to eq(1) }",
+        '  end',
+        'end',
+        '',
+        'helper "not a test" do',
+        'end',
+        '',
+      ].join('\n'),
+    });
+    assert.equal(
+      await ask('=== OUTLINE: test/routing_test.rb, spec/app_spec.rb ===', {}, folder),
+      [
+        '=== RESULT OUTLINE test/routing_test.rb: 9 lines, 3 definitions ===',
+        'test/routing_test.rb:1-9 class RoutingTest < Minitest::Test',
+        '  test/routing_test.rb:2-4 it "transitions to the next matching route on pass"',
+        '  test/routing_test.rb:6-8 test "renders the index"',
+        '=== END RESULT ===',
+        '',
+        '=== RESULT OUTLINE spec/app_spec.rb: 8 lines, 3 definitions ===',
+        'spec/app_spec.rb:1-5 RSpec.describe App',
+        "  spec/app_spec.rb:2-4 context 'when passed'",
+        "    spec/app_spec.rb:3 it('keeps params')",
+        '=== END RESULT ===',
+      ].join('\n'),
+    );
+  });
+
   // A test read by the lines the map gave it lacked its `#[test]` (walkdir): a definition's lines begin at the
   // attributes and decorators written before it.
   it("begins a definition's lines at its attributes and decorators, the header at its own line", async () => {

@@ -215,12 +215,15 @@ const QUERIES: Readonly<Record<Language, string>> = {
 (namespace_definition name: (namespace_name) @name body: (_)? @body) @definition.module
 (const_declaration (const_element (name) @name)) @definition.constant
 `,
+  // Ruby's test blocks too, minitest's and RSpec's `describe`, `context` and `it`, Rails' `test "…" do`: every FIND hit
+  // in sinatra's routing_test.rb lay "in RoutingTest 18-1702", the whole file, and a player guessed where a test ended.
   ruby: `
 (class name: (_) @name body: (_)? @body) @definition.class
 (module name: (_) @name body: (_)? @body) @definition.module
 (method name: (_) @name body: (_)? @body) @definition.method
 (singleton_method name: (_) @name body: (_)? @body) @definition.method
 (assignment left: (constant) @name) @definition.constant
+((call method: (identifier) @_test arguments: (argument_list . [(string) (constant) (scope_resolution)] @name) block: [(do_block) (block)] @body) @definition.test (#any-of? @_test "describe" "context" "it" "specify" "test" "scenario" "feature" "shared_examples"))
 `,
   bash: `
 (function_definition name: (word) @name body: (_) @body) @definition.function
