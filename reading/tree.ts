@@ -25,10 +25,13 @@ export function buildTree(
   // show as many as fit, and the rest as a count.
   const topShown = entriesThatFit(root, options);
   const open = chooseOpen(root, options, topShown);
-  // A player of the relay asked himself whether to write `checkout/src/main.ts` under a top line `checkout/`.
-  const lines = [
-    `${rootName}/ (${plural(root.total, 'file')}; paths are written from inside it: src/a.ts, not ${rootName}/src/a.ts)`,
-  ];
+  // A player of the relay asked himself whether to write `checkout/src/main.ts` under a top line `checkout/`. In a
+  // folder that holds a folder of its own name (gson/gson/src/…), "not gson/src/a.ts" read as a warning against the
+  // paths it had to write (issue 30).
+  const inside = root.folders.some((f) => f.name === rootName)
+    ? `a path beginning ${rootName}/ is of its folder ${rootName}/ shown below`
+    : `src/a.ts, not ${rootName}/src/a.ts`;
+  const lines = [`${rootName}/ (${plural(root.total, 'file')}; paths are written from inside it: ${inside})`];
   render(root, 1, open, options, lines, topShown);
   if (open.size < countFolders(root))
     lines.push('(a folder shown with a count is not opened here: LIST it to see inside)');

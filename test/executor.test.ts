@@ -740,6 +740,16 @@ describe('tree', () => {
     );
   });
 
+  it('says how paths are written where the folder holds one of its own name', () => {
+    // gson/gson/src/…: "not gson/src/a.ts" read as a warning against the paths to write.
+    const parent = tempFolder({ 'gson/gson/src/Gson.java': '', 'gson/pom.xml': '' });
+    const tree = createExecutor(path.join(parent, 'gson')).tree();
+    assert.equal(
+      tree.split('\n')[0],
+      'gson/ (2 files; paths are written from inside it: a path beginning gson/ is of its folder gson/ shown below)',
+    );
+  });
+
   it('shows a symlinked file with the path it leads to, and says once what that means', () => {
     const root = tempFolder({ 'doc/index.rst': 'Tenacity\n========\n', 'src/a.py': '' });
     fs.symlinkSync(path.join('doc', 'index.rst'), path.join(root, 'README.rst'));
