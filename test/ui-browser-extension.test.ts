@@ -364,6 +364,8 @@ describe('the web chat tab as a bridge, in Chromium with the extension', { skip:
       window.postMessage({ type: 'deepwork-pair', code: 'c'.repeat(24) }, location.origin);
     })`);
     const popup = await confirm;
+    // The page event comes as the window opens, before confirm.js has filled in where it pairs with: read once it has.
+    await popup.locator('#where', { hasText: '127.0.0.1:' }).waitFor();
     assert.match(await popup.locator('#where').innerText(), new RegExp(`127\\.0\\.0\\.1:${replica.port}$`));
     await popup.getByRole('button', { name: 'Cancel' }).click();
     assert.deepEqual(await answer, { ok: false, error: 'refused' });
