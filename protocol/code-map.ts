@@ -51,6 +51,10 @@ export const mapResults: ResultTexts<MapResults> = {
         ? heading.result(r.request, 'none: no file defines what the question or the attached files name')
         : `${heading.result(r.request, 'ready now')}\n${r.text}\n${heading.resultEnd}`,
     dropped: (_r, step) => `[The map of the code was sent at step ${step} and dropped to fit the window.]`,
+    // As the first message's map: the model asks with it in view once, and the messages after give its room to
+    // results (a late map of 1,500-2,000 tokens rode along in every later message of a 32,768 window on gson).
+    once: (_r, step) =>
+      `[The map of the code came with the results of step ${step}; it is left out now to leave room for results. OUTLINE a file for its definitions.]`,
   },
 };
 

@@ -8,7 +8,7 @@
 import { estimateTokens, estimateTokensUpTo, joinedTokens } from '../common/tokens.ts';
 import { DeepworkError } from '../common/errors.ts';
 import { formatCount } from '../common/text.ts';
-import { droppedNote, renderResult, unsentNote, type Result } from './results.ts';
+import { droppedNote, onceNote, renderResult, unsentNote, type Result } from './results.ts';
 import { heading } from './wire.ts';
 import type { Texts } from './transcript.ts';
 
@@ -24,7 +24,16 @@ const CODE_CHARS_PER_TOKEN = 3;
 // A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
 // read it (`seen`), `unsent` when it gave way before the model ever saw it (a result of the latest step that did not
 // fit): a result never sent is never said to have been sent and dropped.
-type Piece = { text: string; tokens: number; note: string; unsent: string; dropped: boolean; seen: boolean };
+// `once`: what stands for it in the messages after the one that carried it, for a result sent once (results.ts).
+type Piece = {
+  text: string;
+  tokens: number;
+  note: string;
+  unsent: string;
+  dropped: boolean;
+  seen: boolean;
+  once?: string;
+};
 
 // `said`: the answer as the model wrote it.
 type Step = { step: number; said: string; answer: Piece; results: Piece[]; sent: Result[] };
@@ -204,7 +213,12 @@ export function createConversation(start: Start): Conversation {
         ),
         results: results.map((r) => {
           const made = piece(renderResult(r), droppedNote(r, step), false, window.promptTokens);
-          return { ...made, unsent: unsentNote(r, made.tokens, window.promptTokens * UNSENT_SHARE) };
+          const once = onceNote(r, step);
+          return {
+            ...made,
+            unsent: unsentNote(r, made.tokens, window.promptTokens * UNSENT_SHARE),
+            ...(once === undefined ? {} : { once }),
+          };
         }),
         sent: [...results],
       });
@@ -215,6 +229,12 @@ export function createConversation(start: Start): Conversation {
       // answers along the way, their final answers; then this question's results the model read, its older answers,
       // and last (not yet read) the latest step's results.
       const older = steps.slice(0, -1);
+      // A result sent once, read in the message before, stands as its line from now on.
+      for (const r of older.flatMap((s) => s.results))
+        if (r.once !== undefined && r.seen && !r.dropped) {
+          r.dropped = true;
+          r.note = r.once;
+        }
       const pieces = [
         ...earlier.flatMap((t) => t.steps.flatMap((s) => s.results)),
         ...earlier.flatMap((t) => t.steps.map((s) => s.answer)),
@@ -224,7 +244,8 @@ export function createConversation(start: Start): Conversation {
         ...(steps.at(-1)?.results ?? []),
       ];
       // Markers and joins cost a few tokens each; the closing lines what they say with the most room.
-      const cost = (p: Piece) => (p.dropped ? NOTE_TOKENS : p.tokens + 4);
+      const cost = (p: Piece) =>
+        p.dropped ? (p.once !== undefined ? estimateTokens(p.once) + 4 : NOTE_TOKENS) : p.tokens + 4;
       const earlierTokens = earlier.reduce(
         (sum, t) =>
           sum +
@@ -246,7 +267,7 @@ export function createConversation(start: Start): Conversation {
         estimate += cost(p);
       }
       // Only what the model had read counts as dropped; what never fit was never sent.
-      const dropped = pieces.filter((p) => p.dropped && p.seen).length;
+      const dropped = pieces.filter((p) => p.dropped && p.seen && p.once === undefined).length;
       if (estimate > window.promptTokens) {
         throw new DeepworkError(
           'CONTEXT_FULL',
@@ -293,7 +314,14 @@ export function createConversation(start: Start): Conversation {
           step: s.step,
           answer: s.said,
           // A result the model never saw is carried as what it was told of it.
-          results: s.results.map((r) => (r.seen ? { text: r.text, note: r.note } : { text: r.unsent, note: r.unsent })),
+          // A result sent once is kept as its line: a later question's messages are after the one that carried it.
+          results: s.results.map((r) =>
+            r.once !== undefined
+              ? { text: r.once, note: r.once }
+              : r.seen
+                ? { text: r.text, note: r.note }
+                : { text: r.unsent, note: r.unsent },
+          ),
         })),
         answer: answer.trim(),
         time: new Date().toISOString(),

@@ -1351,7 +1351,7 @@ describe('the map of the code', () => {
     });
     const executor = createExecutor(root);
     const reader: Reader = { ...executor, map: () => ({ soon: false, big: false, files: pending }) };
-    const bridge = scriptedBridge(['=== NEED: src/app.ts ===', 'The answer.']);
+    const bridge = scriptedBridge(['=== NEED: src/app.ts ===', '=== LIST: src/*.ts ===', 'The answer.']);
     bridge.onFirst = () =>
       ready([{ path: 'src/mailer.ts', rank: 1, defs: [{ name: 'sendMail', first: 1, last: 3 }], names: 1 }]);
     try {
@@ -1359,7 +1359,7 @@ describe('the map of the code', () => {
     } finally {
       await executor.close();
     }
-    const [first, second] = bridge.seen;
+    const [first, second, third = ''] = bridge.seen;
     assert.match(
       first ?? '',
       /=== MAP OF THE CODE ===\n\[The map of the code \(.*\) is being made; it comes with the results of whichever step it is ready by\. Do not wait for it: ask for what you need\.\]/,
@@ -1373,6 +1373,13 @@ describe('the map of the code', () => {
     );
     // The note that it is being made is the first message's: the second does not say so beside the map itself.
     assert.ok(!(second ?? '').includes('is being made'), second);
+    // Read once, as the first message's map is: the message after carries a line in its place, and the NEED's result.
+    assert.ok(!third.includes('src/mailer.ts: sendMail'), third);
+    assert.match(
+      third,
+      /\[The map of the code came with the results of step 1; it is left out now to leave room for results\. OUTLINE a file for its definitions\.\]/,
+    );
+    assert.match(third, /=== RESULT NEED src\/app\.ts/);
   });
 
   it('says in each later message that the map is still being made until it comes, and then no more', async () => {

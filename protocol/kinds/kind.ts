@@ -21,10 +21,13 @@ export type Kind<R> = {
 // How a result reads in the next message, the one-line note that stands for it once dropped, and what to ask instead
 // when it never fit the window at all (`share`: about the part of it a message has room for); undefined, or a
 // function's undefined: the generic note and advice (protocol/results.ts).
+// `once`: a result sent with one step's results only (a map of the code that came late), and the line that stands for
+// it in the messages after.
 export type ResultText<T> = {
   render(result: T): string;
   dropped?: (result: T, step: number) => string;
   unsent?: (result: T, share: number) => string | undefined;
+  once?: (result: T, step: number) => string;
 };
 
 // The texts of a map of result variants, one per variant.
