@@ -24,7 +24,7 @@ const CODE_CHARS_PER_TOKEN = 3;
 // A piece of the message that may give way, with what stands in its place when it does: `note` once the model has
 // read it (`seen`), `unsent` when it gave way before the model ever saw it (a result of the latest step that did not
 // fit): a result never sent is never said to have been sent and dropped.
-// `once`: what stands for it in the messages after the one that carried it, for a result sent once (results.ts).
+// `once`: a result sent once (results.ts), its `note` what stands for it in the messages after the one that carried it.
 type Piece = {
   text: string;
   tokens: number;
@@ -32,7 +32,7 @@ type Piece = {
   unsent: string;
   dropped: boolean;
   seen: boolean;
-  once?: string;
+  once: boolean;
 };
 
 // `said`: the answer as the model wrote it.
@@ -212,12 +212,12 @@ export function createConversation(start: Start): Conversation {
           `[Your answer at step ${step} (${formatCount(trimmed.length)} characters) was dropped to fit the window.]`,
         ),
         results: results.map((r) => {
-          const made = piece(renderResult(r), droppedNote(r, step), false, window.promptTokens);
           const once = onceNote(r, step);
+          const made = piece(renderResult(r), once ?? droppedNote(r, step), false, window.promptTokens);
           return {
             ...made,
             unsent: unsentNote(r, made.tokens, window.promptTokens * UNSENT_SHARE),
-            ...(once === undefined ? {} : { once }),
+            once: once !== undefined,
           };
         }),
         sent: [...results],
@@ -230,11 +230,7 @@ export function createConversation(start: Start): Conversation {
       // and last (not yet read) the latest step's results.
       const older = steps.slice(0, -1);
       // A result sent once, read in the message before, stands as its line from now on.
-      for (const r of older.flatMap((s) => s.results))
-        if (r.once !== undefined && r.seen && !r.dropped) {
-          r.dropped = true;
-          r.note = r.once;
-        }
+      for (const r of older.flatMap((s) => s.results)) if (r.once && r.seen) r.dropped = true;
       const pieces = [
         ...earlier.flatMap((t) => t.steps.flatMap((s) => s.results)),
         ...earlier.flatMap((t) => t.steps.map((s) => s.answer)),
@@ -244,8 +240,7 @@ export function createConversation(start: Start): Conversation {
         ...(steps.at(-1)?.results ?? []),
       ];
       // Markers and joins cost a few tokens each; the closing lines what they say with the most room.
-      const cost = (p: Piece) =>
-        p.dropped ? (p.once !== undefined ? estimateTokens(p.once) + 4 : NOTE_TOKENS) : p.tokens + 4;
+      const cost = (p: Piece) => (p.dropped ? (p.once ? estimateTokens(p.note) + 4 : NOTE_TOKENS) : p.tokens + 4);
       const earlierTokens = earlier.reduce(
         (sum, t) =>
           sum +
@@ -267,7 +262,7 @@ export function createConversation(start: Start): Conversation {
         estimate += cost(p);
       }
       // Only what the model had read counts as dropped; what never fit was never sent.
-      const dropped = pieces.filter((p) => p.dropped && p.seen && p.once === undefined).length;
+      const dropped = pieces.filter((p) => p.dropped && p.seen && !p.once).length;
       if (estimate > window.promptTokens) {
         throw new DeepworkError(
           'CONTEXT_FULL',
@@ -316,11 +311,11 @@ export function createConversation(start: Start): Conversation {
           // A result the model never saw is carried as what it was told of it.
           // A result sent once is kept as its line: a later question's messages are after the one that carried it.
           results: s.results.map((r) =>
-            r.once !== undefined
-              ? { text: r.once, note: r.once }
-              : r.seen
-                ? { text: r.text, note: r.note }
-                : { text: r.unsent, note: r.unsent },
+            !r.seen
+              ? { text: r.unsent, note: r.unsent }
+              : r.once
+                ? { text: r.note, note: r.note }
+                : { text: r.text, note: r.note },
           ),
         })),
         answer: answer.trim(),
@@ -362,7 +357,7 @@ function earlierPieces(turn: Turn, index: number): EarlierTurn {
 // `seen`: the model reads it whole when it is in the message (an answer it wrote; a result once a message held it).
 // `most`: what the message may take; a text past it is priced no closer (estimateTokensUpTo).
 function piece(text: string, note: string, seen = true, most = Number.POSITIVE_INFINITY): Piece {
-  return { text, tokens: estimateTokensUpTo(text, most), note, unsent: note, dropped: false, seen };
+  return { text, tokens: estimateTokensUpTo(text, most), note, unsent: note, dropped: false, seen, once: false };
 }
 
 function shown(p: Piece): string {

@@ -39,7 +39,7 @@ const PLAIN_WORD = /^\p{Ll}+$/u;
 // Flags every command line has: a question that names them asks about the help or the version printed, not where the
 // flag is made, and their hundred hits are noise (on click, "where is the default's text in --help made?" sent ten
 // lines of examples' READMEs and docstrings with the question, 350 tokens of a 12,288-token window).
-const EVERY_PROGRAMS = new Set(['--help', '--version']);
+const EVERY_PROGRAMS_FLAGS = new Set(['--help', '--version']);
 
 // The texts `question` quotes, in the order it says them, each once.
 export function quotedTexts(question: string): string[] {
@@ -52,7 +52,7 @@ export function quotedTexts(question: string): string[] {
         text.length <= MAX_CHARS &&
         /[\p{L}\p{N}]/u.test(text) &&
         !PLAIN_WORD.test(text) &&
-        !EVERY_PROGRAMS.has(text)
+        !EVERY_PROGRAMS_FLAGS.has(text)
       ) {
         found.push({ at: m.index, text });
       }

@@ -189,8 +189,6 @@ function unsentAdvice<K extends ResultKind>(result: Of<K>, share: number): strin
   );
 }
 
-// The line that stands for a result once it is dropped to fit the window: what it was, that it was sent at `step`,
-// how to get it back.
 // What stands for a result sent once in the messages after the one that carried it; undefined for a result that stays.
 export function onceNote(result: Result, step: number): string | undefined {
   return once(result, step);
@@ -200,6 +198,8 @@ function once<K extends ResultKind>(result: Of<K>, step: number): string | undef
   return textOf<K>(result.kind).once?.(result, step);
 }
 
+// The line that stands for a result once it is dropped to fit the window: what it was, that it was sent at `step`,
+// how to get it back.
 export function droppedNote(result: Result, step: number): string {
   return dropped(result, step);
 }

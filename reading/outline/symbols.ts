@@ -91,8 +91,7 @@ type Nested = Found & { depth: number; start: number; local: boolean };
 function nest(found: Found[]): Nested[] {
   const started = found.map((f) => ({
     ...f,
-    start:
-      f.lead?.start ?? (f.parent !== undefined && WRAPPERS.has(f.parent.type) ? f.parent.place.start : f.place.start),
+    start: beginning(f).start,
     depth: 0,
     local: false,
   }));
@@ -108,9 +107,19 @@ function nest(found: Found[]): Nested[] {
   return started;
 }
 
+// Where a definition's lines begin: at its first attribute, else its wrapper (`export`, Python's decorators), else
+// itself.
+function beginning(f: Found): Found['place'] {
+  return f.lead ?? wrapperOf(f) ?? f.place;
+}
+
+function wrapperOf(f: Found): Found['place'] | undefined {
+  return f.parent !== undefined && WRAPPERS.has(f.parent.type) ? f.parent.place : undefined;
+}
+
 function defOf(n: Nested, text: string): Def {
-  const wrapped = n.parent !== undefined && WRAPPERS.has(n.parent.type) ? n.parent.place : undefined;
-  const startRow = n.lead?.startRow ?? wrapped?.startRow ?? n.place.startRow;
+  const wrapped = wrapperOf(n);
+  const startRow = beginning(n).startRow;
   const end = n.place;
   const last = end.endColumn === 0 && end.endRow > startRow ? end.endRow : end.endRow + 1;
   const name = text.slice(n.name.start, n.name.end);
